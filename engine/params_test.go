@@ -79,3 +79,24 @@ func TestBindSharesMemoryAndAccumulates(t *testing.T) {
 	s.ZeroGrad()
 	assert.Equal(t, []float32{0, 0, 0, 0}, w.Grad)
 }
+
+func TestGradCheckOnStockOps(t *testing.T) {
+	// loss = Σ (x ⊙ y)², d/dx = 2·x·y², d/dy = 2·x²·y.
+	x := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float32{0.5, -1, 2, 0.25, 1.5, -0.75}))
+	y := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float32{1, 0.5, -0.5, 2, -1, 0.3}))
+	res, err := GradCheck([]*tensor.Dense{x, y}, func(g *G.ExprGraph, xs G.Nodes) (*G.Node, error) {
+		p, err := G.HadamardProd(xs[0], xs[1])
+		if err != nil {
+			return nil, err
+		}
+		return G.Sum(G.Must(G.Square(p)))
+	}, 1e-3, 1)
+	require.NoError(t, err)
+	assert.Less(t, res.MaxRelErr, 1e-2, res.Where)
+
+	// A loss that is not a scalar is an error, not a silent pass.
+	_, err = GradCheck([]*tensor.Dense{x}, func(g *G.ExprGraph, xs G.Nodes) (*G.Node, error) {
+		return G.Square(xs[0])
+	}, 1e-3, 1)
+	assert.Error(t, err)
+}

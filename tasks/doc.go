@@ -1,0 +1,46 @@
+// Package tasks defines the contract of arew's in-process active-reasoning
+// simulators and the pieces they share; each task lives in a sub-package
+// (pe, mediq, flodial, telecom). It imports only the standard library.
+//
+// # The episode protocol
+//
+// An episode is a token stream over the task's small vocabulary (Vocab: the
+// structure tokens <pad>, <bos>, <eot> at ids 0, 1, 2, then the task's own
+// words — numbers, names of attributes, items, facts, tools). The prompt
+// states the task (a table of movies, a list of options, a table of yes/no
+// questions, …) and ends with a header token naming the next turn. The agent
+// then alternates, as in the released AREW code, an action round (AS: a
+// query) and a guess round (BT: its belief as a numeric vector); the last
+// round is the final answer, which is scored. After each agent turn (its
+// tokens up to and including <eot>) the environment appends an observation:
+// the reply, then the header of the next turn.
+//
+// Every turn is judged into a Step with its kind (AS or BT) and a
+// directional critique z ∈ {−1, 0, +1} (spec/arew.md §4). Anything the agent
+// can generate is accepted: tokens that do not parse are a malformed step
+// (z = −1, the turn is consumed, the reply says "invalid"), a malformed final
+// answer scores 0, and the turn limit ends every episode. The reward is the
+// outcome alone, at the end.
+//
+// # Instances and splits
+//
+// Instance i of a split is made from InstanceSeed(split, i); train and test
+// seeds come from disjoint ranges, so the test split never contains a train
+// instance. The same configuration, split and index always give the same
+// instance; each component of an instance (hidden state, tables, simulated
+// user) draws from its own stream (InstanceRNG).
+//
+// # Exact belief measures
+//
+// The simulators know the hidden truth s* and the likelihood of every reply,
+// so they can run exact Bayes over their hypothesis space. With the belief
+// potential Ψ(b) = b(s*):
+//
+//	I_AS = Ψ(b̄_H) − Ψ(b̄_0)          b̄: exact Bayes over the agent's own queries
+//	C_BT = Σ_t max(0, Ψ(b_{t+1}) − Ψ(b_t))   b: the agent's own stated beliefs
+//
+// beside the paper's proxies (AS: the fraction of queries with z = +1; BT: the
+// mean per-round improvement of the belief potential). Each task package
+// documents its hypothesis space and, where it is continuous, how it is
+// discretised.
+package tasks

@@ -1,0 +1,55 @@
+package tasks
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Split names a fixed set of task instances.
+type Split uint8
+
+const (
+	Train Split = iota
+	Test
+)
+
+func (s Split) String() string {
+	switch s {
+	case Train:
+		return "train"
+	case Test:
+		return "test"
+	}
+	return fmt.Sprintf("split(%d)", uint8(s))
+}
+
+// MaxInstances bounds the index of an instance within a split. Train and test
+// instances come from disjoint seed ranges: [0, MaxInstances) and
+// [MaxInstances, 2·MaxInstances), so no test instance is ever a train one.
+const MaxInstances = 1 << 40
+
+// InstanceSeed is the seed of instance index of split; every random choice
+// that makes the instance (hidden state, tables, simulated user) derives from
+// it and nothing else.
+func InstanceSeed(split Split, index int) (uint64, error) {
+	if index < 0 || index >= MaxInstances {
+		return 0, fmt.Errorf("instance index %d outside [0, %d)", index, MaxInstances)
+	}
+	switch split {
+	case Train:
+		return uint64(index), nil
+	case Test:
+		return MaxInstances + uint64(index), nil
+	}
+	return 0, fmt.Errorf("unknown split %v", split)
+}
+
+// InstanceRNG is a generator for one component (stream) of an instance, so
+// adding a random draw to one component never changes another's draws.
+func InstanceRNG(taskSeed uint64, split Split, index int, stream uint64) (*rand.Rand, error) {
+	s, err := InstanceSeed(split, index)
+	if err != nil {
+		return nil, err
+	}
+	return rand.New(rand.NewPCG(taskSeed^(s*0x9E3779B97F4A7C15), stream)), nil
+}

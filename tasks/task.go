@@ -1,0 +1,144 @@
+package tasks
+
+import "math/rand/v2"
+
+// Kind says which of the two decisions of active reasoning a step is.
+type Kind uint8
+
+const (
+	// AS is action selection: a query, a question, a tool call, a message.
+	AS Kind = iota
+	// BT is belief tracking: a stated belief (a guess) or the final answer.
+	BT
+)
+
+func (k Kind) String() string {
+	if k == AS {
+		return "AS"
+	}
+	return "BT"
+}
+
+// Turn is what the environment expects from the agent next.
+type Turn struct {
+	Kind Kind
+	// Final marks the last turn, whose content is the answer that is scored.
+	Final bool
+	// MaxTokens bounds the agent's tokens for this turn, EOT included. The
+	// rollout stops sampling there; an unfinished turn is passed to Step as
+	// it is and is judged malformed if it does not parse.
+	MaxTokens int
+}
+
+// Step is the environment's judgement of one agent turn.
+type Step struct {
+	Turn  int  // 0-based index of the turn within the episode
+	Kind  Kind // AS or BT
+	Final bool // the final answer turn
+	// Z is the directional critique under the task's configured rules:
+	// −1, 0 or +1 (spec/arew.md §4).
+	Z int8
+	// Malformed: the tokens did not parse into an action. Such a step gets
+	// Z = −1, consumes its turn, and the reply says so (a defined penalty).
+	Malformed bool
+	// Repeat: a query that was already asked (gets its own reply token,
+	// distinct from a genuine "Unknown").
+	Repeat bool
+	// TruthMass is Ψ(b) for BT steps: the mass the agent's stated belief puts
+	// on the hidden truth after this step (PE: a success-region mass or
+	// cosine, as the task documents). NaN for AS steps.
+	TruthMass float64
+	// Text is a human-readable rendering of the parsed action, for logs.
+	Text string
+}
+
+// Measures are the per-episode quantities a run reports (spec/arew.md §3–4).
+// Averaged over episodes they give the figures' curves.
+type Measures struct {
+	Reward  float64 // the outcome reward
+	Success bool    // the binary outcome (reward ≥ the task's success level)
+	// ASProxy is the fraction of AS steps with critique +1 (NaN without AS steps).
+	ASProxy float64
+	// BTProxy is the mean per-round improvement of the belief potential on the
+	// agent's own stated beliefs (NaN for tasks without beliefs).
+	BTProxy float64
+	// IAS is Ψ(b̄_H) − Ψ(b̄_0): the gain in exact-Bayes posterior mass on the
+	// truth from the agent's own queries, its beliefs replaced by Bayes.
+	IAS float64
+	// CBT is Σ_t max(0, Ψ(b_{t+1}) − Ψ(b_t)) on the agent's own beliefs (NaN
+	// for tasks without beliefs).
+	CBT float64
+	// Evidence measures how much the final answer uses the evidence, so a
+	// success from a constant shortcut is visible: for PE the final cosine
+	// to w*, for the discrete tasks the mass the final answer puts on the
+	// truth (NaN when the task has no belief).
+	Evidence  float64
+	Turns     int
+	Malformed int
+	Repeats   int
+}
+
+// Episode is one instance of a task being played.
+//
+// The token stream of an episode is Prompt(), then for each turn the agent's
+// tokens (ending with EOT) followed by the observation Step returns. The
+// prompt and each observation end with a header token that tells the agent
+// which kind of turn comes next.
+type Episode interface {
+	// Prompt is the initial context, starting with BOS.
+	Prompt() []Token
+	// Next describes the turn the agent must take now; meaningless once Done.
+	Next() Turn
+	// Step consumes the agent's tokens for the current turn, EOT excluded,
+	// and returns the observation tokens to append and the judged step. Any
+	// token sequence is accepted: what does not parse is malformed. Calling
+	// Step after Done returns an error.
+	Step(action []Token) (obs []Token, step Step, err error)
+	// Done reports whether the episode is over (final answer given or the
+	// turn limit reached).
+	Done() bool
+	// Steps lists the judged steps so far.
+	Steps() []Step
+	// Measures summarises the episode; valid once Done.
+	Measures() Measures
+}
+
+// Policy is a scripted agent: it returns its tokens for the current turn of
+// ep (EOT excluded). Scripted policies may read the task's internal state
+// through the concrete episode type; they are baselines and data sources,
+// not learners.
+type Policy interface {
+	Name() string
+	Act(ep Episode, rng *rand.Rand) ([]Token, error)
+}
+
+// PolicySpec selects a scripted policy of a task.
+type PolicySpec struct {
+	// Kind is "random" (valid but uninformed), "weak" (the demonstrator with
+	// the two knobs below), "strong" (greedy information gain + exact Bayes)
+	// or "constant" (the best constant answer, ignoring all replies).
+	Kind string
+	// QAS: probability that a weak query is informative rather than arbitrary.
+	QAS float64
+	// QBT: probability that a weak stated belief follows the evidence rather
+	// than staying put or drifting.
+	QBT float64
+}
+
+// Task is a configured simulator.
+type Task interface {
+	// Name identifies the task and setting, e.g. "pe-g-s3", "flodial-hard".
+	Name() string
+	Vocab() *Vocab
+	// MaxTokens bounds the length of any episode's full token stream, so a
+	// model's context can be sized for the task.
+	MaxTokens() int
+	// NewEpisode makes instance index of split. Deterministic: the same
+	// (config, split, index) gives the same instance.
+	NewEpisode(split Split, index int) (Episode, error)
+	// Scripted returns a scripted policy.
+	Scripted(spec PolicySpec) (Policy, error)
+	// BestConstant finds the single final answer that, ignoring all replies,
+	// scores best over the first n instances of split, and its success rate.
+	BestConstant(split Split, n int) (answer string, success float64, err error)
+}

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -166,3 +167,28 @@ func (e *neverEnds) Step(a []Token) ([]Token, Step, error) {
 	return nil, Step{Kind: AS}, nil
 }
 func (e *neverEnds) Done() bool { return false }
+
+func TestRegistryAndConfig(t *testing.T) {
+	Register("coin-test", func(config json.RawMessage) (Task, error) {
+		cfg := struct{ Rounds int }{Rounds: 3}
+		if err := DecodeConfig(config, &cfg); err != nil {
+			return nil, err
+		}
+		if cfg.Rounds < 1 {
+			return nil, fmt.Errorf("rounds must be ≥ 1, got %d", cfg.Rounds)
+		}
+		return nil, nil
+	})
+	assert.Contains(t, Names(), "coin-test")
+	_, err := New("coin-test", nil)
+	assert.NoError(t, err)
+	_, err = New("coin-test", json.RawMessage(`{"Rounds": 0}`))
+	assert.ErrorContains(t, err, "rounds must be")
+	_, err = New("coin-test", json.RawMessage(`{"Roundz": 2}`))
+	assert.ErrorContains(t, err, "unknown field")
+	_, err = New("coin-test", json.RawMessage(`{"Rounds": 2} {}`))
+	assert.ErrorContains(t, err, "trailing")
+	_, err = New("nope", nil)
+	assert.ErrorContains(t, err, "unknown task")
+	assert.Panics(t, func() { Register("coin-test", nil) })
+}

@@ -1,0 +1,106 @@
+// Command baselines prints, for each task setting, how the scripted policies
+// score on the test split: random, the weak demonstrator (AS and BT quality
+// knobs), the strong policy (greedy information gain + exact Bayes), and the
+// best constant answer. Columns are the paper's measures (spec/arew.md §3–4).
+//
+//	go run ./cmd/baselines                     # every task, 500 test episodes
+//	go run ./cmd/baselines -tasks pe-g-s3 -n 2000 -qas 0.1 -qbt 0.1
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"arew/tasks"
+	_ "arew/tasks/all"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "baselines:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("baselines", flag.ContinueOnError)
+	names := fs.String("tasks", "", "comma-separated task settings (default: all registered)")
+	n := fs.Int("n", 500, "episodes per policy")
+	split := fs.String("split", "test", "instance split: train or test")
+	qas := fs.Float64("qas", 0.1, "weak demonstrator: probability of an informative query")
+	qbt := fs.Float64("qbt", 0.1, "weak demonstrator: probability that a belief follows the evidence")
+	seed := fs.Uint64("seed", 1, "seed of the policies' randomness")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *n < 1 {
+		return fmt.Errorf("-n must be ≥ 1, got %d", *n)
+	}
+	if *qas < 0 || *qas > 1 || *qbt < 0 || *qbt > 1 {
+		return fmt.Errorf("-qas and -qbt must lie in [0, 1]")
+	}
+	sp := tasks.Test
+	switch *split {
+	case "test":
+	case "train":
+		sp = tasks.Train
+	default:
+		return fmt.Errorf("-split must be train or test, got %q", *split)
+	}
+	list := tasks.Names()
+	if *names != "" {
+		list = strings.Split(*names, ",")
+	}
+	if len(list) == 0 {
+		return fmt.Errorf("no task is registered")
+	}
+
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "task\tpolicy\tsuccess\treward\tAS proxy\tBT proxy\tI_AS\tC_BT\tevidence\tturns\tmalformed\t\n")
+	specs := []tasks.PolicySpec{
+		{Kind: "random"},
+		{Kind: "weak", QAS: *qas, QBT: *qbt},
+		{Kind: "strong"},
+	}
+	for _, name := range list {
+		task, err := tasks.New(strings.TrimSpace(name), nil)
+		if err != nil {
+			return err
+		}
+		for _, spec := range specs {
+			pol, err := task.Scripted(spec)
+			if err != nil {
+				return fmt.Errorf("%s: %w", task.Name(), err)
+			}
+			s, err := tasks.Evaluate(task, pol, sp, *n, *seed, 1000)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", task.Name(), pol.Name(),
+				f3(s.Success), f3(s.Reward), f3(s.ASProxy), f3(s.BTProxy), f3(s.IAS), f3(s.CBT),
+				f3(s.Evidence), f1(s.Turns), f2(s.Malformed))
+		}
+		ans, succ, err := task.BestConstant(sp, *n)
+		if err != nil {
+			return fmt.Errorf("%s: best constant: %w", task.Name(), err)
+		}
+		fmt.Fprintf(tw, "%s\tconstant %s\t%s\t\t\t\t\t\t\t\t\t\n", task.Name(), ans, f3(succ))
+	}
+	return tw.Flush()
+}
+
+func f3(x float64) string { return fnum(x, "%.3f") }
+func f2(x float64) string { return fnum(x, "%.2f") }
+func f1(x float64) string { return fnum(x, "%.1f") }
+
+func fnum(x float64, format string) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf(format, x)
+}

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestBadFlagsAreErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-n", "0"},
+		{"-qas", "1.5"},
+		{"-split", "dev"},
+		{"-tasks", "no-such-task"},
+		{"-bogus"},
+	} {
+		var out bytes.Buffer
+		assert.Error(t, run(args, &out), "%v", args)
+	}
+}

@@ -90,7 +90,7 @@ func (c Config) HeadSize() int { return c.DModel / c.Heads }
 func (c Config) NumParams() int {
 	C, M := c.DModel, c.MLP
 	n := c.Vocab*C + c.Context*C // token and position embeddings
-	perLayer := 2*C + // ln_1
+	perLayer := 2*C +            // ln_1
 		C*3*C + 3*C + // attn.c_attn
 		C*C + C + // attn.c_proj
 		2*C + // ln_2

@@ -1,6 +1,9 @@
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // GAERef is the reference Generalized Advantage Estimation on a packed batch.
 // rewards, values, adv and ret are (T) float32; p holds B trajectories.
@@ -73,10 +76,28 @@ func checkGAEArgs(p Packed, rewards, values []float32, gamma, lambda float64, ad
 			return err
 		}
 	}
-	for t, m := range p.Mask {
-		if m == 0 && rewards[t] != 0 {
-			return fmt.Errorf("%s: reward %v on observation token %d; GAE skips observation tokens, put it on an agent token (usually the trajectory's last)", k, rewards[t], t)
-		}
+	if t := firstObservationReward(p.Mask, rewards); t >= 0 {
+		return fmt.Errorf("%s: reward %v on observation token %d; GAE skips observation tokens, put it on an agent token (usually the trajectory's last)", k, rewards[t], t)
 	}
 	return nil
+}
+
+// firstObservationReward is the first token with mask 0 and a reward other
+// than ±0 (NaN included), or −1. The common, clean case is one branch-free
+// pass: OR together the reward bits (sign cleared) of the observation tokens.
+func firstObservationReward(mask []uint8, rewards []float32) int {
+	rewards = rewards[:len(mask)]
+	var acc uint32
+	for t, m := range mask {
+		acc |= math.Float32bits(rewards[t]) & 0x7fffffff & (uint32(m) - 1) // m = 0 keeps the bits, m = 1 clears them
+	}
+	if acc == 0 {
+		return -1
+	}
+	for t, m := range mask {
+		if m == 0 && rewards[t] != 0 { // NaN != 0 too
+			return t
+		}
+	}
+	return -1
 }

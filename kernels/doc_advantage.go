@@ -141,8 +141,12 @@ package kernels
 //
 // # Fast paths
 //
-// Each kernel's work is independent across trajectories, so the fast paths
-// (GAE, GroupBaseline, MarginCorrection) run the reference's per-trajectory
-// loop on disjoint chunks of trajectories on several goroutines above a size
-// threshold; each trajectory's arithmetic is unchanged, so results are
-// bit-identical to the reference and deterministic (Test*FastMatchesRef).
+// The exported names without Ref (GAE, MaskedWhiten, GroupBaseline,
+// MarginCorrection, Broadcast) are the trainers' entry points; today each is
+// its reference. Every kernel's work is independent across trajectories, so
+// the obvious fast path runs the reference's per-trajectory loop on disjoint
+// chunks of trajectories on several goroutines (bit-identical results). It
+// was built and measured (commit b62bef2) and did not pay on this 2-core
+// shared host: median ref/fast ratios 0.9–1.1 at 512 trajectories of 256
+// tokens (figures in gae.go, group_baseline.go, margin.go), where a whole
+// batch takes about a millisecond or less. So only the references remain.

@@ -1,18 +1,14 @@
 package kernels
 
-// gaeParallelMinTokens is the batch size (tokens) from which GAE splits the
-// trajectories over goroutines; see BenchmarkGAE and BenchmarkGAERef.
-const gaeParallelMinTokens = 1 << 15
-
-// GAE is the fast path of GAERef (same contract, bit-identical results): the
-// same per-trajectory recursion, run on GOMAXPROCS goroutines over disjoint
-// chunks of trajectories once the batch has gaeParallelMinTokens tokens.
+// GAE is GAERef: no fast path pays for itself here. A split of the
+// trajectories over goroutines (bit-identical to the reference; in commit
+// b62bef2 with its benchmarks BenchmarkGAE and BenchmarkGAERef) measured a
+// median ref/fast time ratio of 1.06 at 64x256 and 0.92 at 512x256 over 25
+// interleaved pairs on this 2-core host shared with other jobs (load 10–16),
+// i.e. no gain. The reference costs a few ns per token (a 512x256 batch in
+// about a millisecond), far below one model forward; the recursion is a
+// dependent chain per trajectory, so a faster CPU path would interleave
+// several trajectories per core, and the GPU port runs one per thread.
 func GAE(p Packed, rewards, values []float32, gamma, lambda float64, adv, ret []float32) error {
-	if err := checkGAEArgs(p, rewards, values, gamma, lambda, adv, ret); err != nil {
-		return err
-	}
-	forTrajectoryChunks(p, gaeParallelMinTokens, func(b0, b1 int) {
-		gaeRange(p, rewards, values, gamma, lambda, adv, ret, b0, b1)
-	})
-	return nil
+	return GAERef(p, rewards, values, gamma, lambda, adv, ret)
 }

@@ -28,9 +28,9 @@ func gaeBenchInputs(nb, L int) (Packed, []float32, []float32) {
 	return p, rewards, randomFloats(r, p.NumTokens())
 }
 
-// benchGAE reports MB/s over the per-token traffic the kernel cannot avoid:
-// read reward, value, mask (9 B), write advantage and return (8 B).
-func benchGAE(b *testing.B, fn gaeFunc) {
+// BenchmarkGAE reports MB/s over the per-token traffic the kernel cannot
+// avoid: read reward, value, mask (9 B), write advantage and return (8 B).
+func BenchmarkGAE(b *testing.B) {
 	for _, s := range benchSizes {
 		b.Run(fmt.Sprintf("%dx%d", s.nb, s.L), func(b *testing.B) {
 			p, rewards, values := gaeBenchInputs(s.nb, s.L)
@@ -38,16 +38,13 @@ func benchGAE(b *testing.B, fn gaeFunc) {
 			b.SetBytes(int64(p.NumTokens()) * 17)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := fn(p, rewards, values, 1, 1, adv, ret); err != nil {
+				if err := GAE(p, rewards, values, 1, 1, adv, ret); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
 }
-
-func BenchmarkGAE(b *testing.B)    { benchGAE(b, GAE) }
-func BenchmarkGAERef(b *testing.B) { benchGAE(b, GAERef) }
 
 // BenchmarkMaskedWhiten: read x and mask, write x (9 B per token).
 func BenchmarkMaskedWhiten(b *testing.B) {

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// benchGroupBaseline: groups of 8 rollouts, 0/1 scores; MB/s over the
+// BenchmarkGroupBaseline: groups of 8 rollouts, 0/1 scores; MB/s over the
 // per-token traffic (read mask 1 B, write advantage 4 B).
-func benchGroupBaseline(b *testing.B, fn groupFunc) {
+func BenchmarkGroupBaseline(b *testing.B) {
 	for _, s := range benchSizes {
 		b.Run(fmt.Sprintf("%dx%d", s.nb, s.L), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(23, 24))
@@ -23,13 +23,10 @@ func benchGroupBaseline(b *testing.B, fn groupFunc) {
 			b.SetBytes(int64(p.NumTokens()) * 5)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := fn(p, scores, groups, GRPONorm, out); err != nil {
+				if err := GroupBaseline(p, scores, groups, GRPONorm, out); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
 }
-
-func BenchmarkGroupBaseline(b *testing.B)    { benchGroupBaseline(b, GroupBaseline) }
-func BenchmarkGroupBaselineRef(b *testing.B) { benchGroupBaseline(b, GroupBaselineRef) }

@@ -14,7 +14,7 @@ type groupFunc func(p Packed, scores []float32, groups []int32, norm GroupNorm, 
 var groupImpls = []struct {
 	name string
 	fn   groupFunc
-}{{"ref", GroupBaselineRef}, {"fast", GroupBaseline}}
+}{{"GroupBaselineRef", GroupBaselineRef}, {"GroupBaseline", GroupBaseline}}
 
 // Six trajectories, interleaved groups: group 0 = {0, 3, 5} with scores
 // {1, 0, 1}, group 1 = {2} alone with 0.7, group 2 = {1, 4} with {0.5, 0.5}.
@@ -59,7 +59,10 @@ func TestGroupBaselineBroadcast(t *testing.T) {
 	}
 }
 
-func TestGroupBaselineFastMatchesRef(t *testing.T) {
+// TestGroupBaselineProperties checks on random batches, groups of random
+// size and ids: each agent token holds its trajectory's advantage, each group
+// of two or more sums to 0 and, with σ, has unbiased variance (σ/(σ+ε))².
+func TestGroupBaselineProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	sizes := []struct{ nb, maxLen int }{{0, 0}, {1, 3}, {5, 10}, {40, 60}, {64, 256}, {300, 300}}
 	for _, s := range sizes {
@@ -69,11 +72,48 @@ func TestGroupBaselineFastMatchesRef(t *testing.T) {
 		for i := range groups {
 			groups[i] = int32(r.IntN(max(1, s.nb/4)))
 		}
-		for _, norm := range []GroupNorm{GRPONorm, DrGRPONorm} {
-			want, got := filled(p.NumTokens(), 3), filled(p.NumTokens(), -3)
-			require.NoError(t, GroupBaselineRef(p, scores, groups, norm, want))
-			require.NoError(t, GroupBaseline(p, scores, groups, norm, got))
-			assert.Equal(t, want, got, "B=%d T=%d", s.nb, p.NumTokens())
+		for _, impl := range groupImpls {
+			for _, norm := range []GroupNorm{GRPONorm, DrGRPONorm} {
+				out := filled(p.NumTokens(), 3)
+				require.NoError(t, impl.fn(p, scores, groups, norm, out))
+				perTraj := make([]float32, s.nb)
+				require.NoError(t, GroupAdvantages(scores, groups, norm, perTraj))
+				for b := range s.nb {
+					lo, hi := p.Span(b)
+					for k := lo; k < hi; k++ {
+						want := perTraj[b]
+						if p.Mask[k] == 0 {
+							want = 0
+						}
+						assert.Equal(t, want, out[k])
+					}
+				}
+				members := map[int32][]int{}
+				for i, g := range groups {
+					members[g] = append(members[g], i)
+				}
+				for _, m := range members {
+					if len(m) < 2 {
+						continue
+					}
+					sum, ss, raw := 0.0, 0.0, 0.0
+					mu := 0.0
+					for _, i := range m {
+						sum += float64(perTraj[i])
+						mu += float64(scores[i]) / float64(len(m))
+					}
+					for _, i := range m {
+						ss += float64(perTraj[i]) * float64(perTraj[i])
+						raw += (float64(scores[i]) - mu) * (float64(scores[i]) - mu)
+					}
+					assert.InDelta(t, 0, sum, 1e-5)
+					if norm.Std {
+						sigma := math.Sqrt(raw / float64(len(m)-1))
+						want := sigma / (sigma + norm.Eps)
+						assert.InDelta(t, want*want, ss/float64(len(m)-1), 1e-4)
+					}
+				}
+			}
 		}
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// benchMargin adds λ·u into an advantage buffer (the trainers' use) on the
+// BenchmarkMarginCorrection adds λ·u into an advantage buffer (the trainers' use) on the
 // regularBatch layout (7 steps of 16 agent tokens per trajectory, critiques
 // uniform in {−1, 0, +1}); MB/s over the per-token traffic (read mask 1 B,
 // read and write the advantage 8 B).
-func benchMargin(b *testing.B, fn marginFunc) {
+func BenchmarkMarginCorrection(b *testing.B) {
 	for _, mode := range allModes {
 		for _, s := range benchSizes {
 			b.Run(fmt.Sprintf("%v/%dx%d", mode, s.nb, s.L), func(b *testing.B) {
@@ -20,7 +20,7 @@ func benchMargin(b *testing.B, fn marginFunc) {
 				b.SetBytes(int64(p.NumTokens()) * 9)
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := fn(p, st, mode, 0.2, adv, true); err != nil {
+					if err := MarginCorrection(p, st, mode, 0.2, adv, true); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -28,6 +28,3 @@ func benchMargin(b *testing.B, fn marginFunc) {
 		}
 	}
 }
-
-func BenchmarkMarginCorrection(b *testing.B)    { benchMargin(b, MarginCorrection) }
-func BenchmarkMarginCorrectionRef(b *testing.B) { benchMargin(b, MarginCorrectionRef) }

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -153,29 +152,8 @@ func TestBroadcast(t *testing.T) {
 	// Three trajectories: [agent, obs, agent], [] and [obs, agent].
 	p := Packed{Offsets: []int32{0, 3, 3, 5}, Mask: []uint8{1, 0, 1, 0, 1}}
 	out := filled(5, 9)
-	require.NoError(t, BroadcastRef(p, []float32{2, 7, -1}, out))
+	require.NoError(t, Broadcast(p, []float32{2, 7, -1}, out))
 	assert.Equal(t, []float32{2, 0, 2, 0, -1}, out)
 	assert.Error(t, BroadcastRef(p, []float32{2, 7}, out), "perTraj must have B entries")
 	assert.Error(t, BroadcastRef(p, []float32{2, 7, 1}, out[:4]), "out must have T entries")
-}
-
-func TestForTrajectoryChunksCoversEachTrajectoryOnce(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 30 {
-		p, _ := randomBatch(r, r.IntN(40), 50)
-		var mu sync.Mutex
-		seen := make([]int, p.NumTrajectories())
-		// minTokens 0 forces the split whenever GOMAXPROCS > 1.
-		forTrajectoryChunks(p, 0, func(b0, b1 int) {
-			mu.Lock()
-			defer mu.Unlock()
-			assert.LessOrEqual(t, b0, b1)
-			for b := b0; b < b1; b++ {
-				seen[b]++
-			}
-		})
-		for b, n := range seen {
-			assert.Equal(t, 1, n, "trajectory %d", b)
-		}
-	}
 }

@@ -25,9 +25,13 @@ type Steps struct {
 // NumSteps is S.
 func (s Steps) NumSteps() int { return len(s.Critique) }
 
-// Validate checks s against the batch p (which it assumes valid).
+// Validate checks s against the batch p (validate p first: this reads only
+// its offsets).
 func (s Steps) Validate(p Packed) error {
 	nb := p.NumTrajectories()
+	if nb < 0 {
+		return fmt.Errorf("steps: the packed batch has no offsets")
+	}
 	if len(s.Offsets) != nb+1 {
 		return fmt.Errorf("steps: offsets has %d entries, want B+1 = %d", len(s.Offsets), nb+1)
 	}

@@ -1,0 +1,169 @@
+package rl
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"arew/kernels"
+	"arew/tasks"
+)
+
+// AREW configures the intra-trajectory margin correction Â = A + λ·u
+// (spec/arew.md §2). It changes advantages only: the critic's targets
+// (Returns), the importance ratio, clipping and the reward are untouched.
+type AREW struct {
+	// Critiques selects which steps' critiques feed u: "none", "as", "bt",
+	// "as+bt".
+	Critiques string  `json:"critiques"`
+	Lambda    float64 `json:"lambda"`
+	// Mode is the kernel's margin mode: step (the paper's, copied to the
+	// step's tokens: the default), step_spread, minority_fixed, abs_sum.
+	Mode string `json:"mode"`
+	// Separate computes one margin over the AS steps and another over the BT
+	// steps (each with its own |P| and |N|, as the PE prototype did) instead
+	// of the paper's single margin over all critiqued steps.
+	Separate bool `json:"separate"`
+	// Start and End bound the updates (0-based) at which the correction is
+	// applied: Start ≤ update < End; End = 0 means no end.
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// Perturb alters the critiques for the robustness studies.
+	Perturb Perturb `json:"perturb"`
+}
+
+// Active reports whether the correction applies at this update.
+func (a AREW) Active(update int) bool {
+	return a.Critiques != "none" && a.Critiques != "" && a.Lambda != 0 &&
+		update >= a.Start && (a.End == 0 || update < a.End)
+}
+
+// AdvantageConfig chooses the estimator and the correction.
+type AdvantageConfig struct {
+	// Estimator: "gae" (needs Values), "grpo" (group mean and std) or
+	// "drgrpo" (group mean only).
+	Estimator string  `json:"estimator"`
+	Gamma     float64 `json:"gamma"`
+	Lambda    float64 `json:"lambda"`
+	// Whiten normalises GAE advantages over the batch's agent tokens.
+	Whiten bool `json:"whiten"`
+	// GroupEps is the ε of the GRPO std denominator (verl: 1e-6).
+	GroupEps float64 `json:"group_eps"`
+	AREW     AREW    `json:"arew"`
+}
+
+// AdvantageStats are logged with every update.
+type AdvantageStats struct {
+	// MarginTrajectories is the fraction of trajectories whose (selected)
+	// critiques have both a +1 and a −1: only those get a correction.
+	MarginTrajectories float64
+	// MeanAbsCorrection is the mean |λ·u| over agent tokens.
+	MeanAbsCorrection float64
+	Flipped           int
+}
+
+// Advantages fills b.Adv and b.Returns: the estimator, optional whitening,
+// then the AREW correction if it is active at this update. rng drives only
+// the critique perturbation.
+func Advantages(b *Batch, cfg AdvantageConfig, update int, rng *rand.Rand) (AdvantageStats, error) {
+	var st AdvantageStats
+	switch cfg.Estimator {
+	case "gae":
+		if err := kernels.GAE(b.Packed, b.Rewards, b.Values, cfg.Gamma, cfg.Lambda, b.Adv, b.Returns); err != nil {
+			return st, fmt.Errorf("advantages: %w", err)
+		}
+		if cfg.Whiten {
+			if err := kernels.MaskedWhiten(b.Packed, b.Adv); err != nil {
+				return st, fmt.Errorf("advantages: %w", err)
+			}
+		}
+	case "grpo", "drgrpo":
+		norm := kernels.GroupNorm{Std: cfg.Estimator == "grpo", Eps: cfg.GroupEps}
+		scores := make([]float32, len(b.Trajs))
+		for i, t := range b.Trajs {
+			scores[i] = float32(t.Reward)
+		}
+		if err := kernels.GroupBaseline(b.Packed, scores, b.Groups, norm, b.Adv); err != nil {
+			return st, fmt.Errorf("advantages: %w", err)
+		}
+		clear(b.Returns) // no critic
+	default:
+		return st, fmt.Errorf("advantages: estimator must be gae, grpo or drgrpo, got %q", cfg.Estimator)
+	}
+	if !cfg.AREW.Active(update) {
+		return st, nil
+	}
+	mode, err := kernels.ParseMarginMode(cfg.AREW.Mode)
+	if err != nil {
+		return st, fmt.Errorf("advantages: %w", err)
+	}
+	z, flipped, err := SelectCritiques(b, cfg.AREW.Critiques, cfg.AREW.Perturb, rng)
+	if err != nil {
+		return st, fmt.Errorf("advantages: %w", err)
+	}
+	st.Flipped = flipped
+	groups := [][]int8{z}
+	if cfg.AREW.Separate {
+		groups = splitByKind(b, z)
+	}
+	before := append([]float32(nil), b.Adv...)
+	both := make([]bool, len(b.Trajs))
+	for _, zg := range groups {
+		steps := b.Steps
+		steps.Critique = zg
+		if err := kernels.MarginCorrection(b.Packed, steps, mode, cfg.AREW.Lambda, b.Adv, true); err != nil {
+			return st, fmt.Errorf("advantages: %w", err)
+		}
+		markTwoSided(steps, both)
+	}
+	n, sum := 0, 0.0
+	for i, m := range b.Packed.Mask {
+		if m == 1 {
+			n++
+			d := float64(b.Adv[i] - before[i])
+			if d < 0 {
+				d = -d
+			}
+			sum += d
+		}
+	}
+	if n > 0 {
+		st.MeanAbsCorrection = sum / float64(n)
+	}
+	k := 0
+	for _, x := range both {
+		if x {
+			k++
+		}
+	}
+	if len(both) > 0 {
+		st.MarginTrajectories = float64(k) / float64(len(both))
+	}
+	return st, nil
+}
+
+// splitByKind returns the critiques of the AS steps and of the BT steps as
+// two vectors (zeros elsewhere).
+func splitByKind(b *Batch, z []int8) [][]int8 {
+	as := make([]int8, len(z))
+	bt := make([]int8, len(z))
+	for i, v := range z {
+		if tasks.Kind(b.StepKinds[i]) == tasks.AS {
+			as[i] = v
+		} else {
+			bt[i] = v
+		}
+	}
+	return [][]int8{as, bt}
+}
+
+// markTwoSided sets both[tr] for trajectories with a +1 and a −1 critique.
+func markTwoSided(s kernels.Steps, both []bool) {
+	for tr := range both {
+		pos, neg := false, false
+		for i := s.Offsets[tr]; i < s.Offsets[tr+1]; i++ {
+			pos = pos || s.Critique[i] > 0
+			neg = neg || s.Critique[i] < 0
+		}
+		both[tr] = both[tr] || (pos && neg)
+	}
+}

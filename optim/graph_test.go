@@ -187,6 +187,14 @@ func TestGraphNodesFiniteDifference(t *testing.T) {
 	ret := normals(rng, n, 0, 1)
 	ref := normals(rng, n, -1, 0.2)
 	agg := Agg{Mode: SeqMeanTokenMean}
+	// GSPO: one advantage per sequence (see TestGSPOGradientFiniteDifference).
+	seqAdv := make([]float64, n)
+	for i := range b.NumSeqs() {
+		a := rng.NormFloat64()
+		for k := b.Offsets[i]; k < b.Offsets[i+1]; k++ {
+			seqAdv[k] = a
+		}
+	}
 	cases := []struct {
 		name  string
 		x     []float64
@@ -194,6 +202,10 @@ func TestGraphNodesFiniteDifference(t *testing.T) {
 	}{
 		{"ppo", logp, func(x *G.Node) (*G.Node, error) {
 			l, _, err := PPOClipNode(x, old, adv, b, PPOConfig{ClipLow: 0.2, ClipHigh: 0.2, DualClip: 3, Agg: agg})
+			return l, err
+		}},
+		{"gspo", logp, func(x *G.Node) (*G.Node, error) {
+			l, _, err := GSPONode(x, old, seqAdv, b, GSPOConfig{ClipLow: 0.2, ClipHigh: 0.2})
 			return l, err
 		}},
 		{"value", v, func(x *G.Node) (*G.Node, error) {

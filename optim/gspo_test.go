@@ -93,18 +93,36 @@ func TestGSPOTokenFormEqualsSequenceForm(t *testing.T) {
 	}
 }
 
-// Finite differences of the sequence form (a genuine function of the
-// log-probs; the token form is not, its stop-gradients make it a surrogate).
-func TestGSPOSequenceGradientFiniteDifference(t *testing.T) {
+// Finite differences of both forms. The sequence form is a genuine
+// function of the log-probs. The token form's value is one too, but its
+// stop-gradients make its gradient that of a surrogate; with one advantage
+// per sequence the two coincide, so its gradient must match the finite
+// differences of its own value as well.
+func TestGSPOGradientFiniteDifference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	b := randomBatch(rng, 10, 6)
 	logp, old, _ := policyInputs(rng, b.NumTokens())
 	seqAdv := normals(rng, b.NumSeqs(), 0, 1)
+	adv := make([]float64, b.NumTokens())
+	for i := range b.NumSeqs() {
+		for k := b.Offsets[i]; k < b.Offsets[i+1]; k++ {
+			adv[k] = seqAdv[i]
+		}
+	}
 	cfg := GSPOConfig{ClipLow: 0.05, ClipHigh: 0.05}
 	r, err := GSPOSequence(logp, old, seqAdv, b, cfg)
 	require.NoError(t, err)
+	assert.Greater(t, r.ClipFrac, 0.0)
 	fdCheck(t, logp, r.DLogp, func(x []float64) float64 {
 		r, err := GSPOSequence(x, old, seqAdv, b, cfg)
+		require.NoError(t, err)
+		return r.Loss
+	}, 1e-6, 1e-6)
+
+	tok, err := GSPO(logp, old, adv, b, cfg)
+	require.NoError(t, err)
+	fdCheck(t, logp, tok.DLogp, func(x []float64) float64 {
+		r, err := GSPO(x, old, adv, b, cfg)
 		require.NoError(t, err)
 		return r.Loss
 	}, 1e-6, 1e-6)

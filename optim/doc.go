@@ -14,7 +14,10 @@
 // epsilons included, and the gradients follow torch's autograd conventions
 // (clamp passes the gradient on its closed interval; max and min split it
 // on exact ties), so the same inputs give the same numbers forward and
-// backward. Deviations are listed at the end.
+// backward: TestMatchesVerlOracle compares losses, metrics and gradients to
+// 1e-12 with verl's own functions run under torch autograd (the fixture
+// and the script that wrote it are in testdata/). Deviations are listed at
+// the end.
 //
 // # One aggregation for every loss
 //
@@ -79,8 +82,8 @@
 // The critic's loss is ½ max((v−R)², (v̄−R)²) with v̄ = clip(v, v_old ± ε_v).
 // Where the unclipped error is the larger, ∂/∂v = v − R (after the ½);
 // where the clipped one is larger, v̄ sits at its bound, a constant, and the
-// gradient is 0: the critic cannot move more than ε_v from its rollout
-// value in the direction that would reduce the clipped error
+// gradient is 0: once the prediction has moved more than ε_v from its
+// rollout value towards the target, it is pushed no further
 // (TestValueLossHandValues, TestValueLossGradientFiniteDifference).
 //
 // # Entropy bonus

@@ -1,0 +1,153 @@
+package optim
+
+import (
+	"fmt"
+	"math"
+)
+
+// logRatioClamp bounds log(π/π_old) before exp, as verl does, so one
+// stale token cannot overflow the ratio.
+const logRatioClamp = 20.0
+
+// PPOConfig holds the options of the clipped surrogate.
+type PPOConfig struct {
+	// ClipLow, ClipHigh: the ratio is clipped to [1−ClipLow, 1+ClipHigh]
+	// (verl clip_ratio_low / clip_ratio_high; PPO's ε when equal).
+	ClipLow, ClipHigh float64
+	// DualClip is c > 1 of dual-clip PPO (verl clip_ratio_c): for A < 0 the
+	// per-token loss is capped at −c·A. 0 turns dual clip off; verl always
+	// applies it with c = 3 by default.
+	DualClip float64
+	Agg      Agg
+}
+
+func (c PPOConfig) validate() error {
+	if !(c.ClipLow >= 0 && c.ClipLow < 1) {
+		return fmt.Errorf("ppo: ClipLow must be in [0, 1), got %v", c.ClipLow)
+	}
+	if !(c.ClipHigh >= 0) || math.IsInf(c.ClipHigh, 0) {
+		return fmt.Errorf("ppo: ClipHigh must be finite and ≥ 0, got %v", c.ClipHigh)
+	}
+	if c.DualClip != 0 && !(c.DualClip > 1) {
+		return fmt.Errorf("ppo: DualClip must be 0 (off) or > 1, got %v", c.DualClip)
+	}
+	return nil
+}
+
+// PolicyResult is a policy loss, its gradient and verl's metrics.
+type PolicyResult struct {
+	Loss  float64
+	DLogp []float64 // ∂Loss/∂logp_t (N); 0 on non-agent tokens
+	// ClipFrac is the fraction of agent tokens whose clipped term was the
+	// larger loss (verl actor/pg_clipfrac).
+	ClipFrac float64
+	// ClipFracLower is the fraction of agent tokens with A < 0 whose loss was
+	// capped by dual clip (verl actor/pg_clipfrac_lower; 0 for GSPO).
+	ClipFracLower float64
+	// ApproxKL is the agent-token mean of −log(π/π_old), after the ±20
+	// clamp for PPO (verl actor/ppo_kl).
+	ApproxKL float64
+}
+
+// PPOClip is the PPO clipped surrogate over packed token log-probs:
+//
+//	r_t  = exp(clamp(logp_t − old_t, ±20))
+//	ℓ1_t = max(−A_t r_t, −A_t clip(r_t, 1−ε_low, 1+ε_high))
+//	ℓ_t  = min(ℓ1_t, −c A_t)   if A_t < 0 and dual clip is on, else ℓ1_t
+//	Loss = aggregate(ℓ)
+//
+// logp, oldLogp, adv have one entry per token (N); only agent tokens count.
+// The gradient follows torch's autograd conventions, so it matches verl's
+// backward: clamp passes the gradient on its closed interval, and max/min
+// split it evenly on exact ties (ratio 1 makes both branches of the first
+// max tie, with equal derivatives).
+func PPOClip(logp, oldLogp, adv []float64, b Packed, cfg PPOConfig) (PolicyResult, error) {
+	if err := cfg.validate(); err != nil {
+		return PolicyResult{}, err
+	}
+	if err := b.checkLens("ppo", []string{"logp", "oldLogp", "adv"}, logp, oldLogp, adv); err != nil {
+		return PolicyResult{}, err
+	}
+	w, err := cfg.Agg.Weights(b)
+	if err != nil {
+		return PolicyResult{}, fmt.Errorf("ppo: %w", err)
+	}
+	n := len(logp)
+	loss := make([]float64, n)
+	dl := make([]float64, n) // ∂ℓ_t/∂logp_t
+	clipped := make([]float64, n)
+	lower := make([]float64, n)
+	negKL := make([]float64, n)
+	for t := range n {
+		if !b.Mask[t] {
+			continue
+		}
+		d := logp[t] - oldLogp[t]
+		lr, dlr := clampGrad(d, -logRatioClamp, logRatioClamp)
+		negKL[t] = -lr
+		r := math.Exp(lr)
+		drdx := r * dlr // ∂r/∂logp
+		a := adv[t]
+
+		// First max: unclipped vs clipped term.
+		rc, drc := clampGrad(r, 1-cfg.ClipLow, 1+cfg.ClipHigh)
+		l1, g1 := -a*r, -a*drdx
+		l2, g2 := -a*rc, -a*drc*drdx
+		lc, gc := maxGrad(l1, g1, l2, g2)
+		if l2 > l1 {
+			clipped[t] = 1
+		}
+		// Dual clip for A < 0: cap at −c·A (a constant, zero gradient).
+		if cfg.DualClip > 0 && a < 0 {
+			l3 := -a * cfg.DualClip
+			if lc > l3 {
+				lower[t] = 1
+			}
+			lc, gc = minGrad(l3, 0, lc, gc)
+		}
+		loss[t], dl[t] = lc, gc
+	}
+	res := PolicyResult{
+		Loss:          dotMasked(w, loss),
+		DLogp:         make([]float64, n),
+		ClipFrac:      maskedMean(clipped, b.Mask),
+		ClipFracLower: maskedMean(lower, b.Mask),
+		ApproxKL:      maskedMean(negKL, b.Mask),
+	}
+	for t := range n {
+		res.DLogp[t] = w[t] * dl[t]
+	}
+	return res, nil
+}
+
+// clampGrad is clamp(x, lo, hi) and its derivative as torch defines it:
+// 1 on the closed interval [lo, hi], 0 outside.
+func clampGrad(x, lo, hi float64) (float64, float64) {
+	switch {
+	case x < lo:
+		return lo, 0
+	case x > hi:
+		return hi, 0
+	}
+	return x, 1
+}
+
+// maxGrad is max(a, b) with its derivative; ties split evenly and NaN
+// propagates (torch.maximum).
+func maxGrad(a, da, b, db float64) (float64, float64) {
+	switch {
+	case math.IsNaN(a) || math.IsNaN(b):
+		return math.NaN(), math.NaN()
+	case a > b:
+		return a, da
+	case b > a:
+		return b, db
+	}
+	return a, (da + db) / 2
+}
+
+// minGrad is min(a, b) with its derivative; ties split evenly (torch).
+func minGrad(a, da, b, db float64) (float64, float64) {
+	v, d := maxGrad(-a, -da, -b, -db)
+	return -v, -d
+}

@@ -1,0 +1,123 @@
+package optim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Four agent tokens and one masked-out token holding NaN, ε_low = ε_high =
+// 0.2, dual clip c = 3, token-mean over T = 4:
+//
+//	t0: r = 1.5, A = +1: ℓ1 = −1.5, ℓ2 = −1.2·1 = −1.2 → −1.2 (clipped, grad 0)
+//	t1: r = 0.5, A = −1: ℓ1 = 0.5,  ℓ2 = 0.8          → 0.8 (clipped, grad 0); cap 3 not hit
+//	t2: r = 4,   A = −1: ℓ1 = 4,    ℓ2 = 1.2          → 4, capped to −c·A = 3 (dual, grad 0)
+//	t3: r = 1.1, A = 2:  ℓ1 = ℓ2 = −2.2 (tie, inside) → −2.2, ∂ℓ/∂logp = −A·r = −2.2
+//
+//	Loss = (−1.2 + 0.8 + 3 − 2.2)/4 = 0.4/4 = 0.1;  ∂Loss/∂logp_3 = −2.2/4 = −0.55
+//	ClipFrac = 2/4 (t0, t1);  ClipFracLower = 1/4 (t2)
+//	ApproxKL = −(ln 1.5 + ln 0.5 + ln 4 + ln 1.1)/4 = −ln(3.3)/4
+//
+// Without dual clip t2 keeps ℓ = 4 with ∂ℓ/∂logp = −A·r = 4:
+//
+//	Loss = (−1.2 + 0.8 + 4 − 2.2)/4 = 0.35;  ∂Loss/∂logp_2 = 4/4 = 1
+func TestPPOClipHandValues(t *testing.T) {
+	b := Packed{Offsets: []int32{0, 2, 5}, Mask: []bool{true, true, true, false, true}}
+	old := []float64{-1, -1, -1, -1, -1}
+	logp := []float64{-1 + math.Log(1.5), -1 + math.Log(0.5), -1 + math.Log(4), math.NaN(), -1 + math.Log(1.1)}
+	adv := []float64{1, -1, -1, math.NaN(), 2}
+
+	dual, err := PPOClip(logp, old, adv, b, PPOConfig{ClipLow: 0.2, ClipHigh: 0.2, DualClip: 3, Agg: Agg{Mode: TokenMean}})
+	require.NoError(t, err)
+	assert.InDelta(t, 0.1, dual.Loss, 1e-12)
+	assert.InDeltaSlice(t, []float64{0, 0, 0, 0, -0.55}, dual.DLogp, 1e-12)
+	assert.InDelta(t, 0.5, dual.ClipFrac, 1e-8)
+	assert.InDelta(t, 0.25, dual.ClipFracLower, 1e-8)
+	assert.InDelta(t, -math.Log(3.3)/4, dual.ApproxKL, 1e-8)
+
+	plain, err := PPOClip(logp, old, adv, b, PPOConfig{ClipLow: 0.2, ClipHigh: 0.2, Agg: Agg{Mode: TokenMean}})
+	require.NoError(t, err)
+	assert.InDelta(t, 0.35, plain.Loss, 1e-12)
+	assert.InDeltaSlice(t, []float64{0, 0, 1, 0, -0.55}, plain.DLogp, 1e-12)
+	assert.Zero(t, plain.ClipFracLower)
+}
+
+// Asymmetric clip (DAPO's clip-higher): with ε_low = 0.1, ε_high = 0.3 a
+// ratio of 1.25 with A > 0 is inside the range and keeps its gradient
+// (ℓ = −1.25, ∂ℓ/∂logp = −1.25), while 0.85 with A < 0 is clipped to 0.9
+// (ℓ = max(0.85, 0.9) = 0.9, gradient 0). Token-mean over 2:
+// Loss = (−1.25 + 0.9)/2 = −0.175.
+func TestPPOClipAsymmetricRange(t *testing.T) {
+	b := Packed{Offsets: []int32{0, 2}, Mask: []bool{true, true}}
+	old := []float64{0, 0}
+	logp := []float64{math.Log(1.25), math.Log(0.85)}
+	r, err := PPOClip(logp, old, []float64{1, -1}, b, PPOConfig{ClipLow: 0.1, ClipHigh: 0.3, Agg: Agg{Mode: TokenMean}})
+	require.NoError(t, err)
+	assert.InDelta(t, -0.175, r.Loss, 1e-12)
+	assert.InDeltaSlice(t, []float64{-1.25 / 2, 0}, r.DLogp, 1e-12)
+	assert.InDelta(t, 0.5, r.ClipFrac, 1e-8)
+}
+
+// The log-ratio is clamped to ±20 before exp: at logp − old = 25 with A = −1
+// (dual clip off) the loss is e^20 and no gradient flows; at 19 the ratio is
+// live and the gradient is −A·r = e^19.
+func TestPPOClipLogRatioClamp(t *testing.T) {
+	b := Packed{Offsets: []int32{0, 1}, Mask: []bool{true}}
+	cfg := PPOConfig{ClipLow: 0.2, ClipHigh: 0.2, Agg: Agg{Mode: TokenMean}}
+	r, err := PPOClip([]float64{25}, []float64{0}, []float64{-1}, b, cfg)
+	require.NoError(t, err)
+	assert.InDelta(t, math.Exp(20), r.Loss, 1e-3)
+	assert.Zero(t, r.DLogp[0])
+	assert.InDelta(t, -20, r.ApproxKL, 1e-6, "approx-KL sees the clamped log-ratio, as verl's")
+
+	r, err = PPOClip([]float64{19}, []float64{0}, []float64{-1}, b, cfg)
+	require.NoError(t, err)
+	assert.InDelta(t, math.Exp(19), r.DLogp[0], 1e-3)
+}
+
+func TestPPOClipRejectsBadConfig(t *testing.T) {
+	b := Packed{Offsets: []int32{0, 1}, Mask: []bool{true}}
+	x := []float64{0}
+	for _, c := range []struct {
+		cfg PPOConfig
+		msg string
+	}{
+		{PPOConfig{ClipLow: 1, ClipHigh: 0.2, Agg: Agg{Mode: TokenMean}}, "ClipLow"},
+		{PPOConfig{ClipLow: 0.2, ClipHigh: -0.2, Agg: Agg{Mode: TokenMean}}, "ClipHigh"},
+		{PPOConfig{ClipLow: 0.2, ClipHigh: 0.2, DualClip: 1, Agg: Agg{Mode: TokenMean}}, "DualClip"},
+		{PPOConfig{ClipLow: 0.2, ClipHigh: 0.2}, "not set"},
+	} {
+		_, err := PPOClip(x, x, x, b, c.cfg)
+		assert.ErrorContains(t, err, c.msg)
+	}
+	_, err := PPOClip(x, []float64{0, 0}, x, b, PPOConfig{ClipLow: 0.2, ClipHigh: 0.2, Agg: Agg{Mode: TokenMean}})
+	assert.ErrorContains(t, err, "oldLogp")
+}
+
+// Finite differences of the loss w.r.t. every log-prob, for every
+// aggregation, with and without dual clip, on random inputs where about a
+// third of the tokens are clipped.
+func TestPPOClipGradientFiniteDifference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := randomBatch(rng, 24, 10)
+	logp, old, adv := policyInputs(rng, b.NumTokens())
+	for _, agg := range allAggs() {
+		for _, c := range []float64{0, 3} {
+			cfg := PPOConfig{ClipLow: 0.2, ClipHigh: 0.28, DualClip: c, Agg: agg}
+			r, err := PPOClip(logp, old, adv, b, cfg)
+			require.NoError(t, err)
+			assert.Greater(t, r.ClipFrac, 0.1, "the inputs must exercise the clip")
+			if c > 0 {
+				assert.Greater(t, r.ClipFracLower, 0.0, "and the dual clip")
+			}
+			fdCheck(t, logp, r.DLogp, func(x []float64) float64 {
+				r, err := PPOClip(x, old, adv, b, cfg)
+				require.NoError(t, err)
+				return r.Loss
+			}, 1e-6, 1e-6)
+		}
+	}
+}

@@ -80,6 +80,37 @@ func (p Packed) NumTrajectories() int { return len(p.Offsets) - 1 }
 // NumTokens is T.
 func (p Packed) NumTokens() int { return len(p.Mask) }
 
+// AgentTokens counts the agent tokens (what a global token count for the
+// token-mean loss sums over micro-batches).
+func (p Packed) AgentTokens() int {
+	n := 0
+	for _, m := range p.Mask {
+		n += int(m)
+	}
+	return n
+}
+
+// TrajectoryAgentTokens counts the agent tokens of trajectory b.
+func (p Packed) TrajectoryAgentTokens(b int) int {
+	n := 0
+	for _, m := range p.Mask[p.Offsets[b]:p.Offsets[b+1]] {
+		n += int(m)
+	}
+	return n
+}
+
+// ActiveTrajectories counts the trajectories with at least one agent token
+// (what a global sequence count sums over micro-batches).
+func (p Packed) ActiveTrajectories() int {
+	n := 0
+	for b := 0; b+1 < len(p.Offsets); b++ {
+		if p.TrajectoryAgentTokens(b) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Span is the half-open token range [lo, hi) of trajectory b.
 func (p Packed) Span(b int) (lo, hi int) { return int(p.Offsets[b]), int(p.Offsets[b+1]) }
 

@@ -3,79 +3,17 @@ package optim
 import (
 	"fmt"
 	"math"
+
+	"arew/kernels"
 )
 
-// Packed describes a batch of B sequences laid end to end, as the rest of
-// arew stores them: sequence i holds tokens [Offsets[i], Offsets[i+1]) of
-// every per-token slice, and Mask[t] is true for the tokens the agent
-// generated (the only ones a loss sees). Offsets has B+1 entries, starts at
-// 0 and ends at N = len(Mask).
-type Packed struct {
-	Offsets []int32
-	Mask    []bool
-}
+// Packed is the batch layout shared with the advantage kernels: sequence i
+// holds tokens [Offsets[i], Offsets[i+1]) of every per-token slice, and
+// Mask[t] = 1 for the tokens the agent generated (the only ones a loss sees).
+type Packed = kernels.Packed
 
-// NumTokens is N, the total number of tokens (agent or not).
-func (b Packed) NumTokens() int { return len(b.Mask) }
-
-// NumSeqs is B.
-func (b Packed) NumSeqs() int { return len(b.Offsets) - 1 }
-
-// Validate checks the offsets against the mask.
-func (b Packed) Validate() error {
-	if len(b.Offsets) < 1 {
-		return fmt.Errorf("packed batch: offsets must have B+1 ≥ 1 entries")
-	}
-	if b.Offsets[0] != 0 {
-		return fmt.Errorf("packed batch: offsets[0] = %d, want 0", b.Offsets[0])
-	}
-	for i := 1; i < len(b.Offsets); i++ {
-		if b.Offsets[i] < b.Offsets[i-1] {
-			return fmt.Errorf("packed batch: offsets decrease at %d (%d < %d)", i, b.Offsets[i], b.Offsets[i-1])
-		}
-	}
-	if last := int(b.Offsets[len(b.Offsets)-1]); last != len(b.Mask) {
-		return fmt.Errorf("packed batch: last offset %d ≠ %d tokens in the mask", last, len(b.Mask))
-	}
-	return nil
-}
-
-// AgentTokens counts the agent tokens of the batch (what a global token
-// count sums over micro-batches).
-func (b Packed) AgentTokens() int {
-	n := 0
-	for _, m := range b.Mask {
-		if m {
-			n++
-		}
-	}
-	return n
-}
-
-// ActiveSeqs counts the sequences with at least one agent token (what a
-// global sequence count sums over micro-batches).
-func (b Packed) ActiveSeqs() int {
-	n := 0
-	for i := 0; i+1 < len(b.Offsets); i++ {
-		if b.seqTokens(i) > 0 {
-			n++
-		}
-	}
-	return n
-}
-
-func (b Packed) seqTokens(i int) int {
-	n := 0
-	for t := b.Offsets[i]; t < b.Offsets[i+1]; t++ {
-		if b.Mask[t] {
-			n++
-		}
-	}
-	return n
-}
-
-// checkLens verifies that every per-token slice has N entries.
-func (b Packed) checkLens(what string, names []string, xs ...[]float64) error {
+// checkLens verifies the layout and that every per-token slice has N entries.
+func checkLens(b Packed, what string, names []string, xs ...[]float64) error {
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -158,14 +96,14 @@ func (a Agg) Weights(b Packed) ([]float64, error) {
 	w := make([]float64, len(b.Mask))
 	seqs := a.GlobalSeqs
 	if seqs == 0 {
-		seqs = float64(b.ActiveSeqs())
+		seqs = float64(b.ActiveTrajectories())
 	}
 	toks := a.GlobalTokens
 	if toks == 0 {
 		toks = float64(b.AgentTokens())
 	}
-	for i := 0; i < b.NumSeqs(); i++ {
-		n := b.seqTokens(i)
+	for i := 0; i < b.NumTrajectories(); i++ {
+		n := b.TrajectoryAgentTokens(i)
 		if n == 0 {
 			continue
 		}
@@ -181,7 +119,7 @@ func (a Agg) Weights(b Packed) ([]float64, error) {
 			wi = 1 / a.NormConst
 		}
 		for t := b.Offsets[i]; t < b.Offsets[i+1]; t++ {
-			if b.Mask[t] {
+			if b.Mask[t] == 1 {
 				w[t] = wi
 			}
 		}
@@ -193,7 +131,7 @@ func (a Agg) Weights(b Packed) ([]float64, error) {
 // and returns it with its gradient w.r.t. ℓ (the weights). Sums are in
 // float64.
 func Aggregate(loss []float64, b Packed, a Agg) (float64, []float64, error) {
-	if err := b.checkLens("aggregate", []string{"loss"}, loss); err != nil {
+	if err := checkLens(b, "aggregate", []string{"loss"}, loss); err != nil {
 		return 0, nil, err
 	}
 	w, err := a.Weights(b)
@@ -217,10 +155,10 @@ func dotMasked(w, x []float64) float64 {
 }
 
 // maskedMean is verl's masked_mean for metrics: Σ m x / (Σ m + 1e-8).
-func maskedMean(x []float64, mask []bool) float64 {
+func maskedMean(x []float64, mask []uint8) float64 {
 	s, n := 0.0, 0.0
 	for t, m := range mask {
-		if m {
+		if m == 1 {
 			s += x[t]
 			n++
 		}

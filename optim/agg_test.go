@@ -13,7 +13,7 @@ import (
 // seq 1 = token 3, not an agent token (a fully masked sequence); seq 2 =
 // tokens 4..6, all agent tokens, losses 3, 4, 5. Agent tokens T = 5, active
 // sequences B' = 2, per-sequence sums 3 and 12, counts 2 and 3.
-var handBatch = Packed{Offsets: []int32{0, 3, 4, 7}, Mask: []bool{true, true, false, false, true, true, true}}
+var handBatch = Packed{Offsets: []int32{0, 3, 4, 7}, Mask: []uint8{1, 1, 0, 0, 1, 1, 1}}
 var handLoss = []float64{1, 2, 99, math.NaN(), 3, 4, 5}
 
 func TestAggregateHandValues(t *testing.T) {
@@ -61,9 +61,9 @@ func TestAggregateRejectsBadInput(t *testing.T) {
 		{"norm without constant", handBatch, Agg{Mode: SeqMeanTokenSumNorm}, handLoss, "NormConst"},
 		{"negative global", handBatch, Agg{Mode: TokenMean, GlobalTokens: -1}, handLoss, "global"},
 		{"short loss", handBatch, Agg{Mode: TokenMean}, handLoss[:3], "one per token"},
-		{"offsets not from 0", Packed{Offsets: []int32{1, 2}, Mask: []bool{true, true}}, Agg{Mode: TokenMean}, []float64{1, 2}, "offsets[0]"},
-		{"offsets decrease", Packed{Offsets: []int32{0, 2, 1, 2}, Mask: []bool{true, true}}, Agg{Mode: TokenMean}, []float64{1, 2}, "decrease"},
-		{"offsets short of mask", Packed{Offsets: []int32{0, 1}, Mask: []bool{true, true}}, Agg{Mode: TokenMean}, []float64{1, 2}, "last offset"},
+		{"offsets not from 0", Packed{Offsets: []int32{1, 2}, Mask: []uint8{1, 1}}, Agg{Mode: TokenMean}, []float64{1, 2}, "offsets[0]"},
+		{"offsets decrease", Packed{Offsets: []int32{0, 2, 1, 2}, Mask: []uint8{1, 1}}, Agg{Mode: TokenMean}, []float64{1, 2}, "negative length"},
+		{"offsets short of mask", Packed{Offsets: []int32{0, 1}, Mask: []uint8{1, 1}}, Agg{Mode: TokenMean}, []float64{1, 2}, "offsets[B]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,7 +75,7 @@ func TestAggregateRejectsBadInput(t *testing.T) {
 
 // No agent token at all: loss 0, gradient 0 (verl would give 0/0 = NaN).
 func TestAggregateEmptyIsZero(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 2}, Mask: []bool{false, false}}
+	b := Packed{Offsets: []int32{0, 2}, Mask: []uint8{0, 0}}
 	for _, a := range allAggs() {
 		got, w, err := Aggregate([]float64{1, 2}, b, a)
 		require.NoError(t, err)
@@ -93,7 +93,7 @@ func TestTokenMeanMicroBatchesEqualFullBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 64))
 	b := randomBatch(rng, 64, 12)
 	logp, old, adv := policyInputs(rng, b.NumTokens())
-	global := Agg{GlobalTokens: float64(b.AgentTokens()), GlobalSeqs: float64(b.ActiveSeqs()), NormConst: 12}
+	global := Agg{GlobalTokens: float64(b.AgentTokens()), GlobalSeqs: float64(b.ActiveTrajectories()), NormConst: 12}
 
 	for _, mode := range []AggMode{TokenMean, SeqMeanTokenSum, SeqMeanTokenMean, SeqMeanTokenSumNorm} {
 		t.Run(string(mode), func(t *testing.T) {

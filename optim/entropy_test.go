@@ -11,7 +11,7 @@ import (
 // ent = (1, 2, 3) on agent tokens, coef 0.01, token-mean:
 // H = 6/3 = 2, Loss = −0.01·2 = −0.02, ∂Loss/∂ent_t = −0.01/3.
 func TestEntropyBonusHandValues(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 4}, Mask: []bool{true, false, true, true}}
+	b := Packed{Offsets: []int32{0, 4}, Mask: []uint8{1, 0, 1, 1}}
 	r, err := EntropyBonus([]float64{1, 50, 2, 3}, b, 0.01, Agg{Mode: TokenMean})
 	require.NoError(t, err)
 	assert.InDelta(t, 2, r.Entropy, 1e-12)

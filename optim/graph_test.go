@@ -189,7 +189,7 @@ func TestGraphNodesFiniteDifference(t *testing.T) {
 	agg := Agg{Mode: SeqMeanTokenMean}
 	// GSPO: one advantage per sequence (see TestGSPOGradientFiniteDifference).
 	seqAdv := make([]float64, n)
-	for i := range b.NumSeqs() {
+	for i := range b.NumTrajectories() {
 		a := rng.NormFloat64()
 		for k := b.Offsets[i]; k < b.Offsets[i+1]; k++ {
 			seqAdv[k] = a
@@ -244,7 +244,7 @@ func TestGraphNodesFiniteDifference(t *testing.T) {
 // Builders check sizes and options before touching the graph; the metrics
 // pointer is filled by the forward run.
 func TestGraphBuildersValidateAndReportMetrics(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 2}, Mask: []bool{true, true}}
+	b := Packed{Offsets: []int32{0, 2}, Mask: []uint8{1, 1}}
 	g := G.NewGraph()
 	x := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("x"))
 	_, _, err := PPOClipNode(x, []float64{0, 0}, []float64{1, 1}, b, PPOConfig{ClipLow: 0.2, ClipHigh: 0.2, Agg: Agg{Mode: TokenMean}})

@@ -32,12 +32,12 @@ func (c GSPOConfig) agg() Agg { return Agg{Mode: SeqMeanTokenMean, GlobalSeqs: c
 // seqLogRatios returns κ_i = Σ_t m_t (logp_t − old_t) / max(n_i, 1) for
 // each sequence, the log of GSPO's sequence ratio s_i (before the clamp).
 func seqLogRatios(logp, oldLogp []float64, b Packed) (kappa []float64, n []int) {
-	kappa = make([]float64, b.NumSeqs())
-	n = make([]int, b.NumSeqs())
+	kappa = make([]float64, b.NumTrajectories())
+	n = make([]int, b.NumTrajectories())
 	for i := range kappa {
 		s := 0.0
 		for t := b.Offsets[i]; t < b.Offsets[i+1]; t++ {
-			if b.Mask[t] {
+			if b.Mask[t] == 1 {
 				s += logp[t] - oldLogp[t]
 				n[i]++
 			}
@@ -62,7 +62,7 @@ func GSPO(logp, oldLogp, adv []float64, b Packed, cfg GSPOConfig) (PolicyResult,
 	if err := cfg.validate(); err != nil {
 		return PolicyResult{}, err
 	}
-	if err := b.checkLens("gspo", []string{"logp", "oldLogp", "adv"}, logp, oldLogp, adv); err != nil {
+	if err := checkLens(b, "gspo", []string{"logp", "oldLogp", "adv"}, logp, oldLogp, adv); err != nil {
 		return PolicyResult{}, err
 	}
 	w, err := cfg.agg().Weights(b)
@@ -80,7 +80,7 @@ func GSPO(logp, oldLogp, adv []float64, b Packed, cfg GSPOConfig) (PolicyResult,
 		ls, dls := clampGrad(kappa[i], math.Inf(-1), gspoLogClamp)
 		s := math.Exp(ls)
 		for t := b.Offsets[i]; t < b.Offsets[i+1]; t++ {
-			if !b.Mask[t] {
+			if b.Mask[t] == 0 {
 				continue
 			}
 			negKL[t] = -(logp[t] - oldLogp[t])
@@ -120,16 +120,16 @@ func GSPOSequence(logp, oldLogp, seqAdv []float64, b Packed, cfg GSPOConfig) (Po
 	if err := cfg.validate(); err != nil {
 		return PolicyResult{}, err
 	}
-	if err := b.checkLens("gspo sequence", []string{"logp", "oldLogp"}, logp, oldLogp); err != nil {
+	if err := checkLens(b, "gspo sequence", []string{"logp", "oldLogp"}, logp, oldLogp); err != nil {
 		return PolicyResult{}, err
 	}
-	if len(seqAdv) != b.NumSeqs() {
-		return PolicyResult{}, fmt.Errorf("gspo sequence: seqAdv has %d entries, want %d (one per sequence)", len(seqAdv), b.NumSeqs())
+	if len(seqAdv) != b.NumTrajectories() {
+		return PolicyResult{}, fmt.Errorf("gspo sequence: seqAdv has %d entries, want %d (one per sequence)", len(seqAdv), b.NumTrajectories())
 	}
 	kappa, cnt := seqLogRatios(logp, oldLogp, b)
 	seqs := cfg.GlobalSeqs
 	if seqs == 0 {
-		seqs = float64(b.ActiveSeqs())
+		seqs = float64(b.ActiveTrajectories())
 	}
 	res := PolicyResult{DLogp: make([]float64, len(logp))}
 	active, clipped, negKL, toks := 0.0, 0.0, 0.0, 0.0
@@ -151,7 +151,7 @@ func GSPOSequence(logp, oldLogp, seqAdv []float64, b Packed, cfg GSPOConfig) (Po
 		res.Loss += l / seqs
 		g := dlds * s * dls / float64(cnt[i]) / seqs
 		for t := b.Offsets[i]; t < b.Offsets[i+1]; t++ {
-			if b.Mask[t] {
+			if b.Mask[t] == 1 {
 				res.DLogp[t] = g
 				negKL -= logp[t] - oldLogp[t]
 				toks++

@@ -21,7 +21,7 @@ import (
 //	∂Loss/∂logp_t = ½ · ½ · 0.5 = 0.125 on seq 1's tokens, 0 on seq 0's
 //	ClipFrac = 2/4;  ApproxKL = −(0.1 + 0.3 − 0.1 + 0.1)/4 = −0.1
 func TestGSPOHandValues(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 3, 5}, Mask: []bool{true, false, true, true, true}}
+	b := Packed{Offsets: []int32{0, 3, 5}, Mask: []uint8{1, 0, 1, 1, 1}}
 	old := []float64{-1, -1, -1, -1, -1}
 	logp := []float64{-0.9, 5, -0.7, -1.1, -0.9}
 	adv := []float64{1, 1, 1, -0.5, -0.5}
@@ -64,9 +64,9 @@ func TestGSPOTokenFormEqualsSequenceForm(t *testing.T) {
 	for k := b.Offsets[0]; k < b.Offsets[1]; k++ {
 		logp[k] = old[k] + 11 // κ = 11 > 10: the clamp cuts the gradient
 	}
-	seqAdv := normals(rng, b.NumSeqs(), 0, 1)
+	seqAdv := normals(rng, b.NumTrajectories(), 0, 1)
 	adv := make([]float64, n)
-	for i := range b.NumSeqs() {
+	for i := range b.NumTrajectories() {
 		for k := b.Offsets[i]; k < b.Offsets[i+1]; k++ {
 			adv[k] = seqAdv[i]
 		}
@@ -102,9 +102,9 @@ func TestGSPOGradientFiniteDifference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	b := randomBatch(rng, 10, 6)
 	logp, old, _ := policyInputs(rng, b.NumTokens())
-	seqAdv := normals(rng, b.NumSeqs(), 0, 1)
+	seqAdv := normals(rng, b.NumTrajectories(), 0, 1)
 	adv := make([]float64, b.NumTokens())
-	for i := range b.NumSeqs() {
+	for i := range b.NumTrajectories() {
 		for k := b.Offsets[i]; k < b.Offsets[i+1]; k++ {
 			adv[k] = seqAdv[i]
 		}

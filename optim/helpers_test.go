@@ -34,7 +34,11 @@ func randomBatch(rng *rand.Rand, nSeq, maxLen int) Packed {
 	for i := range nSeq {
 		l := 1 + rng.IntN(maxLen)
 		for range l {
-			b.Mask = append(b.Mask, i%5 != 4 && rng.Float64() < 0.7)
+			var m uint8
+			if i%5 != 4 && rng.Float64() < 0.7 {
+				m = 1
+			}
+			b.Mask = append(b.Mask, m)
 		}
 		b.Offsets = append(b.Offsets, int32(len(b.Mask)))
 	}

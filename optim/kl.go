@@ -95,7 +95,7 @@ func KLPenalty(logp, refLogp []float64, b Packed, cfg KLConfig) (KLResult, error
 	if _, err := cfg.Estimator.canonical(); err != nil {
 		return KLResult{}, fmt.Errorf("kl penalty: %w", err)
 	}
-	if err := b.checkLens("kl penalty", []string{"logp", "refLogp"}, logp, refLogp); err != nil {
+	if err := checkLens(b, "kl penalty", []string{"logp", "refLogp"}, logp, refLogp); err != nil {
 		return KLResult{}, err
 	}
 	w, err := cfg.Agg.Weights(b)
@@ -106,7 +106,7 @@ func KLPenalty(logp, refLogp []float64, b Packed, cfg KLConfig) (KLResult, error
 	k := make([]float64, n)
 	res := KLResult{DLogp: make([]float64, n)}
 	for t := range n {
-		if !b.Mask[t] {
+		if b.Mask[t] == 0 {
 			continue
 		}
 		kt, dk, _ := KLToken(cfg.Estimator, logp[t], refLogp[t])

@@ -47,14 +47,14 @@ func TestKLTokenHandValues(t *testing.T) {
 // The aggregated loss: coef 0.1, token-mean of k2 over x = (0.5, −1) is
 // ½(0.125 + 0.5) = 0.3125, Loss = 0.03125, ∂Loss/∂logp = 0.1·½·(0.5, −1).
 func TestKLPenaltyHandValues(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 3}, Mask: []bool{true, false, true}}
+	b := Packed{Offsets: []int32{0, 3}, Mask: []uint8{1, 0, 1}}
 	r, err := KLPenalty([]float64{-0.5, 0, -2}, []float64{-1, math.NaN(), -1}, b, KLConfig{Estimator: KLK2, Coef: 0.1, Agg: Agg{Mode: TokenMean}})
 	require.NoError(t, err)
 	assert.InDelta(t, 0.3125, r.KL, 1e-12)
 	assert.InDelta(t, 0.03125, r.Loss, 1e-12)
 	assert.InDeltaSlice(t, []float64{0.025, 0, -0.05}, r.DLogp, 1e-12)
 
-	_, err = KLPenalty([]float64{0}, []float64{0}, Packed{Offsets: []int32{0, 1}, Mask: []bool{true}}, KLConfig{Estimator: "k4", Agg: Agg{Mode: TokenMean}})
+	_, err = KLPenalty([]float64{0}, []float64{0}, Packed{Offsets: []int32{0, 1}, Mask: []uint8{1}}, KLConfig{Estimator: "k4", Agg: Agg{Mode: TokenMean}})
 	assert.ErrorContains(t, err, "k4")
 }
 

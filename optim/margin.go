@@ -50,7 +50,7 @@ type MarginResult struct {
 // Steps may come in any order; each must be non-empty, lie inside one
 // sequence and not overlap another.
 func MarginLoss(logp []float64, b Packed, steps []Step, cfg MarginConfig) (MarginResult, error) {
-	if err := b.checkLens("arew margin", []string{"logp"}, logp); err != nil {
+	if err := checkLens(b, "arew margin", []string{"logp"}, logp); err != nil {
 		return MarginResult{}, err
 	}
 	w, err := cfg.Agg.Weights(b)
@@ -62,8 +62,8 @@ func MarginLoss(logp []float64, b Packed, steps []Step, cfg MarginConfig) (Margi
 		return MarginResult{}, err
 	}
 	// Count |P_τ| and |N_τ| per sequence.
-	pos := make([]int, b.NumSeqs())
-	neg := make([]int, b.NumSeqs())
+	pos := make([]int, b.NumTrajectories())
+	neg := make([]int, b.NumTrajectories())
 	for k, s := range steps {
 		switch s.Z {
 		case 1:
@@ -72,7 +72,7 @@ func MarginLoss(logp []float64, b Packed, steps []Step, cfg MarginConfig) (Margi
 			neg[seqOf[k]]++
 		}
 	}
-	margin := make([]float64, b.NumSeqs())
+	margin := make([]float64, b.NumTrajectories())
 	res := MarginResult{DLogp: make([]float64, len(logp))}
 	for k, s := range steps {
 		i := seqOf[k]
@@ -84,7 +84,7 @@ func MarginLoss(logp []float64, b Packed, steps []Step, cfg MarginConfig) (Margi
 			u = -1 / float64(neg[i])
 		}
 		for t := s.Start; t < s.End; t++ {
-			if !b.Mask[t] {
+			if b.Mask[t] == 0 {
 				continue
 			}
 			margin[i] += u * logp[t]
@@ -116,7 +116,7 @@ func stepSequences(b Packed, steps []Step) ([]int, error) {
 			return nil, fmt.Errorf("arew margin: step %d has span [%d, %d) outside [0, %d) or empty", k, s.Start, s.End, len(b.Mask))
 		}
 		// The sequence i with Offsets[i] ≤ Start < Offsets[i+1].
-		i := sort.Search(b.NumSeqs(), func(i int) bool { return b.Offsets[i+1] > s.Start })
+		i := sort.Search(b.NumTrajectories(), func(i int) bool { return b.Offsets[i+1] > s.Start })
 		if s.End > b.Offsets[i+1] {
 			return nil, fmt.Errorf("arew margin: step %d [%d, %d) crosses the end of sequence %d at %d", k, s.Start, s.End, i, b.Offsets[i+1])
 		}

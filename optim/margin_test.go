@@ -21,7 +21,7 @@ import (
 //	Loss = −λ·ω·L̂_0 = −0.5·0.5·0.9 = −0.225
 //	∂Loss/∂logp_t = −λ ω u_s: A, C (u = +½) → −0.125;  B (u = −1) → +0.25;  D → 0
 func TestMarginLossHandValues(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 6, 9}, Mask: []bool{true, true, true, true, true, true, true, false, true}}
+	b := Packed{Offsets: []int32{0, 6, 9}, Mask: []uint8{1, 1, 1, 1, 1, 1, 1, 0, 1}}
 	logp := []float64{-0.5, -0.5, -2, -1, -0.2, -3, -0.1, -7, -0.3}
 	steps := []Step{
 		{Start: 5, End: 6, Z: 0}, // D; order does not matter
@@ -40,7 +40,7 @@ func TestMarginLossHandValues(t *testing.T) {
 }
 
 func TestMarginLossRejectsBadSteps(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 3, 6}, Mask: make([]bool, 6)}
+	b := Packed{Offsets: []int32{0, 3, 6}, Mask: make([]uint8, 6)}
 	logp := make([]float64, 6)
 	for _, c := range []struct {
 		steps []Step
@@ -66,7 +66,7 @@ func arewBatch(rng *rand.Rand) (Packed, []Step, []float64) {
 	b := randomBatch(rng, 16, 14)
 	var steps []Step
 	u := make([]float64, b.NumTokens())
-	for i := range b.NumSeqs() {
+	for i := range b.NumTrajectories() {
 		var seqSteps []Step
 		for t := b.Offsets[i]; t < b.Offsets[i+1]; {
 			end := min(t+1+int32(rng.IntN(4)), b.Offsets[i+1])
@@ -160,7 +160,7 @@ func TestAREWMarginUnderMismatchedAggregation(t *testing.T) {
 	require.NoError(t, err)
 	paper, err := MarginLoss(logp, b, steps, MarginConfig{Lambda: lambda, Agg: Agg{Mode: SeqMeanTokenSum}})
 	require.NoError(t, err)
-	scale := float64(b.ActiveSeqs()) / float64(b.AgentTokens())
+	scale := float64(b.ActiveTrajectories()) / float64(b.AgentTokens())
 	require.Less(t, scale, 0.5)
 	differs := false
 	for i := range n {

@@ -65,7 +65,7 @@ func PPOClip(logp, oldLogp, adv []float64, b Packed, cfg PPOConfig) (PolicyResul
 	if err := cfg.validate(); err != nil {
 		return PolicyResult{}, err
 	}
-	if err := b.checkLens("ppo", []string{"logp", "oldLogp", "adv"}, logp, oldLogp, adv); err != nil {
+	if err := checkLens(b, "ppo", []string{"logp", "oldLogp", "adv"}, logp, oldLogp, adv); err != nil {
 		return PolicyResult{}, err
 	}
 	w, err := cfg.Agg.Weights(b)
@@ -79,7 +79,7 @@ func PPOClip(logp, oldLogp, adv []float64, b Packed, cfg PPOConfig) (PolicyResul
 	lower := make([]float64, n)
 	negKL := make([]float64, n)
 	for t := range n {
-		if !b.Mask[t] {
+		if b.Mask[t] == 0 {
 			continue
 		}
 		d := logp[t] - oldLogp[t]

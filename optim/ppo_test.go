@@ -25,7 +25,7 @@ import (
 //
 //	Loss = (−1.2 + 0.8 + 4 − 2.2)/4 = 0.35;  ∂Loss/∂logp_2 = 4/4 = 1
 func TestPPOClipHandValues(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 2, 5}, Mask: []bool{true, true, true, false, true}}
+	b := Packed{Offsets: []int32{0, 2, 5}, Mask: []uint8{1, 1, 1, 0, 1}}
 	old := []float64{-1, -1, -1, -1, -1}
 	logp := []float64{-1 + math.Log(1.5), -1 + math.Log(0.5), -1 + math.Log(4), math.NaN(), -1 + math.Log(1.1)}
 	adv := []float64{1, -1, -1, math.NaN(), 2}
@@ -51,7 +51,7 @@ func TestPPOClipHandValues(t *testing.T) {
 // (ℓ = max(0.85, 0.9) = 0.9, gradient 0). Token-mean over 2:
 // Loss = (−1.25 + 0.9)/2 = −0.175.
 func TestPPOClipAsymmetricRange(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 2}, Mask: []bool{true, true}}
+	b := Packed{Offsets: []int32{0, 2}, Mask: []uint8{1, 1}}
 	old := []float64{0, 0}
 	logp := []float64{math.Log(1.25), math.Log(0.85)}
 	r, err := PPOClip(logp, old, []float64{1, -1}, b, PPOConfig{ClipLow: 0.1, ClipHigh: 0.3, Agg: Agg{Mode: TokenMean}})
@@ -65,7 +65,7 @@ func TestPPOClipAsymmetricRange(t *testing.T) {
 // (dual clip off) the loss is e^20 and no gradient flows; at 19 the ratio is
 // live and the gradient is −A·r = e^19.
 func TestPPOClipLogRatioClamp(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 1}, Mask: []bool{true}}
+	b := Packed{Offsets: []int32{0, 1}, Mask: []uint8{1}}
 	cfg := PPOConfig{ClipLow: 0.2, ClipHigh: 0.2, Agg: Agg{Mode: TokenMean}}
 	r, err := PPOClip([]float64{25}, []float64{0}, []float64{-1}, b, cfg)
 	require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestPPOClipLogRatioClamp(t *testing.T) {
 }
 
 func TestPPOClipRejectsBadConfig(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 1}, Mask: []bool{true}}
+	b := Packed{Offsets: []int32{0, 1}, Mask: []uint8{1}}
 	x := []float64{0}
 	for _, c := range []struct {
 		cfg PPOConfig

@@ -34,7 +34,7 @@ func ValueLoss(values, oldValues, returns []float64, b Packed, cfg ValueConfig) 
 	if !(cfg.ClipValue >= 0) {
 		return ValueResult{}, fmt.Errorf("value loss: ClipValue must be ≥ 0, got %v", cfg.ClipValue)
 	}
-	if err := b.checkLens("value loss", []string{"values", "oldValues", "returns"}, values, oldValues, returns); err != nil {
+	if err := checkLens(b, "value loss", []string{"values", "oldValues", "returns"}, values, oldValues, returns); err != nil {
 		return ValueResult{}, err
 	}
 	w, err := cfg.Agg.Weights(b)
@@ -46,7 +46,7 @@ func ValueLoss(values, oldValues, returns []float64, b Packed, cfg ValueConfig) 
 	dl := make([]float64, n)
 	clipped := make([]float64, n)
 	for t := range n {
-		if !b.Mask[t] {
+		if b.Mask[t] == 0 {
 			continue
 		}
 		v, r := values[t], returns[t]

@@ -18,7 +18,7 @@ import (
 //	Loss = ½ (1 + 4 + 0.09)/3 = 0.848333…;  ∂Loss/∂v = ½·(1/3)·(−2, 4, 0) = (−1/3, 2/3, 0)
 //	ClipFrac = 1/3
 func TestValueLossHandValues(t *testing.T) {
-	b := Packed{Offsets: []int32{0, 4}, Mask: []bool{true, true, false, true}}
+	b := Packed{Offsets: []int32{0, 4}, Mask: []uint8{1, 1, 0, 1}}
 	v := []float64{1, 2, 7, 0}
 	old := []float64{0.8, 1, 7, 1}
 	ret := []float64{2, 0, math.Inf(1), 0.2}

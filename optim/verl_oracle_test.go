@@ -48,12 +48,14 @@ func TestMatchesVerlOracle(t *testing.T) {
 	var o verlOracle
 	require.NoError(t, json.Unmarshal(raw, &o))
 	require.Len(t, o.Mask, o.Bn*o.Ln)
-	b := Packed{Offsets: make([]int32, o.Bn+1), Mask: make([]bool, len(o.Mask))}
+	b := Packed{Offsets: make([]int32, o.Bn+1), Mask: make([]uint8, len(o.Mask))}
 	for i := range o.Bn + 1 {
 		b.Offsets[i] = int32(i * o.Ln)
 	}
 	for i, m := range o.Mask {
-		b.Mask[i] = m > 0.5
+		if m > 0.5 {
+			b.Mask[i] = 1
+		}
 	}
 	close := func(t *testing.T, want, got float64, what string) {
 		t.Helper()

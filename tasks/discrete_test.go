@@ -147,3 +147,29 @@ func TestBeliefGainsAndASProxy(t *testing.T) {
 	assert.InDelta(t, 0.5, ASProxy(steps), 1e-12)
 	assert.True(t, math.IsNaN(ASProxy(steps[1:2])))
 }
+
+// FuzzLevelFormat: any token sequence either parses into a belief that sums
+// to 1 with entries in [0, 1], or is an error; never a panic.
+func FuzzLevelFormat(f *testing.F) {
+	f.Add([]byte{10, 13, 11, 10})
+	f.Add([]byte{10, 10, 10, 10})
+	f.Add([]byte{255, 0, 14, 9})
+	f.Add([]byte{})
+	lf := LevelFormat{First: 10, Levels: 4}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		toks := make([]Token, len(data))
+		for i, b := range data {
+			toks[i] = Token(int8(b))
+		}
+		b, err := lf.Parse(toks, 4)
+		if err != nil {
+			return
+		}
+		sum := 0.0
+		for _, x := range b {
+			assert.True(t, x >= 0 && x <= 1)
+			sum += x
+		}
+		assert.InDelta(t, 1, sum, 1e-12)
+	})
+}

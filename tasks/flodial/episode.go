@@ -7,6 +7,11 @@ import (
 	"arew/tasks"
 )
 
+// flat is the ratio that defines the consistent set from the posterior. The
+// posterior is flat on C, so any ratio in (0, 1] gives C; 0.5 leaves room for
+// rounding.
+const flat = 0.5
+
 // episode is one FloDial case being played. Turn 2r is the query of round r
 // (AS), turn 2r+1 its belief (BT); the last belief is the final answer.
 type episode struct {
@@ -98,7 +103,7 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 			q = i
 		}
 	}
-	before := tasks.Plausible(e.post, 1)
+	before := tasks.Plausible(e.post, flat)
 	reply, splits := bad, false
 	switch {
 	case q < 0:
@@ -110,7 +115,7 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	default:
 		e.asked[q] = true
 		reply = e.inst.cells[q][e.inst.truth]
-		splits = tasks.Splits(e.post, 1, 3, e.inst.lik(q))
+		splits = tasks.Splits(e.post, flat, 3, e.inst.lik(q))
 		post, err := e.post.Update(func(f int) float64 { return e.inst.lik(q)(f, reply) })
 		if err != nil {
 			panic("flodial: the true fault always agrees with its own reply: " + err.Error())
@@ -119,7 +124,7 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 		s.Text = fmt.Sprintf("q%d → %s", q, replyWords[reply])
 	}
 	e.lastReply = reply
-	e.lastElim = tasks.Eliminated(before, tasks.Plausible(e.post, 1))
+	e.lastElim = tasks.Eliminated(before, tasks.Plausible(e.post, flat))
 	if t.cfg.Critiques == "consistent" {
 		s.Z = tasks.ConsistentAS(tasks.Count(before), s.Malformed, s.Repeat, splits)
 	} else {
@@ -159,7 +164,7 @@ func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	case s.Malformed:
 		s.Z = -1
 	case t.cfg.Critiques == "consistent":
-		s.Z = tasks.ConsistentBT(b, false, tasks.Plausible(e.post, 1), e.lastElim)
+		s.Z = tasks.ConsistentBT(b, false, tasks.Plausible(e.post, flat), e.lastElim)
 	default:
 		s.Z = specBT(e.lastReply, e.stated, b, e.inst.truth)
 	}

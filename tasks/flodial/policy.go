@@ -116,7 +116,7 @@ func drift(l []int, levels int, rng *rand.Rand) []int {
 func uninformativeQuestion(e *episode, rng *rand.Rand) int {
 	var pool []int
 	for q, asked := range e.asked {
-		if !asked && !tasks.Splits(e.post, 1, 3, e.inst.lik(q)) {
+		if !asked && !tasks.Splits(e.post, flat, 3, e.inst.lik(q)) {
 			pool = append(pool, q)
 		}
 	}

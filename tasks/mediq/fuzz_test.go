@@ -64,3 +64,28 @@ func fuzzOne(t *testing.T, task *Task, data []byte) {
 	_, _, err = ep.Step(nil)
 	assert.Error(t, err)
 }
+
+// FuzzParseBelief: the belief parser alone; a parse that succeeds gives two
+// normalised beliefs over the four options.
+func FuzzParseBelief(f *testing.F) {
+	f.Add([]byte{60, 68, 60, 60, 6, 60, 68, 60, 60})
+	f.Add([]byte{59, 59, 59, 59, 6, 59, 59, 59, 59})
+	f.Add([]byte{60, 68, 60, 60})
+	f.Add([]byte{6, 6, 6, 6, 6, 6, 6, 6, 6})
+	task, err := New("fuzz", DefaultConfig())
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		toks := make([]tasks.Token, len(data))
+		for i, b := range data {
+			toks[i] = tasks.Token(int8(b))
+		}
+		real, cf, err := task.parseBelief(toks)
+		if err != nil {
+			return
+		}
+		require.Len(t, real, 4)
+		require.Len(t, cf, 4)
+		assert.InDelta(t, 1, real[0]+real[1]+real[2]+real[3], 1e-12)
+		assert.InDelta(t, 1, cf[0]+cf[1]+cf[2]+cf[3], 1e-12)
+	})
+}

@@ -88,6 +88,7 @@ func newKB(cfg Config) *kb {
 			for v := 1; v < len(p); v++ {
 				p[0] -= p[v]
 			}
+			p[0] = max(p[0], 0) // SensMax + FalseMax/2 = 1 may round below 0
 			fd.lik[d] = p
 		}
 	}

@@ -66,6 +66,17 @@ func TestKnowledgeBase(t *testing.T) {
 			}
 		}
 	}
+	// At the edge SensMax + FalseMax/2 = 1 every likelihood stays ≥ 0.
+	edge := cfg
+	edge.SensMin, edge.SensMax, edge.FalseMin, edge.FalseMax, edge.PGraded = 0.95, 0.95, 0.1, 0.1, 1
+	require.NoError(t, edge.Validate())
+	for _, fd := range newKB(edge).findings {
+		for _, p := range fd.lik {
+			for _, x := range p {
+				assert.GreaterOrEqual(t, x, 0.0)
+			}
+		}
+	}
 	// The knowledge base is a function of the seed alone.
 	again, err := New("kb", cfg)
 	require.NoError(t, err)

@@ -1,0 +1,2 @@
+// Package telecom is a toy telecom troubleshooting task (placeholder doc).
+package telecom

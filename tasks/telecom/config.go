@@ -45,7 +45,7 @@ func DefaultConfig() Config {
 }
 
 // maxTurnsLimit keeps the longest episode within the 384-token budget
-// (prompt 5 + 8 tokens per turn).
+// (prompt 5 + 7 tokens per turn: 285 tokens at 40 turns).
 const maxTurnsLimit = 40
 
 // validate checks the configuration and returns the enabled faults.

@@ -26,14 +26,23 @@ const (
 )
 
 // turnTokens bounds the agent's tokens per turn, EOT included: the longest
-// valid action is two tokens.
-const turnTokens = 4
+// valid action is two tokens (maxAction), so one more lets an overlong turn
+// be seen and judged malformed.
+const (
+	turnTokens = 4
+	maxAction  = 2
+)
 
 // maxReply is the longest reply (line and settings: three tokens).
 const maxReply = 3
 
 // promptLen: <bos> setting complaint line header.
 const promptLen = 5
+
+// maxTurnLen bounds one turn's tokens: a valid action, EOT, a reply and the
+// next header (7); a malformed turn is shorter (3 tokens, EOT, invalid,
+// header: 6).
+const maxTurnLen = max(maxAction+1+maxReply+1, turnTokens+1+1)
 
 func newTask(name string, s setting, cfg Config) (*Task, error) {
 	enabled, err := cfg.validate()
@@ -58,10 +67,9 @@ func (t *Task) Name() string        { return t.name }
 func (t *Task) Vocab() *tasks.Vocab { return vocabulary }
 func (t *Task) Config() Config      { return t.cfg }
 
-// MaxTokens bounds an episode's token stream: the prompt, then per turn at
-// most turnTokens agent tokens (EOT included), a reply of at most maxReply
-// tokens and the next header.
-func (t *Task) MaxTokens() int { return promptLen + t.cfg.MaxTurns*(turnTokens+maxReply+1) }
+// MaxTokens bounds an episode's token stream: the prompt, then at most
+// maxTurnLen tokens per turn (agent tokens with EOT, reply, next header).
+func (t *Task) MaxTokens() int { return promptLen + t.cfg.MaxTurns*maxTurnLen }
 
 // instance draws the hidden fault configuration and the customer's line.
 func (t *Task) instance(split tasks.Split, index int) (config, int, error) {

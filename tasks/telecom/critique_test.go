@@ -1,10 +1,13 @@
 package telecom
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"arew/tasks"
 )
 
 func TestCritiqueRules(t *testing.T) {
@@ -162,4 +165,38 @@ func TestConsistentCritiqueOnEpisodes(t *testing.T) {
 		{"done", "", 1},         // the job is finished
 	})
 	assert.Equal(t, 1.0, e.Measures().Reward)
+}
+
+// TestNoStepIsMatchedAndBad: a matched step is never also malformed,
+// repeated, failing or without effect, so checking the −1 conditions before
+// or after progress gives the same critique.
+func TestNoStepIsMatchedAndBad(t *testing.T) {
+	for _, s := range []string{"solo", "dual"} {
+		task, err := New(s, DefaultConfig())
+		require.NoError(t, err)
+		rng := rand.New(rand.NewPCG(4, 4))
+		weak, err := task.Scripted(tasks.PolicySpec{Kind: "weak", QAS: 0.5})
+		require.NoError(t, err)
+		matched := 0
+		for i := 0; i < 300; i++ {
+			ep, err := task.NewEpisode(tasks.Train, i)
+			require.NoError(t, err)
+			e := ep.(*Episode)
+			for !e.Done() {
+				act := randomTurn(e, rng)
+				if rng.IntN(2) == 0 {
+					act, err = weak.Act(e, rng)
+					require.NoError(t, err)
+				}
+				_, _, err := e.Step(act)
+				require.NoError(t, err)
+				f := e.last
+				if f.matched {
+					matched++
+					assert.False(t, f.malformed || f.repeat || f.toolErr || f.write && !f.changed, "%+v", f)
+				}
+			}
+		}
+		assert.Greater(t, matched, 300)
+	}
 }

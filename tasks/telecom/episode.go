@@ -28,6 +28,7 @@ type Episode struct {
 	// minSupport is the least support of a consequential decision so far.
 	minSupport float64
 
+	last  facts // the facts of the last step, for tests
 	turn  int
 	done  bool
 	steps []tasks.Step
@@ -132,6 +133,7 @@ func (e *Episode) Step(toks []tasks.Token) ([]tasks.Token, tasks.Step, error) {
 		st.Z = specSolo(f)
 	}
 	e.steps = append(e.steps, st)
+	e.last = f
 	e.turn++
 	if e.turn >= e.t.cfg.MaxTurns {
 		e.done = true

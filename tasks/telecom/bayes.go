@@ -98,13 +98,22 @@ func (h *hypotheses) splits(a action, s setting, line int, repeat bool) bool {
 
 // infoGain is the entropy (nats) of a's predicted reply under the posterior:
 // the expected information the reply brings about the configuration.
+// The masses are summed in the fixed order of first appearance (not over a
+// map), so the value, and the strong policy's tie-breaks, are reproducible.
 func (h *hypotheses) infoGain(a action, s setting, line int, repeat bool) float64 {
-	mass := map[string]float64{}
+	slot := map[string]int{}
+	var mass []float64
 	total := 0.0
 	for i, ok := range h.alive {
 		if ok {
-			r := h.predict(i, a, s, line, repeat).reply
-			mass[string(tokenBytes(r))] += h.prior.mass[i]
+			r := string(tokenBytes(h.predict(i, a, s, line, repeat).reply))
+			k, seen := slot[r]
+			if !seen {
+				k = len(mass)
+				slot[r] = k
+				mass = append(mass, 0)
+			}
+			mass[k] += h.prior.mass[i]
 			total += h.prior.mass[i]
 		}
 	}

@@ -182,11 +182,11 @@
 //
 //	task          policy      success  AS proxy  I_AS   evidence  turns
 //	telecom-solo  random      0.008    0.059     0.249  0.001     7.6
-//	telecom-solo  weak(0.10)  0.018    0.067     0.387  0.004     8.4
+//	telecom-solo  weak(0.10)  0.018    0.067     0.388  0.004     8.4
 //	telecom-solo  strong      1.000    0.441     0.927  1.000     5.7
 //	telecom-solo  constant    0.087    (roaming L*, droam, done)
 //	telecom-dual  random      0.008    0.396     0.289  0.001     7.6
-//	telecom-dual  weak(0.10)  0.023    0.440     0.420  0.006     8.3
+//	telecom-dual  weak(0.10)  0.023    0.440     0.421  0.006     8.3
 //	telecom-dual  strong      1.000    0.969     0.927  1.000     5.6
 //	telecom-dual  constant    0.087    (roaming L*, say droam, done)
 //

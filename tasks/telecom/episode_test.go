@@ -119,7 +119,9 @@ func TestDeterminismAndSplits(t *testing.T) {
 		require.NoError(t, err)
 		out := ep.Prompt()
 		rng := rand.New(rand.NewPCG(seed, 0))
-		pol, _ := task.Scripted(tasks.PolicySpec{Kind: "weak", QAS: 0.5})
+		// Mostly the strong policy, whose read choice breaks ties between
+		// equally informative reads: those must be reproducible too.
+		pol, _ := task.Scripted(tasks.PolicySpec{Kind: "weak", QAS: 0.8})
 		for !ep.Done() {
 			a, err := pol.Act(ep, rng)
 			require.NoError(t, err)
@@ -138,13 +140,13 @@ func TestDeterminismAndSplits(t *testing.T) {
 	c, err := New("dual", other)
 	require.NoError(t, err)
 	differ, trainTestDiffer := 0, 0
-	for i := 0; i < 50; i++ {
+	for i := 0; i < 200; i++ {
 		assert.Equal(t, stream(a, tasks.Train, i, 9), stream(b, tasks.Train, i, 9), "same config, split, index, policy seed")
 		if !slices.Equal(stream(a, tasks.Train, i, 9), stream(c, tasks.Train, i, 9)) {
 			differ++
 		}
 	}
-	assert.Greater(t, differ, 25, "another task seed gives other instances")
+	assert.Greater(t, differ, 100, "another task seed gives other instances")
 
 	// Train and test instances come from disjoint seed ranges
 	// (tasks.InstanceSeed); here: their instance sequences differ.

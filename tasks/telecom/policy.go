@@ -124,15 +124,17 @@ func (e *Episode) strongAction() action {
 	if !pending && !(closes[0] && closes[1]) {
 		return closing(p.configs[top])
 	}
+	// Gains equal up to rounding are ties, broken by readOrder.
+	const tol = 1e-9
 	var best action
-	bestGain := 1e-12
+	bestGain := tol
 	for _, o := range readOrder {
 		a := opAction(o, s, e.line)
-		if g := h.infoGain(a, s, e.line, e.isRepeat(a)); g > bestGain {
+		if g := h.infoGain(a, s, e.line, e.isRepeat(a)); g > bestGain+tol {
 			best, bestGain = a, g
 		}
 	}
-	if bestGain > 1e-12 {
+	if bestGain > tol {
 		return best
 	}
 	for _, o := range repairOrder {

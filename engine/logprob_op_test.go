@@ -328,21 +328,29 @@ func TestLargeLogitsBreakCompositeNotFused(t *testing.T) {
 	a := []float32{1, 1, 1}
 	want, _ := refForward(t, logits, n, v, y)
 
+	lse := make([]float32, n)
+	require.NoError(t, kernels.TokenLogProbRef(logits, n, v, y, make([]float32, n), lse, nil))
+	wantGrad := make([]float32, n*v)
+	require.NoError(t, kernels.TokenLogProbBackwardRef(logits, n, v, y, lse, nil, a, nil, wantGrad, false))
+
 	clp, _, cgrad, err := newCompositeGraph(t, n, v, a, nil).run(logits, y)
 	require.NoError(t, err)
 	assert.InDelta(t, want[0], clp[0], 1e-5, "row 0 is fine in the composite")
 	for _, i := range []int{1, 2} {
 		assert.True(t, math.IsInf(float64(clp[i]), 0) || math.IsNaN(float64(clp[i])),
 			"composite row %d: want a non-finite value from the bug, got %g (ref %g)", i, clp[i], want[i])
+		wrong := false
+		for j := i * v; j < (i+1)*v; j++ {
+			d := math.Abs(float64(cgrad[j] - wantGrad[j]))
+			wrong = wrong || math.IsNaN(d) || d > 0.5
+		}
+		assert.True(t, wrong, "composite gradient of row %d should be wrong", i)
 	}
-	_ = cgrad
 
 	flp, _, fgrad, err := newFusedGraph(t, n, v, a, nil).run(logits, y)
 	require.NoError(t, err)
 	assertClose(t, want, flp, 1e-6, "fused logp")
-	for i, g := range fgrad {
-		require.False(t, math.IsNaN(float64(g)) || math.IsInf(float64(g), 0), "fused dlogits[%d] = %g", i, g)
-	}
+	assertClose(t, wantGrad, fgrad, 1e-6, "fused dlogits")
 	// Row 1 puts all its mass on its first element (its target): logp ≈ 0
 	// and a gradient ≈ 0 on the whole row.
 	assert.InDelta(t, 0, flp[1], 1e-6)

@@ -3,15 +3,20 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // AttentionForward is the fast causal self-attention forward; the contract
 // (layout, causality, NaN, errors) is AttentionForwardRef's. The (b, h)
-// pairs run in parallel above a size threshold, and each pair is computed
-// in a fixed order, so results do not depend on the goroutine count. The
-// dot products q·k and the weighted sum of v run in float32 with four
-// accumulators; the softmax max, exp and normaliser in float64 (fastExp).
-// The scores are staged in the att row itself, so no scratch is needed.
+// pairs run in parallel above a size threshold. Each pair first copies its
+// q, k, v into contiguous zero-padded buffers (and k transposed), so that
+// the scores of row t are one product q_t·Kᵀ over contiguous memory and the
+// output one p-weighted sum of V rows (attention_gemv.go, AVX2 where the CPU
+// has it). Products run in float32, the softmax max, exp and normaliser in
+// float64 (fastExp). Scores are computed in blocks of 8 keys, so up to 7
+// scores past t are computed and thrown away; they never reach a result.
+// Every output is summed in a fixed order, so results do not depend on the
+// goroutine count.
 func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) error {
 	if err := checkAttention(sh, len(qkv), len(out), len(att), "out"); err != nil {
 		return err
@@ -19,34 +24,36 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	parallelFor(sh.Batch*H, 2*T*T*hd, func(lo, hi int) {
+		w := getHeadWork(T, hd, false)
+		defer headWorkPool.Put(w)
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
-			base := b * T * 3 * C // row 0 of sequence b in qkv
+			w.load(qkv, b*T*3*C, 3*C, C, h*hd, false)
 			for t := 0; t < T; t++ {
-				q := qkv[base+t*3*C+h*hd:][:hd]
-				row := att[(bh*T+t)*T:][:t+1]
+				q := w.q[t*w.hdp : (t+1)*w.hdp]
+				gemvT(q, w.kt, w.ld, roundUp8(t+1), w.sc)
+				sc := w.sc[:t+1]
 				maxA := float32(math.Inf(-1))
-				for s := range row {
-					a := dot32(q, qkv[base+s*3*C+C+h*hd:][:hd]) * scale
-					row[s] = a
+				for s, a := range sc {
+					a *= scale
+					sc[s] = a
 					if a > maxA {
 						maxA = a
 					}
 				}
 				sum := 0.0
-				for s, a := range row {
+				for s, a := range sc {
 					e := fastExp(float64(a - maxA))
-					row[s] = float32(e)
+					sc[s] = float32(e)
 					sum += e
 				}
 				inv := float32(1 / sum)
-				o := out[(b*T+t)*C+h*hd:][:hd]
-				clear(o)
-				for s := range row {
-					p := row[s] * inv
-					row[s] = p
-					axpy32(p, qkv[base+s*3*C+2*C+h*hd:][:hd], o)
+				row := att[(bh*T+t)*T:][:t+1]
+				for s, e := range sc {
+					row[s] = e * inv
 				}
+				gemvN(row, w.v, t+1, w.o)
+				copy(out[(b*T+t)*C+h*hd:][:hd], w.o)
 			}
 		}
 	})
@@ -56,8 +63,10 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 // AttentionBackward is the fast backward; the contract is
 // AttentionBackwardRef's (dqkv overwritten). Parallel over (b, h) pairs,
 // which write disjoint parts of dqkv, so no locks and no dependence on the
-// goroutine count. dk and dv are accumulated in float32 over t (as a float32
-// matmul would); the softmax-backward dot Σ P·dP is float64.
+// goroutine count. Per row t: dP = dout_t·Vᵀ (one product), dA = P·(dP −
+// Σ P·dP)/√hd with that dot in float64, dq_t = dA·K, and the rank-1 updates
+// dK += dA ⊗ q_t, dV += P ⊗ dout_t, accumulated in float32 over t (as a
+// float32 matmul would).
 func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float32) error {
 	if err := checkAttention(sh, len(qkv), len(dout), len(att), "dout"); err != nil {
 		return err
@@ -66,68 +75,109 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 		return fmt.Errorf("attention backward: dqkv has %d values, want %d", len(dqkv), sh.QKVLen())
 	}
 	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
-	scale := float32(1 / math.Sqrt(float64(hd)))
+	scale := 1 / math.Sqrt(float64(hd))
 	parallelFor(sh.Batch*H, 4*T*T*hd, func(lo, hi int) {
-		dP := make([]float32, T) // one scratch row per goroutine
+		w := getHeadWork(T, hd, true)
+		defer headWorkPool.Put(w)
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
 			base := b * T * 3 * C
-			for s := 0; s < T; s++ {
-				clear(dqkv[base+s*3*C+C+h*hd:][:hd])
-				clear(dqkv[base+s*3*C+2*C+h*hd:][:hd])
-			}
+			w.load(qkv, base, 3*C, C, h*hd, true)
+			w.loadGrad(dout[b*T*C:], C, h*hd)
 			for t := 0; t < T; t++ {
+				do := w.do[t*w.hdp : (t+1)*w.hdp]
+				gemvT(do, w.vt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
-				do := dout[(b*T+t)*C+h*hd:][:hd]
-				dp := dP[:t+1]
+				dp := w.sc[:t+1]
 				dot := 0.0
-				for s := range dp {
-					dp[s] = dot32(do, qkv[base+s*3*C+2*C+h*hd:][:hd])
-					dot += float64(row[s]) * float64(dp[s])
-				}
-				q := qkv[base+t*3*C+h*hd:][:hd]
-				dq := dqkv[base+t*3*C+h*hd:][:hd]
-				clear(dq)
 				for s, p := range row {
-					dA := float32(float64(p)*(float64(dp[s])-dot)) * scale
-					axpy32(dA, qkv[base+s*3*C+C+h*hd:][:hd], dq)
-					axpy32(dA, q, dqkv[base+s*3*C+C+h*hd:][:hd])
-					axpy32(p, do, dqkv[base+s*3*C+2*C+h*hd:][:hd])
+					dot += float64(p) * float64(dp[s])
 				}
+				for s, p := range row {
+					dp[s] = float32(float64(p) * (float64(dp[s]) - dot) * scale)
+				}
+				gemvN(dp, w.k, t+1, w.o)
+				copy(dqkv[base+t*3*C+h*hd:][:hd], w.o)
+				ger(dp, w.q[t*w.hdp:(t+1)*w.hdp], w.dk, t+1)
+				ger(row, do, w.dv, t+1)
+			}
+			for s := 0; s < T; s++ {
+				copy(dqkv[base+s*3*C+C+h*hd:][:hd], w.dk[s*w.hdp:])
+				copy(dqkv[base+s*3*C+2*C+h*hd:][:hd], w.dv[s*w.hdp:])
 			}
 		}
 	})
 	return nil
 }
 
-// dot32 is Σ a[i]·b[i] in float32 with four accumulators (len(b) ≥ len(a)).
-func dot32(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
+// headWork is one goroutine's scratch for one (b, h) pair at a time: the
+// head's q, k, v as T rows of hdp (head size rounded up to 8, zero padded),
+// k and v transposed as hdp rows of ld (T rounded up to 8), and for the
+// backward dout's rows and the dk, dv accumulators. Padding is written once
+// (zero) and never touched, so it adds nothing to any product.
+type headWork struct {
+	T, hd, hdp, ld int
+	q, k, v        []float32
+	kt, vt         []float32
+	sc, o          []float32
+	do, dk, dv     []float32
 }
 
-// axpy32 is y += alpha·x (len(y) ≥ len(x)), unrolled by four.
-func axpy32(alpha float32, x, y []float32) {
-	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		y[i] += alpha * x[i]
-		y[i+1] += alpha * x[i+1]
-		y[i+2] += alpha * x[i+2]
-		y[i+3] += alpha * x[i+3]
+func roundUp8(n int) int { return (n + 7) &^ 7 }
+
+// headWorkPool keeps scratch between calls: a training step calls the
+// kernels once per layer with the same sizes. A pooled headWork's padding
+// is still zero (nothing writes it) and load clears dk and dv.
+var headWorkPool sync.Pool
+
+func getHeadWork(T, hd int, backward bool) *headWork {
+	if w, ok := headWorkPool.Get().(*headWork); ok && w.T == T && w.hd == hd && (w.vt != nil || !backward) {
+		return w
 	}
-	for ; i < len(x); i++ {
-		y[i] += alpha * x[i]
+	return newHeadWork(T, hd, backward)
+}
+
+func newHeadWork(T, hd int, backward bool) *headWork {
+	w := &headWork{T: T, hd: hd, hdp: roundUp8(hd), ld: roundUp8(T)}
+	rows, cols := T*w.hdp, w.hdp*w.ld
+	w.q, w.k, w.v = make([]float32, rows), make([]float32, rows), make([]float32, rows)
+	w.kt, w.sc, w.o = make([]float32, cols), make([]float32, w.ld), make([]float32, w.hdp)
+	if backward {
+		w.vt = make([]float32, cols)
+		w.do, w.dk, w.dv = make([]float32, rows), make([]float32, rows), make([]float32, rows)
+	}
+	return w
+}
+
+// load gathers head columns [off, off+hd) of q, k, v for the T rows that
+// start at qkv[base] with row stride stride (k at +c, v at +2c), and
+// transposes k; for the backward it also transposes v and clears dk, dv.
+func (w *headWork) load(qkv []float32, base, stride, c, off int, backward bool) {
+	for s := 0; s < w.T; s++ {
+		row := qkv[base+s*stride:]
+		q, k, v := w.q[s*w.hdp:][:w.hd], w.k[s*w.hdp:][:w.hd], w.v[s*w.hdp:][:w.hd]
+		copy(q, row[off:off+w.hd])
+		copy(k, row[c+off:c+off+w.hd])
+		copy(v, row[2*c+off:2*c+off+w.hd])
+		for i, x := range k {
+			w.kt[i*w.ld+s] = x
+		}
+		if backward {
+			for i, x := range v {
+				w.vt[i*w.ld+s] = x
+			}
+		}
+	}
+	if backward {
+		clear(w.dk)
+		clear(w.dv)
+	}
+}
+
+// loadGrad gathers head columns [off, off+hd) of the T rows of dout (row
+// stride c) that start at dout[0].
+func (w *headWork) loadGrad(dout []float32, c, off int) {
+	for s := 0; s < w.T; s++ {
+		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
 	}
 }

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -91,10 +92,13 @@ func TestAttentionFastMatchesRef(t *testing.T) {
 			qkv := opsRandn(rng, tc.sh.QKVLen(), 0, 1)
 			dout := opsRandn(rng, tc.sh.OutLen(), 0, 1)
 			outR, attR, dR := runAttention(t, attnImpls["ref"], qkv, tc.sh, dout)
-			outF, attF, dF := runAttention(t, attnImpls["fast"], qkv, tc.sh, dout)
-			assertClose32(t, outR, outF, 1e-5, 1e-5, "out")
-			assertClose32(t, attR, attF, 1e-6, 1e-5, "att") // sentinels must match too
-			assertClose32(t, dR, dF, 1e-5, 1e-4, "dqkv")
+			for _, avx2 := range productPaths() {
+				var outF, attF, dF []float32
+				withProducts(avx2, func() { outF, attF, dF = runAttention(t, attnImpls["fast"], qkv, tc.sh, dout) })
+				assertClose32(t, outR, outF, 1e-5, 1e-5, fmt.Sprintf("avx2=%v out", avx2))
+				assertClose32(t, attR, attF, 1e-6, 1e-5, fmt.Sprintf("avx2=%v att", avx2)) // sentinels must match too
+				assertClose32(t, dR, dF, 1e-5, 1e-4, fmt.Sprintf("avx2=%v dqkv", avx2))
+			}
 		})
 	}
 }

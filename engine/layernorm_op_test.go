@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -12,29 +11,6 @@ import (
 
 	"arew/kernels"
 )
-
-// opsTensor is a float32 tensor of offset + scale·N(0,1) values.
-func opsTensor(rng *rand.Rand, offset, scale float64, shape ...int) *tensor.Dense {
-	n := tensor.Shape(shape).TotalSize()
-	data := make([]float32, n)
-	for i := range data {
-		data[i] = float32(offset + scale*rng.NormFloat64())
-	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(data))
-}
-
-// weightedSum builds loss = Σ w ⊙ y with a fixed random w of y's shape, so
-// every output element gets a different weight (a plain Σ y would hide
-// errors that cancel) and dloss/dy = w does not depend on y.
-func weightedSum(g *G.ExprGraph, y *G.Node, seed uint64) (*G.Node, error) {
-	w := opsTensor(rand.New(rand.NewPCG(seed, 99)), 0, 1, y.Shape()...)
-	wn := G.NodeFromAny(g, w, G.WithName(fmt.Sprintf("w%d", seed)))
-	p, err := G.HadamardProd(wn, y)
-	if err != nil {
-		return nil, err
-	}
-	return G.Sum(p)
-}
 
 func TestLayerNormOpGradCheck(t *testing.T) {
 	for _, tc := range []struct {

@@ -90,10 +90,11 @@ package engine
 //
 // which is kernels.AttentionBackwardRef; dq, dk, dv land in dqkv at q's,
 // k's and v's columns. Padding: the batch is right-padded, so a real token
-// at t attends only to s ≤ t, all real; padding after it changes neither
-// its output nor (the same sums read backwards) the gradient it sends, and
-// the padded positions' own outputs must be masked out of the loss by the
-// caller. Proofs: kernels.TestAttentionHandComputed (T = 2 worked by hand
+// at t attends only to s ≤ t, all real, so padding after it cannot change
+// its output. The padded positions' own outputs are meaningless and the
+// caller must mask them out of the loss; then their dout is zero (they feed
+// only later, also padded, positions), their P and dA terms add nothing to
+// the real positions' dk and dv, and no gradient flows from padding. Proofs: kernels.TestAttentionHandComputed (T = 2 worked by hand
 // in its comment), TestCausalSelfAttentionOpGradCheck (finite differences),
 // kernels.TestAttentionIsCausal (changing position t leaves every output
 // before t bitwise unchanged), kernels.TestAttentionLargeScores (scores of

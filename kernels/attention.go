@@ -41,11 +41,15 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 						maxA = a
 					}
 				}
+				if useAVX2 {
+					// Whole blocks of 8 for the assembly; lanes past t are scratch.
+					expShift(w.sc[:roundUp8(t+1)], maxA)
+				} else {
+					expShift(sc, maxA)
+				}
 				sum := 0.0
-				for s, a := range sc {
-					e := fastExp(float64(a - maxA))
-					sc[s] = float32(e)
-					sum += e
+				for _, e := range sc {
+					sum += float64(e)
 				}
 				inv := float32(1 / sum)
 				row := att[(bh*T+t)*T:][:t+1]

@@ -12,9 +12,10 @@ import (
 // q, k, v into contiguous zero-padded buffers (and k transposed), so that
 // the scores of row t are one product q_t·Kᵀ over contiguous memory and the
 // output one p-weighted sum of V rows (attention_gemv.go, AVX2 where the CPU
-// has it). Products run in float32, the softmax max, exp and normaliser in
-// float64 (fastExp). Scores are computed in blocks of 8 keys, so up to 7
-// scores past t are computed and thrown away; they never reach a result.
+// has it). Products and the softmax's exponentials (expShift) run in
+// float32, its normaliser in float64. Scores and exponentials are computed
+// in blocks of 8 keys, so up to 7 values past t are computed into scratch
+// and thrown away; they never reach a result.
 // Every output is summed in a fixed order, so results do not depend on the
 // goroutine count.
 func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) error {

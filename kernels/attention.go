@@ -68,10 +68,15 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 // AttentionBackward is the fast backward; the contract is
 // AttentionBackwardRef's (dqkv overwritten). Parallel over (b, h) pairs,
 // which write disjoint parts of dqkv, so no locks and no dependence on the
-// goroutine count. Per row t: dP = dout_t·Vᵀ (one product), dA = P·(dP −
-// Σ P·dP)/√hd with that dot in float64, dq_t = dA·K, and the rank-1 updates
-// dK += dA ⊗ q_t, dV += P ⊗ dout_t, accumulated in float32 over t (as a
-// float32 matmul would).
+// goroutine count. Two passes per pair, each made of the contiguous
+// products of attention_gemv.go:
+//
+//	rows t:    dP = dout_t·Vᵀ, dA = P·(dP − Σ P·dP)/√hd (that dot in float64),
+//	           dq_t = dA·K; dA and P are stored transposed
+//	columns s: dk_s = Σ_{t≥s} dA[t,s]·q_t,  dv_s = Σ_{t≥s} P[t,s]·dout_t
+//
+// so every gradient row is one product summed in a fixed order (t upwards),
+// in float32 as a float32 matmul would.
 func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float32) error {
 	if err := checkAttention(sh, len(qkv), len(dout), len(att), "dout"); err != nil {
 		return err
@@ -90,8 +95,7 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 			w.load(qkv, base, 3*C, C, h*hd, true)
 			w.loadGrad(dout[b*T*C:], C, h*hd)
 			for t := 0; t < T; t++ {
-				do := w.do[t*w.hdp : (t+1)*w.hdp]
-				gemvT(do, w.vt, w.ld, roundUp8(t+1), w.sc)
+				gemvT(w.do[t*w.hdp:(t+1)*w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
 				dp := w.sc[:t+1]
 				dot := 0.0
@@ -100,15 +104,17 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 				}
 				for s, p := range row {
 					dp[s] = float32(float64(p) * (float64(dp[s]) - dot) * scale)
+					w.dat[s*T+t] = dp[s]
+					w.pt[s*T+t] = p
 				}
 				gemvN(dp, w.k, t+1, w.o)
 				copy(dqkv[base+t*3*C+h*hd:][:hd], w.o)
-				ger(dp, w.q[t*w.hdp:(t+1)*w.hdp], w.dk, t+1)
-				ger(row, do, w.dv, t+1)
 			}
 			for s := 0; s < T; s++ {
-				copy(dqkv[base+s*3*C+C+h*hd:][:hd], w.dk[s*w.hdp:])
-				copy(dqkv[base+s*3*C+2*C+h*hd:][:hd], w.dv[s*w.hdp:])
+				gemvN(w.dat[s*T+s:(s+1)*T], w.q[s*w.hdp:], T-s, w.o)
+				copy(dqkv[base+s*3*C+C+h*hd:][:hd], w.o)
+				gemvN(w.pt[s*T+s:(s+1)*T], w.do[s*w.hdp:], T-s, w.o)
+				copy(dqkv[base+s*3*C+2*C+h*hd:][:hd], w.o)
 			}
 		}
 	})
@@ -118,21 +124,23 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 // headWork is one goroutine's scratch for one (b, h) pair at a time: the
 // head's q, k, v as T rows of hdp (head size rounded up to 8, zero padded),
 // k and v transposed as hdp rows of ld (T rounded up to 8), and for the
-// backward dout's rows and the dk, dv accumulators. Padding is written once
-// (zero) and never touched, so it adds nothing to any product.
+// backward dout's rows and dA and P transposed (T×T, only t ≥ s used).
+// Padding is written once (zero) and never touched, so it adds nothing to
+// any product.
 type headWork struct {
 	T, hd, hdp, ld int
 	q, k, v        []float32
 	kt, vt         []float32
 	sc, o          []float32
-	do, dk, dv     []float32
+	do, dat, pt    []float32
 }
 
 func roundUp8(n int) int { return (n + 7) &^ 7 }
 
 // headWorkPool keeps scratch between calls: a training step calls the
 // kernels once per layer with the same sizes. A pooled headWork's padding
-// is still zero (nothing writes it) and load clears dk and dv.
+// is still zero (nothing writes it), and dat and pt are written before
+// they are read.
 var headWorkPool sync.Pool
 
 func getHeadWork(T, hd int, backward bool) *headWork {
@@ -149,14 +157,14 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 	w.kt, w.sc, w.o = make([]float32, cols), make([]float32, w.ld), make([]float32, w.hdp)
 	if backward {
 		w.vt = make([]float32, cols)
-		w.do, w.dk, w.dv = make([]float32, rows), make([]float32, rows), make([]float32, rows)
+		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, T*T), make([]float32, T*T)
 	}
 	return w
 }
 
 // load gathers head columns [off, off+hd) of q, k, v for the T rows that
 // start at qkv[base] with row stride stride (k at +c, v at +2c), and
-// transposes k; for the backward it also transposes v and clears dk, dv.
+// transposes k; for the backward it also transposes v.
 func (w *headWork) load(qkv []float32, base, stride, c, off int, backward bool) {
 	for s := 0; s < w.T; s++ {
 		row := qkv[base+s*stride:]
@@ -172,10 +180,6 @@ func (w *headWork) load(qkv []float32, base, stride, c, off int, backward bool) 
 				w.vt[i*w.ld+s] = x
 			}
 		}
-	}
-	if backward {
-		clear(w.dk)
-		clear(w.dv)
 	}
 }
 

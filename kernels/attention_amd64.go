@@ -40,7 +40,4 @@ func gemvTAVX2(x, at []float32, ld, n int, y []float32)
 func gemvNAVX2(p, a []float32, n int, y []float32)
 
 //go:noescape
-func gerAVX2(alpha, x, a []float32, n int)
-
-//go:noescape
 func expShiftAVX2(x []float32, shift float32)

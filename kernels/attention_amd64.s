@@ -167,37 +167,6 @@ ndone:
 	VZEROUPPER
 	RET
 
-// func gerAVX2(alpha, x, a []float32, n int)
-// a[s·hdp + j] += alpha[s]·x[j] for s < n, j < hdp = len(x).
-TEXT ·gerAVX2(SB), NOSPLIT, $0-80
-	MOVQ alpha_base+0(FP), SI
-	MOVQ x_base+24(FP), BX
-	MOVQ x_len+32(FP), R8
-	MOVQ a_base+48(FP), DI
-	MOVQ n+72(FP), CX
-	TESTQ CX, CX
-	JZ    gdone
-
-grow:
-	VBROADCASTSS (SI), Y4
-	XORQ         R10, R10
-
-gcol:
-	VMOVUPS     (BX)(R10*4), Y0
-	VFMADD213PS (DI)(R10*4), Y4, Y0
-	VMOVUPS     Y0, (DI)(R10*4)
-	ADDQ        $8, R10
-	CMPQ        R10, R8
-	JLT         gcol
-	ADDQ        $4, SI
-	LEAQ        (DI)(R8*4), DI
-	DECQ        CX
-	JNZ         grow
-
-gdone:
-	VZEROUPPER
-	RET
-
 // func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL eaxArg+0(FP), AX

@@ -1,6 +1,6 @@
 package kernels
 
-// The three small products the fast attention is made of, on one head's
+// The two small products the fast attention is made of, on one head's
 // contiguous, zero-padded buffers: a row length hdp (head size rounded up
 // to 8) and, for transposed buffers, a leading dimension ld (sequence length
 // rounded up to 8). Lengths are multiples of 8 so that the AVX2 versions
@@ -35,18 +35,6 @@ func gemvN(p, a []float32, n int, y []float32) {
 	gemvNGo(p, a, n, y)
 }
 
-// ger adds alpha[s]·x to row s of a (rows of len(x)) for s in [0, n).
-func ger(alpha, x, a []float32, n int) {
-	if len(x)%8 != 0 || len(x) == 0 || n < 0 || len(alpha) < n || len(a) < n*len(x) {
-		panic("kernels: ger: bad sizes")
-	}
-	if useAVX2 {
-		gerAVX2(alpha, x, a, n)
-		return
-	}
-	gerGo(alpha, x, a, n)
-}
-
 func gemvTGo(x, at []float32, ld, n int, y []float32) {
 	for s := 0; s+8 <= n; s += 8 {
 		var a0, a1, a2, a3, a4, a5, a6, a7 float32
@@ -71,13 +59,6 @@ func gemvNGo(p, a []float32, n int, y []float32) {
 	hdp := len(y)
 	for s, ps := range p[:n] {
 		axpy8(ps, a[s*hdp:(s+1)*hdp], y)
-	}
-}
-
-func gerGo(alpha, x, a []float32, n int) {
-	hdp := len(x)
-	for s, al := range alpha[:n] {
-		axpy8(al, x, a[s*hdp:(s+1)*hdp])
 	}
 }
 

@@ -10,5 +10,4 @@ var haveAVX2FMA = false
 
 func gemvTAVX2(x, at []float32, ld, n int, y []float32) { panic("unreachable") }
 func gemvNAVX2(p, a []float32, n int, y []float32)      { panic("unreachable") }
-func gerAVX2(alpha, x, a []float32, n int)              { panic("unreachable") }
 func expShiftAVX2(x []float32, shift float32)           { panic("unreachable") }

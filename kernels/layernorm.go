@@ -94,14 +94,19 @@ func LayerNormBackward(x []float32, n, c int, gamma []float32, mean, rstd []floa
 			j0, j1 := b*layerNormColBlock, min((b+1)*layerNormColBlock, c)
 			var sg, sb [layerNormColBlock]float64
 			for i := 0; i < n; i++ {
-				m, r := mean[i], rstd[i]
-				xr := x[i*c+j0 : i*c+j1]
 				dr := dy[i*c+j0 : i*c+j1]
-				dr = dr[:len(xr)]
-				for k, v := range xr {
-					d := float64(dr[k])
-					sg[k] += d * ((float64(v) - m) * r)
-					sb[k] += d
+				if dbeta != nil {
+					for k, d := range dr {
+						sb[k] += float64(d)
+					}
+				}
+				if dgamma != nil {
+					m, r := mean[i], rstd[i]
+					xr := x[i*c+j0 : i*c+j1]
+					xr = xr[:len(dr)]
+					for k, d := range dr {
+						sg[k] += float64(d) * ((float64(xr[k]) - m) * r)
+					}
 				}
 			}
 			for k := 0; k < j1-j0; k++ {

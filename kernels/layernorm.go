@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // LayerNormForward is the fast LayerNorm forward; the contract (shapes,
 // float64 statistics, NaN, errors) is LayerNormForwardRef's. Rows run in
@@ -64,15 +67,19 @@ func rowMeanRstd(row []float32, eps float64) (mean, rstd float64) {
 	return mean, 1 / math.Sqrt((s0+s1+s2+s3)/float64(c)+eps)
 }
 
-// layerNormColBlock is how many columns one item of the dgamma/dbeta
-// reduction owns: a block's float64 accumulators stay on the stack.
-const layerNormColBlock = 32
+// layerNormRowChunk is how many rows one partial sum of dgamma and dbeta
+// covers. It is fixed, not derived from the goroutine count, so the order
+// of every sum, and the result, does not depend on the number of cores.
+const layerNormRowChunk = 128
+
+// layerNormPartials recycles the per-chunk partial sums between calls.
+var layerNormPartials sync.Pool
 
 // LayerNormBackward is the fast LayerNorm backward; the contract is
 // LayerNormBackwardRef's (nil outputs are skipped, outputs overwritten). dx
 // runs in parallel over rows; dgamma and dbeta are column sums over all
-// rows, run in parallel over blocks of columns, each column summed in row
-// order in float64, so no result depends on the goroutine count.
+// rows, summed in float64 per fixed chunk of rows (in parallel) and then
+// over the chunks in order, so no result depends on the goroutine count.
 func LayerNormBackward(x []float32, n, c int, gamma []float32, mean, rstd []float64, dy, dx, dgamma, dbeta []float32) error {
 	if err := checkLayerNormBackward(x, n, c, gamma, mean, rstd, dy, dx, dgamma, dbeta); err != nil {
 		return err
@@ -88,38 +95,59 @@ func LayerNormBackward(x []float32, n, c int, gamma []float32, mean, rstd []floa
 	if dgamma == nil && dbeta == nil {
 		return nil
 	}
-	blocks := (c + layerNormColBlock - 1) / layerNormColBlock
-	parallelFor(blocks, 4*n*layerNormColBlock, func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			j0, j1 := b*layerNormColBlock, min((b+1)*layerNormColBlock, c)
-			var sg, sb [layerNormColBlock]float64
-			for i := 0; i < n; i++ {
-				dr := dy[i*c+j0 : i*c+j1]
+	// Each chunk of rows sums its dy·x̂ and dy per column (rows in order,
+	// reading rows contiguously); the chunk partials are then added in chunk
+	// order.
+	chunks := (n + layerNormRowChunk - 1) / layerNormRowChunk
+	part := getPartials(2 * chunks * c)
+	defer layerNormPartials.Put(part)
+	parallelFor(chunks, 4*layerNormRowChunk*c, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			sg, sb := (*part)[2*ch*c:(2*ch+1)*c], (*part)[(2*ch+1)*c:(2*ch+2)*c]
+			clear(sg)
+			clear(sb)
+			for i := ch * layerNormRowChunk; i < min((ch+1)*layerNormRowChunk, n); i++ {
+				dr := dy[i*c : (i+1)*c]
 				if dbeta != nil {
-					for k, d := range dr {
-						sb[k] += float64(d)
+					sb := sb[:len(dr)]
+					for j, d := range dr {
+						sb[j] += float64(d)
 					}
 				}
 				if dgamma != nil {
 					m, r := mean[i], rstd[i]
-					xr := x[i*c+j0 : i*c+j1]
+					xr, sg := x[i*c:(i+1)*c], sg[:len(dr)]
 					xr = xr[:len(dr)]
-					for k, d := range dr {
-						sg[k] += float64(d) * ((float64(xr[k]) - m) * r)
+					for j, d := range dr {
+						sg[j] += float64(d) * ((float64(xr[j]) - m) * r)
 					}
-				}
-			}
-			for k := 0; k < j1-j0; k++ {
-				if dgamma != nil {
-					dgamma[j0+k] = float32(sg[k])
-				}
-				if dbeta != nil {
-					dbeta[j0+k] = float32(sb[k])
 				}
 			}
 		}
 	})
+	for j := 0; j < c; j++ {
+		g, b := 0.0, 0.0
+		for ch := 0; ch < chunks; ch++ {
+			g += (*part)[2*ch*c+j]
+			b += (*part)[(2*ch+1)*c+j]
+		}
+		if dgamma != nil {
+			dgamma[j] = float32(g)
+		}
+		if dbeta != nil {
+			dbeta[j] = float32(b)
+		}
+	}
 	return nil
+}
+
+func getPartials(n int) *[]float64 {
+	if p, ok := layerNormPartials.Get().(*[]float64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	p := make([]float64, n)
+	return &p
 }
 
 // layerNormBackwardRow writes one row of dx (see LayerNormBackwardRef).

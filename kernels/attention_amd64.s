@@ -1,7 +1,9 @@
 #include "textflag.h"
 
-// AVX2/FMA versions of the products in attention_gemv.go; the Go wrappers
-// there check every bound first. All lengths are multiples of 8 and ≥ 8.
+// AVX2/FMA kernels chosen by useAVX2 (attention_amd64.go): the two products
+// of attention_gemv.go, whose Go wrappers check every bound first (lengths
+// multiples of 8 and ≥ 8), the 8-lane exp of expShift (attention_exp.go),
+// and the CPUID/XGETBV probes that decide whether they may run.
 
 // func gemvTAVX2(x, at []float32, ld, n int, y []float32)
 // y[s] = Σ_i x[i]·at[i·ld + s], s < n. 32 columns at a time (four

@@ -31,7 +31,7 @@ func TestCausalSelfAttentionOpGradCheck(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				return weightedSum(g, y, 5)
+				return weightedSumSeeded(g, y, 5)
 			}, 1e-2, 1)
 			require.NoError(t, err)
 			t.Logf("max abs err %.2e, max rel err %.2e", res.MaxAbsErr, res.MaxRelErr)
@@ -52,7 +52,7 @@ func TestCausalSelfAttentionOpSecondRunUsesNewInputs(t *testing.T) {
 	qn := G.NodeFromAny(g, qkv, G.WithName("qkv"))
 	out, err := CausalSelfAttention(qn, B, T, H)
 	require.NoError(t, err)
-	loss, err := weightedSum(g, out, 6)
+	loss, err := weightedSumSeeded(g, out, 6)
 	require.NoError(t, err)
 	_, err = G.Grad(loss, qn)
 	require.NoError(t, err)
@@ -106,7 +106,7 @@ func TestTransformerBlockGradCheck(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return weightedSum(g, G.Must(G.Add(h, G.Must(G.Mul(mlp, xs[8])))), 7)
+		return weightedSumSeeded(g, G.Must(G.Add(h, G.Must(G.Mul(mlp, xs[8])))), 7)
 	}, 1e-2, 1)
 	require.NoError(t, err)
 	t.Logf("max abs err %.2e, max rel err %.2e", res.MaxAbsErr, res.MaxRelErr)

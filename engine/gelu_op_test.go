@@ -21,7 +21,7 @@ func TestGELUOpGradCheck(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return weightedSum(g, y, 3)
+			return weightedSumSeeded(g, y, 3)
 		}, 1e-2, 1)
 		require.NoError(t, err)
 		t.Logf("%v: max abs err %.2e, max rel err %.2e", shape, res.MaxAbsErr, res.MaxRelErr)
@@ -37,7 +37,7 @@ func TestGELUOpSecondRunUsesNewInputs(t *testing.T) {
 	xn := G.NodeFromAny(g, x, G.WithName("x"))
 	y, err := GELU(xn)
 	require.NoError(t, err)
-	loss, err := weightedSum(g, y, 4)
+	loss, err := weightedSumSeeded(g, y, 4)
 	require.NoError(t, err)
 	_, err = G.Grad(loss, xn)
 	require.NoError(t, err)

@@ -22,7 +22,7 @@ func opsTensor(rng *rand.Rand, offset, scale float64, shape ...int) *tensor.Dens
 // weightedSum builds loss = Σ w ⊙ y with a fixed random w of y's shape, so
 // every output element gets a different weight (a plain Σ y would hide
 // errors that cancel) and dloss/dy = w does not depend on y.
-func weightedSum(g *G.ExprGraph, y *G.Node, seed uint64) (*G.Node, error) {
+func weightedSumSeeded(g *G.ExprGraph, y *G.Node, seed uint64) (*G.Node, error) {
 	w := opsTensor(rand.New(rand.NewPCG(seed, 99)), 0, 1, y.Shape()...)
 	wn := G.NodeFromAny(g, w, G.WithName(fmt.Sprintf("w%d", seed)))
 	p, err := G.HadamardProd(wn, y)
@@ -55,7 +55,7 @@ func benchOpGraph(b *testing.B, inputs []*tensor.Dense, build func(xs G.Nodes) (
 	if err != nil {
 		b.Fatal(err)
 	}
-	loss, err := weightedSum(g, y, 1)
+	loss, err := weightedSumSeeded(g, y, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

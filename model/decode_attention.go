@@ -38,12 +38,7 @@ func (d *Decoder) attention(l, rows int) {
 			base := s * c.Context * C
 			mx := float32(math.Inf(-1))
 			for u := 0; u <= t; u++ {
-				k := d.k[l][base+u*C+h*hd : base+u*C+(h+1)*hd]
-				var dot float32
-				for j, qj := range q {
-					dot += qj * k[j]
-				}
-				a[u] = dot * scale
+				a[u] = dot32(q, d.k[l][base+u*C+h*hd:base+u*C+(h+1)*hd]) * scale
 				mx = max(mx, a[u])
 			}
 			var sum float64
@@ -56,11 +51,7 @@ func (d *Decoder) attention(l, rows int) {
 			out := d.att[r*C+h*hd : r*C+(h+1)*hd]
 			clear(out)
 			for u := 0; u <= t; u++ {
-				p := a[u] * inv
-				v := d.v[l][base+u*C+h*hd : base+u*C+(h+1)*hd]
-				for j := range out {
-					out[j] += p * v[j]
-				}
+				axpy32(a[u]*inv, d.v[l][base+u*C+h*hd:base+u*C+(h+1)*hd], out)
 			}
 		}
 	}
@@ -83,4 +74,37 @@ func (d *Decoder) attention(l, rows int) {
 		}()
 	}
 	wg.Wait()
+}
+
+// dot32 is Σ_j x_j·y_j over len(x) ≤ len(y), four running sums (a fixed
+// order) so the loop is not one long dependency chain.
+func dot32(x, y []float32) float32 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float32
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		s0 += x[j] * y[j]
+		s1 += x[j+1] * y[j+1]
+		s2 += x[j+2] * y[j+2]
+		s3 += x[j+3] * y[j+3]
+	}
+	for ; j < len(x); j++ {
+		s0 += x[j] * y[j]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy32 is y += alpha·x over len(y) ≤ len(x).
+func axpy32(alpha float32, x, y []float32) {
+	x = x[:len(y)]
+	j := 0
+	for ; j+4 <= len(y); j += 4 {
+		y[j] += alpha * x[j]
+		y[j+1] += alpha * x[j+1]
+		y[j+2] += alpha * x[j+2]
+		y[j+3] += alpha * x[j+3]
+	}
+	for ; j < len(y); j++ {
+		y[j] += alpha * x[j]
+	}
 }

@@ -20,10 +20,7 @@ func matMul(a, b, c []float32, m, k, n int, accumulate bool) {
 				clear(ci)
 			}
 			for p, aip := range a[i*k : (i+1)*k] {
-				bp := b[p*n : (p+1)*n]
-				for j := range ci {
-					ci[j] += aip * bp[j]
-				}
+				axpy32(aip, b[p*n:(p+1)*n], ci)
 			}
 		}
 	})

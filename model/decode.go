@@ -33,7 +33,8 @@ type Decoder struct {
 	scores         []float32 // (workers, Context)
 	mean, rstd     []float64 // (rows)
 	last           []float32 // (seqs, C) final-normed last rows
-	logits         []float32 // (seqs, V)
+	logits         []float32 // (seqs, V), LM head only
+	values         []float32 // (seqs), value head only
 	seen           []bool    // (MaxSeqs) duplicate check
 }
 
@@ -41,9 +42,6 @@ type Decoder struct {
 // takes 2·Layers·maxSeqs·Context·C float32.
 func (m *Model) NewDecoder(maxSeqs int) (*Decoder, error) {
 	c := m.Config
-	if !c.LMHead {
-		return nil, fmt.Errorf("decoder: the model has no LM head (a separate critic cannot sample)")
-	}
 	if maxSeqs < 1 {
 		return nil, fmt.Errorf("decoder: maxSeqs must be ≥ 1, got %d", maxSeqs)
 	}
@@ -97,7 +95,8 @@ func (d *Decoder) Step(seqs []int, tokens []int32) ([]float32, error) {
 // Append feeds tokens[i] (≥ 1 tokens) to slot seqs[i], for distinct slots,
 // as one batch: all new positions of all slots go through each matmul
 // together. It returns the logits (len(seqs), V) after each slot's last new
-// token, in a buffer reused by the next call. A slot would pass Context →
+// token (nil for a model without an LM head; Values has the value head's),
+// in a buffer reused by the next call. A slot would pass Context →
 // error; every check is made before any work, so an error changes nothing.
 func (d *Decoder) Append(seqs []int, tokens [][]int32) ([]float32, error) {
 	if err := d.plan(seqs, tokens); err != nil {
@@ -130,11 +129,27 @@ func (d *Decoder) Append(seqs []int, tokens [][]int32) ([]float32, error) {
 		LayerNormEps, d.last, d.mean[:n], d.rstd[:n]); err != nil {
 		return nil, err
 	}
-	matMul(d.last, d.m.param(NameLMHead), d.logits, n, C, c.Vocab, false)
+	if c.LMHead {
+		matMul(d.last, d.m.param(NameLMHead), d.logits, n, C, c.Vocab, false)
+	}
+	if c.ValueHead {
+		matMul(d.last, d.m.param(NameValueWeight), d.values, n, C, 1, false)
+		addRows(d.values, d.m.param(NameValueBias), n, 1)
+	}
 	for i, s := range seqs {
 		d.pos[s] += len(tokens[i])
 	}
-	return d.logits[:n*c.Vocab], nil
+	return d.logits, nil
+}
+
+// Values is the value head's output (len(seqs)) after each slot's last
+// token of the last Append, or nil without a value head; reused by the
+// next call.
+func (d *Decoder) Values() []float32 {
+	if !d.c.ValueHead {
+		return nil
+	}
+	return d.values
 }
 
 // plan validates a call and lays out its rows (slot, position, token),
@@ -176,7 +191,13 @@ func (d *Decoder) plan(seqs []int, tokens [][]int32) error {
 	}
 	d.x, d.h, d.att = grow(d.x, rows*C), grow(d.h, rows*C), grow(d.att, rows*C)
 	d.qkv, d.fc = grow(d.qkv, rows*3*C), grow(d.fc, rows*d.c.MLP)
-	d.last, d.logits = grow(d.last, len(seqs)*C), grow(d.logits, len(seqs)*d.c.Vocab)
+	d.last = grow(d.last, len(seqs)*C)
+	if d.c.LMHead {
+		d.logits = grow(d.logits, len(seqs)*d.c.Vocab)
+	}
+	if d.c.ValueHead {
+		d.values = grow(d.values, len(seqs))
+	}
 	if cap(d.mean) < rows {
 		d.mean, d.rstd = make([]float64, rows), make([]float64, rows)
 	}

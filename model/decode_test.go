@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -11,12 +12,29 @@ import (
 // graphLogits runs the training graph's forward on a (B,T) batch and
 // returns a copy of its logits (B·T, V).
 func graphLogits(t *testing.T, m *Model, tokens []int32, batch, seqLen int) []float32 {
+	logits, _ := graphOutputs(t, m, tokens, batch, seqLen)
+	return logits
+}
+
+// graphOutputs returns copies of the graph's logits and values (nil for a
+// missing head).
+func graphOutputs(t *testing.T, m *Model, tokens []int32, batch, seqLen int) (logits, values []float32) {
 	g, err := m.NewGraph(batch, seqLen)
 	require.NoError(t, err)
 	defer g.Close()
-	require.NoError(t, g.SetInputs(tokens, make([]int32, len(tokens))))
+	var targets []int32
+	if m.Config.LMHead {
+		targets = make([]int32, len(tokens))
+	}
+	require.NoError(t, g.SetInputs(tokens, targets))
 	require.NoError(t, g.Forward())
-	return append([]float32(nil), Float32s(g.Logits)...)
+	if g.Logits != nil {
+		logits = append(logits, Float32s(g.Logits)...)
+	}
+	if g.Values != nil {
+		values = append(values, Float32s(g.Values)...)
+	}
+	return logits, values
 }
 
 // The KV-cache path and the graph agree on every position of three
@@ -25,11 +43,16 @@ func graphLogits(t *testing.T, m *Model, tokens []int32, batch, seqLen int) []fl
 // sequences still have tokens, up to 48 cached steps.
 func TestDecoderMatchesGraph(t *testing.T) {
 	const B, T, V = 3, 48, 23
-	cfg := tinyConfig(t, V, T, true, false)
+	cfg := tinyConfig(t, V, T, true, true) // a policy with a shared value head
 	m := newRandomModel(t, cfg, 5, 0.3)
 	rng := rand.New(rand.NewPCG(5, 1))
 	tokens := randomTokens(rng, B*T, V)
-	want := graphLogits(t, m, tokens, B, T)
+	want, wantValues := graphOutputs(t, m, tokens, B, T)
+	maxLogit := 0.0
+	for _, z := range want {
+		maxLogit = max(maxLogit, math.Abs(float64(z)))
+	}
+	t.Logf("max |logit| %.1f", maxLogit)
 
 	d, err := m.NewDecoder(5)
 	require.NoError(t, err)
@@ -40,12 +63,17 @@ func TestDecoderMatchesGraph(t *testing.T) {
 		row := want[(b*T+pos)*V : (b*T+pos+1)*V]
 		assert.Less(t, maxAbsDiff(row, got), 1e-4, "sequence %d position %d", b, pos)
 	}
+	checkValue := func(b, pos int, got float32) {
+		t.Helper()
+		assert.InDelta(t, wantValues[b*T+pos], got, 1e-4, "value: sequence %d position %d", b, pos)
+	}
 	prefill := []int{5, 1, 9}
 	chunks := [][]int32{seq(0)[:5], seq(1)[:1], seq(2)[:9]}
 	logits, err := d.Append(slot, chunks)
 	require.NoError(t, err)
 	for b := range B {
 		check(b, prefill[b]-1, logits[b*V:(b+1)*V])
+		checkValue(b, prefill[b]-1, d.Values()[b])
 		assert.Equal(t, prefill[b], d.Pos(slot[b]))
 	}
 	worst := 0.0
@@ -67,6 +95,7 @@ func TestDecoderMatchesGraph(t *testing.T) {
 		for i, b := range seqs {
 			pos := d.Pos(slot[b]) - 1
 			check(b, pos, logits[i*V:(i+1)*V])
+			checkValue(b, pos, d.Values()[i])
 			worst = max(worst, maxAbsDiff(want[(b*T+pos)*V:(b*T+pos+1)*V], logits[i*V:(i+1)*V]))
 		}
 	}
@@ -116,8 +145,28 @@ func TestDecoderRejectsBadCalls(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, maxAbsDiff(want[2*V:3*V], logits), 1e-4)
 
-	critic, err := New(m.Config.Critic(), 1)
+}
+
+// A separate critic decodes too: no logits, values equal to its graph's.
+func TestDecoderCriticValues(t *testing.T) {
+	const T, V = 10, 11
+	critic := newRandomModel(t, tinyConfig(t, V, T, false, true), 7, 0.3)
+	tokens := randomTokens(rand.New(rand.NewPCG(7, 1)), T, V)
+	logits, want := graphOutputs(t, critic, tokens, 1, T)
+	require.Nil(t, logits)
+	d, err := critic.NewDecoder(1)
 	require.NoError(t, err)
-	_, err = critic.NewDecoder(1)
-	assert.ErrorContains(t, err, "no LM head")
+	got, err := d.Prefill(0, tokens[:4])
+	require.NoError(t, err)
+	assert.Nil(t, got)
+	assert.InDelta(t, want[3], d.Values()[0], 1e-4)
+	for p := 4; p < T; p++ {
+		_, err := d.Step([]int{0}, tokens[p:p+1])
+		require.NoError(t, err)
+		assert.InDelta(t, want[p], d.Values()[0], 1e-4, "position %d", p)
+	}
+	policy := newRandomModel(t, tinyConfig(t, V, T, true, false), 7, 0.3)
+	pd, err := policy.NewDecoder(1)
+	require.NoError(t, err)
+	assert.Nil(t, pd.Values())
 }

@@ -209,3 +209,24 @@ func TestGraphRejectsBadInput(t *testing.T) {
 	assert.NoError(t, cg.SetInputs(ok, nil))
 	assert.Nil(t, cg.Logits)
 }
+
+// Forward works before Compile (old log-probs first, loss later), and its
+// machine still gives the same outputs after Compile adds the backward.
+func TestForwardBeforeCompile(t *testing.T) {
+	m := newRandomModel(t, tinyConfig(t, 17, 8, true, true), 26, 0.3)
+	rng := rand.New(rand.NewPCG(26, 1))
+	g, err := m.NewGraph(2, 8)
+	require.NoError(t, err)
+	defer g.Close()
+	tokens, targets, loss := paddedBatch(rng, 2, 8, 17)
+	require.NoError(t, g.SetInputs(tokens, targets))
+	require.NoError(t, g.Forward())
+	before := append([]float32(nil), Float32s(g.Logp)...)
+	l, err := loss.build(g)
+	require.NoError(t, err)
+	require.NoError(t, g.Compile(l))
+	require.NoError(t, g.Run())
+	assert.Equal(t, before, Float32s(g.Logp))
+	require.NoError(t, g.Forward())
+	assert.Equal(t, before, Float32s(g.Logp))
+}

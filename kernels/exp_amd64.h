@@ -1,0 +1,72 @@
+// The AVX2/FMA float32 exponential shared by the kernels' assembly; the
+// algorithm and its accuracy are documented in exp.go (exp32 is the same
+// steps in Go). Each constant is broadcast to 8 lanes so it can be an FMA's
+// memory operand.
+
+#include "textflag.h"
+
+#define BCAST8(name, bits) \
+	DATA name+0(SB)/4, bits; \
+	DATA name+4(SB)/4, bits; \
+	DATA name+8(SB)/4, bits; \
+	DATA name+12(SB)/4, bits; \
+	DATA name+16(SB)/4, bits; \
+	DATA name+20(SB)/4, bits; \
+	DATA name+24(SB)/4, bits; \
+	DATA name+28(SB)/4, bits; \
+	GLOBL name(SB), RODATA|NOPTR, $32
+
+BCAST8(expLog2e<>, $0x3fb8aa3b)
+BCAST8(expMagic<>, $0x4b40007f)   // 1.5·2²³ + 127
+BCAST8(expLn2Hi<>, $0x3f317200)
+BCAST8(expLn2Lo<>, $0x35bfbe8e)
+BCAST8(expC2<>, $0x3efffffe)
+BCAST8(expC3<>, $0x3e2aaa0d)
+BCAST8(expC4<>, $0x3d2aac11)
+BCAST8(expC5<>, $0x3c0933c1)
+BCAST8(expC6<>, $0x3ab57398)
+BCAST8(expOne<>, $0x3f800000)     // also c1
+BCAST8(expLo<>, $0xc2b00000)      // −88: clamp, gives exactly +0
+BCAST8(expHi<>, $0x42b0c0a5)      // 88.376259: above it, +Inf
+BCAST8(negInf<>, $0xff800000)
+BCAST8(posInf<>, $0x7f800000)
+BCAST8(negMax<>, $0xff7fffff)     // −MaxFloat32
+
+// tailMask<>+(8−r)·4 loads a mask whose first r lanes are set (r = 1..7).
+DATA tailMask<>+0(SB)/4, $0xffffffff
+DATA tailMask<>+4(SB)/4, $0xffffffff
+DATA tailMask<>+8(SB)/4, $0xffffffff
+DATA tailMask<>+12(SB)/4, $0xffffffff
+DATA tailMask<>+16(SB)/4, $0xffffffff
+DATA tailMask<>+20(SB)/4, $0xffffffff
+DATA tailMask<>+24(SB)/4, $0xffffffff
+DATA tailMask<>+28(SB)/4, $0xffffffff
+DATA tailMask<>+32(SB)/4, $0
+DATA tailMask<>+36(SB)/4, $0
+DATA tailMask<>+40(SB)/4, $0
+DATA tailMask<>+44(SB)/4, $0
+DATA tailMask<>+48(SB)/4, $0
+DATA tailMask<>+52(SB)/4, $0
+DATA tailMask<>+56(SB)/4, $0
+DATA tailMask<>+60(SB)/4, $0
+GLOBL tailMask<>(SB), RODATA|NOPTR, $64
+
+// EXP8 sets E = e^X for 8 lanes; X must already be clamped below at −88
+// (VMAXPS X, lo, X keeps NaN) and is preserved; T1, T2 are clobbered.
+// Valid for X ≤ 88.376; the caller masks larger inputs if it can see them.
+#define EXP8(X, E, T1, T2) \
+	VMOVUPS      expLog2e<>(SB), E; \
+	VFMADD213PS  expMagic<>(SB), X, E; \
+	VSUBPS       expMagic<>(SB), E, T1; \
+	VMOVAPS      X, T2; \
+	VFNMADD231PS expLn2Hi<>(SB), T1, T2; \
+	VFNMADD231PS expLn2Lo<>(SB), T1, T2; \
+	VMOVUPS      expC6<>(SB), T1; \
+	VFMADD213PS  expC5<>(SB), T2, T1; \
+	VFMADD213PS  expC4<>(SB), T2, T1; \
+	VFMADD213PS  expC3<>(SB), T2, T1; \
+	VFMADD213PS  expC2<>(SB), T2, T1; \
+	VFMADD213PS  expOne<>(SB), T2, T1; \
+	VFMADD213PS  expOne<>(SB), T2, T1; \
+	VPSLLD       $23, E, E; \
+	VMULPS       T1, E, E

@@ -1,0 +1,15 @@
+//go:build !noasm
+
+package kernels
+
+// lseRowsAVX2 writes (m, s, t) per row of x (rows, v) into out (rows, 3);
+// see logprob_amd64.s.
+//
+//go:noescape
+func lseRowsAVX2(x *float32, v, rows int, out *float32)
+
+// dzRowsAVX2 writes (or adds) e^lp·(a + b·lp) with lp = x − L per row of x
+// (rows, v) into dz, with (L, a, b) per row in par (rows, 3).
+//
+//go:noescape
+func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, accumulate bool)

@@ -8,3 +8,10 @@ const asmBuilt = true
 
 //go:noescape
 func expAVX2(dst, src []float32)
+
+// logAVX2 writes log src[i] into dst[i] for positive normal src[i] (other
+// inputs give unspecified values), 8 lanes at a time; see LOG8 in
+// exp_amd64.h. Within 2 ulp of math.Log (TestLogAVX2).
+//
+//go:noescape
+func logAVX2(dst, src []float32)

@@ -7,3 +7,5 @@ package kernels
 const asmBuilt = false
 
 func expAVX2(dst, src []float32) { panic("kernels: AVX2 assembly not built") }
+
+func logAVX2(dst, src []float32) { panic("kernels: AVX2 assembly not built") }

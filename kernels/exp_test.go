@@ -132,3 +132,36 @@ func TestExpEdges(t *testing.T) {
 		}
 	})
 }
+
+// TestLogAVX2 sweeps the assembly log used to finish each forward row
+// (log of a row's sum, which is in [1, v]) over positive normal floats.
+func TestLogAVX2(t *testing.T) {
+	if !hasAVX2FMA || !asmBuilt {
+		t.Skip("no AVX2 assembly on this machine")
+	}
+	var xs []float32
+	for b := uint32(0x00800000); b < 0x7f800000; b += 997 { // every 997th positive normal
+		xs = append(xs, math.Float32frombits(b))
+	}
+	for i := 0; i < 200000; i++ { // dense near 1, where log x is small
+		xs = append(xs, 1+float32(i)*1e-6, 1-float32(i)*1e-7)
+	}
+	for n := 1; n <= 9; n++ { // lengths for the masked tail
+		xs = append(xs, xs[:n]...)
+	}
+	got := make([]float32, len(xs))
+	logAVX2(got, xs)
+	worst, worstX := 0.0, float32(0)
+	for i, x := range xs {
+		want := math.Log(float64(x))
+		if want == 0 {
+			assert.Equal(t, float32(0), got[i], "log 1")
+			continue
+		}
+		if e := ulpErr(got[i], want); e > worst {
+			worst, worstX = e, x
+		}
+	}
+	t.Logf("log: %d inputs, max %.3f ulp at x=%g", len(xs), worst, worstX)
+	assert.LessOrEqual(t, worst, 2.0, "max ulp error (at x=%g)", worstX)
+}

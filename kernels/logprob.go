@@ -60,22 +60,29 @@ var refRowsTaken atomic.Int64
 // a stack array of 3·rowBatch floats.
 const rowBatch = 64
 
-// forwardRows does rows [lo, hi): the row loops give (m, s, t) per row with
-// s = Σ e^(z−m) and t = Σ e^(z−m)·(z−m); then, in float64,
-// lse = m + log s, logp = (z_y − m) − log s, H = log s − t/s.
+// forwardRows does rows [lo, hi): the row loops give m, s, t per row with
+// s = Σ e^(z−m) and t = Σ e^(z−m)·(z−m), then log s for the batch (the
+// vectorised log of exp_amd64.h; math.Log costs as much as the row itself
+// at v = 128); then, in float64, lse = m + log s, logp = (z_y − m) − log s,
+// H = log s − t/s.
 func forwardRows(logits []float32, v int, targets []int32, logp, lse, ent []float32, lo, hi int) {
-	var acc [3 * rowBatch]float32
+	var acc [4 * rowBatch]float32 // m, s, t, log s
+	ms, ss, ts, logs := acc[:rowBatch], acc[rowBatch:2*rowBatch], acc[2*rowBatch:3*rowBatch], acc[3*rowBatch:]
 	for r0 := lo; r0 < hi; r0 += rowBatch {
-		r1 := min(r0+rowBatch, hi)
-		x := logits[r0*v : r1*v]
+		rows := min(r0+rowBatch, hi) - r0
+		x := logits[r0*v : (r0+rows)*v]
 		if useAVX2 {
-			lseRowsAVX2(&x[0], v, r1-r0, &acc[0])
+			lseRowsAVX2(&x[0], v, rows, &acc[0], rowBatch, ent != nil)
+			logAVX2(logs[:rows], ss[:rows])
 		} else {
-			lseRowsGo(x, v, r1-r0, acc[:])
+			lseRowsGo(x, v, rows, ms, ss, ts)
+			for k, s := range ss[:rows] {
+				logs[k] = float32(math.Log(float64(s)))
+			}
 		}
-		for i := r0; i < r1; i++ {
-			k := 3 * (i - r0)
-			m, s, t := float64(acc[k]), float64(acc[k+1]), float64(acc[k+2])
+		for k := range rows {
+			i := r0 + k
+			m, s, t := float64(ms[k]), float64(ss[k]), float64(ts[k])
 			// An ordinary row has a finite max and s ≥ 1 (its max adds e^0).
 			// NaN or +Inf logits make s NaN; an all −Inf row leaves s = 0.
 			if !(s >= 1) || math.IsInf(s, 1) || math.IsInf(m, 0) || math.IsNaN(t) {
@@ -87,7 +94,7 @@ func forwardRows(logits []float32, v int, targets []int32, logp, lse, ent []floa
 				}
 				continue
 			}
-			ls := math.Log(s)
+			ls := float64(logs[k])
 			lse[i] = float32(m + ls)
 			logp[i] = float32(float64(logits[i*v+int(targets[i])]) - m - ls)
 			if ent != nil {
@@ -114,7 +121,7 @@ func backwardRows(logits []float32, v int, targets []int32, lse, ent, gLogp, gEn
 		}
 		x, dz := logits[r0*v:r1*v], dlogits[r0*v:r1*v]
 		if useAVX2 {
-			dzRowsAVX2(&x[0], v, r1-r0, &par[0], &dz[0], accumulate)
+			dzRowsAVX2(&x[0], v, r1-r0, &par[0], &dz[0], gEnt != nil, accumulate)
 		} else {
 			dzRowsGo(x, v, r1-r0, par[:], dz, accumulate)
 		}

@@ -2,45 +2,56 @@
 
 #include "exp_amd64.h"
 
-// Row loops of the token log-prob kernels (see logprob_fast.go for how the
-// Go side drives them and finishes each row). x is (rows, v), row-major.
+// Row loops of the token log-prob kernels; logprob.go drives them and
+// finishes each row. x is (rows, v), row-major.
 //
-// Forward, per row, one pass over memory in blocks of 256 elements (1 KiB,
+// Forward, per row, one pass over memory in blocks of 256 logits (1 KiB,
 // so the block's second read hits L1): take the block max bm; if bm > m,
 // rescale the running sums to the new shift (α = e^(m−bm): s ← α·s,
-// t ← α·(t + (m−bm)·s)) and set m = bm; then add e^(x−m) to s and
-// e^(x−m)·(x−m) to t. Two accumulator pairs hide the add latency.
+// t ← α·(t + (m−bm)·s)) and set m = bm; then add e^(x−m) to s and, for the
+// entropy, e^(x−m)·(x−m) to t. The first block just sets m. The main loop
+// takes 16 logits at a time with EXP8X2 and two accumulator pairs.
 
-// Y8 = −88 (exp clamp), Y9 = −Inf, Y10 = tail mask, Y11..Y14 = t1, s1, t0, s0,
-// Y15 = m broadcast. ACC1 processes the 8 floats at mem with temps Y0..Y3.
-#define LSE_ACC(mem, S, T, D, E, T1, T2) \
-	VMOVUPS     mem, D; \
-	VSUBPS      Y15, D, D; \
-	VMAXPS      D, Y8, D; \
-	EXP8(D, E, T1, T2); \
-	VADDPS      E, S, S; \
-	VFMADD231PS D, E, T
+// Forward registers: Y8 = −88 (exp clamp), Y9 = EXP8X2's constant, Y10 =
+// tail mask, Y11..Y14 = t1, s1, t0, s0, Y15 = m broadcast; Y0..Y7 temps.
 
-// LSE_TAILLOAD loads the row's last v%8 floats into D with −Inf elsewhere.
-#define LSE_TAILLOAD(mem, D) \
-	VMASKMOVPS mem, Y10, D; \
-	VBLENDVPS  Y10, D, Y9, D
+// LSE_D2 loads 16 logits at mem, mem2 and sets Y0, Y4 = max(x − m, −88)
+// and Y1, Y5 = their exponentials.
+#define LSE_D2(mem, mem2) \
+	VMOVUPS mem, Y0; \
+	VMOVUPS mem2, Y4; \
+	VSUBPS  Y15, Y0, Y0; \
+	VSUBPS  Y15, Y4, Y4; \
+	VMAXPS  Y0, Y8, Y0; \
+	VMAXPS  Y4, Y8, Y4; \
+	EXP8X2(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y9)
 
-// func lseRowsAVX2(x *float32, v, rows int, out *float32)
-// out is (rows, 3): m, s = Σ e^(x−m), t = Σ e^(x−m)·(x−m), where m is
-// max(row, −MaxFloat32) unless a NaN hid a larger value (then s is NaN).
-TEXT ·lseRowsAVX2(SB), NOSPLIT, $0-32
+// LSE_D1 is LSE_D2 for 8 logits in register or memory D0 (Y0, Y1 out).
+#define LSE_D1(D0) \
+	VMOVUPS D0, Y0; \
+	VSUBPS  Y15, Y0, Y0; \
+	VMAXPS  Y0, Y8, Y0; \
+	EXP8(Y0, Y1, Y2, Y3)
+
+// func lseRowsAVX2(x *float32, v, rows int, out *float32, stride int, withEnt bool)
+// out is (3, stride): row r's m, s = Σ e^(x−m) and t = Σ e^(x−m)·(x−m)
+// (t meaningful only withEnt) go to out[r], out[stride+r], out[2·stride+r].
+// m = max(row, −MaxFloat32) unless a NaN hid a larger value (then s is NaN
+// anyway).
+TEXT ·lseRowsAVX2(SB), NOSPLIT, $0-41
 	MOVQ    x+0(FP), SI
 	MOVQ    v+8(FP), CX
 	MOVQ    rows+16(FP), DX
 	MOVQ    out+24(FP), DI
+	MOVBLZX withEnt+40(FP), R12
 	MOVQ    CX, AX
 	ANDQ    $7, AX
 	NEGQ    AX
 	LEAQ    tailMask<>(SB), BX
 	VMOVUPS 32(BX)(AX*4), Y10
 	VMOVUPS expLo<>(SB), Y8
-	VMOVUPS negInf<>(SB), Y9
+	MOVQ    stride+32(FP), AX
+	SHLQ    $2, AX                       // AX = stride in bytes
 
 fwdRow:
 	TESTQ        DX, DX
@@ -50,18 +61,19 @@ fwdRow:
 	VXORPS       Y12, Y12, Y12
 	VXORPS       Y13, Y13, Y13
 	VXORPS       Y14, Y14, Y14
-	MOVQ         CX, R8                  // elements left in the row
+	MOVQ         CX, R8                  // logits left in the row
+	MOVQ         $1, R13                 // first block of the row
 
 fwdBlock:
-	TESTQ  R8, R8
-	JZ     fwdRowDone
-	MOVQ   $256, R9
-	CMPQ   R8, R9
+	TESTQ   R8, R8
+	JZ      fwdRowDone
+	MOVQ    $256, R9
+	CMPQ    R8, R9
 	CMOVQLT R8, R9                       // R9 = block length
 
-	// Block max into Y0 (two accumulators), then horizontally into X0.
-	VMOVUPS Y9, Y0
-	VMOVUPS Y9, Y1
+	// Block max into X0 (two accumulators, then across lanes).
+	VMOVUPS negInf<>(SB), Y0
+	VMOVUPS Y0, Y1
 	MOVQ    R9, R10
 	SHRQ    $3, R10                      // full vectors in the block
 	MOVQ    SI, BX
@@ -82,11 +94,12 @@ fwdMax1:
 	ADDQ   $32, BX
 
 fwdMaxTail:
-	MOVQ   R9, R11
-	ANDQ   $7, R11
-	JZ     fwdMaxReduce
-	LSE_TAILLOAD((BX), Y2)
-	VMAXPS Y2, Y0, Y0
+	MOVQ       R9, R11
+	ANDQ       $7, R11
+	JZ         fwdMaxReduce
+	VMASKMOVPS (BX), Y10, Y2             // masked-off lanes read 0: blend −Inf
+	VBLENDVPS  Y10, Y2, Y1, Y2           // Y1 lanes are ≤ the block max or −Inf
+	VMAXPS     Y2, Y0, Y0
 
 fwdMaxReduce:
 	VMAXPS       Y1, Y0, Y0
@@ -98,46 +111,72 @@ fwdMaxReduce:
 	VMAXPS       X1, X0, X0
 	VUCOMISS     X15, X0
 	JBE          fwdExp                  // bm ≤ m or unordered: keep m
-
-	// New max: δ = max(m − bm, −88), α = e^δ; t ← α(t + δs); s ← αs; m ← bm.
 	VBROADCASTSS X0, Y0
-	VSUBPS       Y0, Y15, Y1
-	VMAXPS       Y1, Y8, Y1
+	TESTQ        R13, R13
+	JNZ          fwdSetMax               // first block: the sums are 0
+
+	// New max: δ = max(m − bm, −88), α = e^δ; t ← α(t + δs); s ← αs.
+	VSUBPS      Y0, Y15, Y1
+	VMAXPS      Y1, Y8, Y1
 	EXP8(Y1, Y2, Y3, Y4)
-	VFMADD231PS  Y1, Y14, Y12
-	VFMADD231PS  Y1, Y13, Y11
-	VMULPS       Y2, Y12, Y12
-	VMULPS       Y2, Y11, Y11
-	VMULPS       Y2, Y14, Y14
-	VMULPS       Y2, Y13, Y13
-	VMOVAPS      Y0, Y15
+	VFMADD231PS Y1, Y14, Y12
+	VFMADD231PS Y1, Y13, Y11
+	VMULPS      Y2, Y12, Y12
+	VMULPS      Y2, Y11, Y11
+	VMULPS      Y2, Y14, Y14
+	VMULPS      Y2, Y13, Y13
+
+fwdSetMax:
+	VMOVAPS Y0, Y15
 
 fwdExp:
-	MOVQ R9, R10
-	SHRQ $3, R10
+	XORQ  R13, R13
+	MOVQ  R9, R10
+	SHRQ  $4, R10                        // pairs of vectors
+	TESTQ R12, R12
+	JNZ   fwdExpEnt2
 
 fwdExp2:
-	CMPQ R10, $2
-	JL   fwdExp1
-	LSE_ACC((SI), Y14, Y12, Y0, Y1, Y2, Y3)
-	LSE_ACC(32(SI), Y13, Y11, Y4, Y5, Y6, Y7)
-	ADDQ $64, SI
-	SUBQ $2, R10
-	JMP  fwdExp2
+	TESTQ  R10, R10
+	JZ     fwdExp1
+	LSE_D2((SI), 32(SI))
+	VADDPS Y1, Y14, Y14
+	VADDPS Y5, Y13, Y13
+	ADDQ   $64, SI
+	DECQ   R10
+	JMP    fwdExp2
+
+fwdExpEnt2:
+	TESTQ       R10, R10
+	JZ          fwdExp1
+	LSE_D2((SI), 32(SI))
+	VADDPS      Y1, Y14, Y14
+	VADDPS      Y5, Y13, Y13
+	VFMADD231PS Y0, Y1, Y12
+	VFMADD231PS Y4, Y5, Y11
+	ADDQ        $64, SI
+	DECQ        R10
+	JMP         fwdExpEnt2
 
 fwdExp1:
-	TESTQ R10, R10
-	JZ    fwdExpTail
-	LSE_ACC((SI), Y14, Y12, Y0, Y1, Y2, Y3)
-	ADDQ  $32, SI
+	TESTQ       $8, R9
+	JZ          fwdExpTail
+	LSE_D1((SI))
+	VADDPS      Y1, Y14, Y14
+	VFMADD231PS Y0, Y1, Y12              // t is ignored without entropy
+	ADDQ        $32, SI
 
 fwdExpTail:
-	MOVQ  R9, R11
-	ANDQ  $7, R11
-	JZ    fwdBlockDone
-	LSE_TAILLOAD((SI), Y4)
-	LSE_ACC(Y4, Y14, Y12, Y0, Y1, Y2, Y3)
-	LEAQ  (SI)(R11*4), SI
+	MOVQ        R9, R11
+	ANDQ        $7, R11
+	JZ          fwdBlockDone
+	VMASKMOVPS  (SI), Y10, Y4
+	VMOVUPS     negInf<>(SB), Y5
+	VBLENDVPS   Y10, Y4, Y5, Y4          // −Inf beyond the row: e = 0
+	LSE_D1(Y4)
+	VADDPS      Y1, Y14, Y14
+	VFMADD231PS Y0, Y1, Y12
+	LEAQ        (SI)(R11*4), SI
 
 fwdBlockDone:
 	SUBQ R9, R8
@@ -159,9 +198,9 @@ fwdRowDone:
 	VPERMILPS    $0xb1, X12, X1
 	VADDSS       X1, X12, X12
 	VMOVSS       X15, (DI)
-	VMOVSS       X14, 4(DI)
-	VMOVSS       X12, 8(DI)
-	ADDQ         $12, DI
+	VMOVSS       X14, (DI)(AX*1)
+	VMOVSS       X12, (DI)(AX*2)
+	ADDQ         $4, DI
 	DECQ         DX
 	JMP          fwdRow
 
@@ -170,27 +209,54 @@ fwdDone:
 	RET
 
 // Backward, per row with parameters (L, a, b) = (lse, −(g + h·H), −h):
-// lp = clamp(x − L, −88, 0), dz = e^lp·(a + b·lp), stored or added to dz.
-// The target's +g is added by the Go side. Y12 = 0, Y13..Y15 = b, a, L.
-#define DZ_VEC(mem, D, E, T1, T2) \
-	VMOVUPS     mem, D; \
-	VSUBPS      Y15, D, D; \
-	VMAXPS      D, Y8, D; \
-	VMINPS      D, Y12, D; \
-	EXP8(D, E, T1, T2); \
-	VMOVAPS     Y14, T1; \
-	VFMADD231PS D, Y13, T1; \
-	VMULPS      T1, E, E
+// lp = clamp(x − L, −88, 0), dz = e^lp·(a + b·lp) (just e^lp·a without
+// entropy), stored or added to dz. The target's +g is added by the Go side.
+// Registers: Y8 = −88, Y9 = EXP8X2's constant, Y10 = tail mask, Y12 = 0,
+// Y13..Y15 = b, a, L broadcast; Y0..Y7 temps.
 
-// func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, accumulate bool)
+// DZ_LP2 loads 16 logits and sets Y0, Y4 = lp and Y1, Y5 = e^lp.
+#define DZ_LP2 \
+	VMOVUPS (SI), Y0; \
+	VMOVUPS 32(SI), Y4; \
+	VSUBPS  Y15, Y0, Y0; \
+	VSUBPS  Y15, Y4, Y4; \
+	VMAXPS  Y0, Y8, Y0; \
+	VMAXPS  Y4, Y8, Y4; \
+	VMINPS  Y0, Y12, Y0; \
+	VMINPS  Y4, Y12, Y4; \
+	EXP8X2(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y9)
+
+// DZ_ENT2 turns Y1, Y5 into e^lp·(a + b·lp).
+#define DZ_ENT2 \
+	VMOVAPS     Y14, Y2; \
+	VMOVAPS     Y14, Y6; \
+	VFMADD231PS Y0, Y13, Y2; \
+	VFMADD231PS Y4, Y13, Y6; \
+	VMULPS      Y2, Y1, Y1; \
+	VMULPS      Y6, Y5, Y5
+
+// DZ_STORE2 stores (or with acc, adds) Y1, Y5 at DI and advances SI, DI.
+#define DZ_STORE2(acc) \
+	acc; \
+	VMOVUPS Y1, (DI); \
+	VMOVUPS Y5, 32(DI); \
+	ADDQ    $64, SI; \
+	ADDQ    $64, DI
+
+#define DZ_ADD2 VADDPS (DI), Y1, Y1; VADDPS 32(DI), Y5, Y5
+#define DZ_NOP2 NOP
+
+// func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, withEnt, accumulate bool)
 // par is (rows, 3): L, a, b as above.
-TEXT ·dzRowsAVX2(SB), NOSPLIT, $0-41
+TEXT ·dzRowsAVX2(SB), NOSPLIT, $0-42
 	MOVQ    x+0(FP), SI
 	MOVQ    v+8(FP), CX
 	MOVQ    rows+16(FP), DX
 	MOVQ    par+24(FP), R12
 	MOVQ    dz+32(FP), DI
-	MOVBLZX accumulate+40(FP), R13
+	MOVBLZX withEnt+40(FP), BX
+	MOVBLZX accumulate+41(FP), R13
+	LEAQ    (R13)(BX*2), R13             // 0: set, 1: add, 2: ent set, 3: ent add
 	MOVQ    CX, AX
 	ANDQ    $7, AX
 	MOVQ    AX, R11                      // tail length
@@ -199,8 +265,6 @@ TEXT ·dzRowsAVX2(SB), NOSPLIT, $0-41
 	VMOVUPS 32(BX)(AX*4), Y10
 	VMOVUPS expLo<>(SB), Y8
 	VXORPS  Y12, Y12, Y12
-	MOVQ    CX, R9
-	SHRQ    $3, R9                       // full vectors per row
 
 bwdRow:
 	TESTQ        DX, DX
@@ -208,63 +272,90 @@ bwdRow:
 	VBROADCASTSS (R12), Y15
 	VBROADCASTSS 4(R12), Y14
 	VBROADCASTSS 8(R12), Y13
-	MOVQ         R9, R10
-	TESTQ        R13, R13
-	JNZ          bwdAcc2
+	MOVQ         CX, R10
+	SHRQ         $4, R10                 // pairs of vectors
+	CMPQ         R13, $1
+	JB           bwdSet
+	JE           bwdAdd
+	CMPQ         R13, $2
+	JE           bwdEntSet
+	JMP          bwdEntAdd
 
-bwdSet2:
-	CMPQ    R10, $2
-	JL      bwdSet1
-	DZ_VEC((SI), Y0, Y1, Y2, Y3)
-	DZ_VEC(32(SI), Y4, Y5, Y6, Y7)
-	VMOVUPS Y1, (DI)
-	VMOVUPS Y5, 32(DI)
-	ADDQ    $64, SI
-	ADDQ    $64, DI
-	SUBQ    $2, R10
-	JMP     bwdSet2
+bwdSet:
+	TESTQ  R10, R10
+	JZ     bwdOne
+	DZ_LP2
+	VMULPS Y14, Y1, Y1
+	VMULPS Y14, Y5, Y5
+	DZ_STORE2(DZ_NOP2)
+	DECQ   R10
+	JMP    bwdSet
 
-bwdSet1:
-	TESTQ   R10, R10
-	JZ      bwdTail
-	DZ_VEC((SI), Y0, Y1, Y2, Y3)
-	VMOVUPS Y1, (DI)
-	ADDQ    $32, SI
-	ADDQ    $32, DI
-	JMP     bwdTail
+bwdAdd:
+	TESTQ  R10, R10
+	JZ     bwdOne
+	DZ_LP2
+	VMULPS Y14, Y1, Y1
+	VMULPS Y14, Y5, Y5
+	DZ_STORE2(DZ_ADD2)
+	DECQ   R10
+	JMP    bwdAdd
 
-bwdAcc2:
-	CMPQ    R10, $2
-	JL      bwdAcc1
-	DZ_VEC((SI), Y0, Y1, Y2, Y3)
-	DZ_VEC(32(SI), Y4, Y5, Y6, Y7)
-	VADDPS  (DI), Y1, Y1
-	VADDPS  32(DI), Y5, Y5
-	VMOVUPS Y1, (DI)
-	VMOVUPS Y5, 32(DI)
-	ADDQ    $64, SI
-	ADDQ    $64, DI
-	SUBQ    $2, R10
-	JMP     bwdAcc2
+bwdEntSet:
+	TESTQ R10, R10
+	JZ    bwdOne
+	DZ_LP2
+	DZ_ENT2
+	DZ_STORE2(DZ_NOP2)
+	DECQ  R10
+	JMP   bwdEntSet
 
-bwdAcc1:
-	TESTQ   R10, R10
-	JZ      bwdTail
-	DZ_VEC((SI), Y0, Y1, Y2, Y3)
-	VADDPS  (DI), Y1, Y1
+bwdEntAdd:
+	TESTQ R10, R10
+	JZ    bwdOne
+	DZ_LP2
+	DZ_ENT2
+	DZ_STORE2(DZ_ADD2)
+	DECQ  R10
+	JMP   bwdEntAdd
+
+	// The last odd vector and the tail, one 8-lane vector each; with b = 0
+	// (no entropy) the general formula gives e^lp·a.
+bwdOne:
+	TESTQ       $8, CX
+	JZ          bwdTail
+	VMOVUPS     (SI), Y0
+	VSUBPS      Y15, Y0, Y0
+	VMAXPS      Y0, Y8, Y0
+	VMINPS      Y0, Y12, Y0
+	EXP8(Y0, Y1, Y2, Y3)
+	VMOVAPS     Y14, Y2
+	VFMADD231PS Y0, Y13, Y2
+	VMULPS      Y2, Y1, Y1
+	TESTQ       $1, R13
+	JZ          bwdOneStore
+	VADDPS      (DI), Y1, Y1
+
+bwdOneStore:
 	VMOVUPS Y1, (DI)
 	ADDQ    $32, SI
 	ADDQ    $32, DI
 
 bwdTail:
-	TESTQ      R11, R11
-	JZ         bwdRowDone
-	VMASKMOVPS (SI), Y10, Y4
-	DZ_VEC(Y4, Y0, Y1, Y2, Y3)
-	TESTQ      R13, R13
-	JZ         bwdTailStore
-	VMASKMOVPS (DI), Y10, Y4
-	VADDPS     Y4, Y1, Y1
+	TESTQ       R11, R11
+	JZ          bwdRowDone
+	VMASKMOVPS  (SI), Y10, Y0
+	VSUBPS      Y15, Y0, Y0
+	VMAXPS      Y0, Y8, Y0
+	VMINPS      Y0, Y12, Y0
+	EXP8(Y0, Y1, Y2, Y3)
+	VMOVAPS     Y14, Y2
+	VFMADD231PS Y0, Y13, Y2
+	VMULPS      Y2, Y1, Y1
+	TESTQ       $1, R13
+	JZ          bwdTailStore
+	VMASKMOVPS  (DI), Y10, Y4
+	VADDPS      Y4, Y1, Y1
 
 bwdTailStore:
 	VMASKMOVPS Y1, Y10, (DI)

@@ -2,10 +2,10 @@
 
 package kernels
 
-func lseRowsAVX2(x *float32, v, rows int, out *float32) {
+func lseRowsAVX2(x *float32, v, rows int, out *float32, stride int, withEnt bool) {
 	panic("kernels: AVX2 assembly not built")
 }
 
-func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, accumulate bool) {
+func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, withEnt, accumulate bool) {
 	panic("kernels: AVX2 assembly not built")
 }

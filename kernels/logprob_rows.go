@@ -11,9 +11,9 @@ import "math"
 // exponentials are summed: 1 KiB, so the second read hits L1.
 const lseBlock = 256
 
-// lseRowsGo writes (m, s, t) per row of x (rows, v) into out (rows, 3):
-// m = max(row, −MaxFloat32), s = Σ e^(x−m), t = Σ e^(x−m)·(x−m).
-func lseRowsGo(x []float32, v, rows int, out []float32) {
+// lseRowsGo writes, for row r of x (rows, v), m[r] = max(row, −MaxFloat32),
+// s[r] = Σ e^(x−m) and t[r] = Σ e^(x−m)·(x−m).
+func lseRowsGo(x []float32, v, rows int, ms, ss, ts []float32) {
 	for r := 0; r < rows; r++ {
 		row := x[r*v : (r+1)*v]
 		m := float32(-math.MaxFloat32)
@@ -44,9 +44,9 @@ func lseRowsGo(x []float32, v, rows int, out []float32) {
 				t[0] += e * d
 			}
 		}
-		out[3*r] = m
-		out[3*r+1] = (s[0] + s[1]) + (s[2] + s[3])
-		out[3*r+2] = (t[0] + t[1]) + (t[2] + t[3])
+		ms[r] = m
+		ss[r] = (s[0] + s[1]) + (s[2] + s[3])
+		ts[r] = (t[0] + t[1]) + (t[2] + t[3])
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // TokenLogProb is the fast forward of the fused token log-prob, with the
@@ -46,11 +47,42 @@ func TokenLogProbBackward(logits []float32, n, v int, targets []int32, lse, ent,
 	if err := checkLogProbBackwardArgs(logits, n, v, targets, lse, ent, gLogp, gEnt, dlogits); err != nil {
 		return err
 	}
+	mode := backwardMode(n, v, dlogits, gEnt != nil, accumulate)
 	forRowBlocks(n, v, func(lo, hi int) {
-		backwardRows(logits, v, targets, lse, ent, gLogp, gEnt, dlogits, accumulate, lo, hi)
+		backwardRows(logits, v, targets, lse, ent, gLogp, gEnt, dlogits, mode, lo, hi)
 	})
 	return nil
 }
+
+// Modes of the backward row loops.
+const (
+	dzAccumulate  = 1 // add to dlogits
+	dzEntropy     = 2 // the entropy term is present
+	dzNonTemporal = 4 // overwrite with non-temporal stores (AVX2 path)
+)
+
+// backwardMode picks the row loops' mode. Non-temporal stores need every
+// row to start 32-byte aligned: dlogits aligned and v a multiple of 8.
+func backwardMode(n, v int, dlogits []float32, withEnt, accumulate bool) int {
+	mode := 0
+	if accumulate {
+		mode |= dzAccumulate
+	}
+	if withEnt {
+		mode |= dzEntropy
+	}
+	if !accumulate && v%8 == 0 && 4*n*v >= ntMinBytes && uintptr(unsafe.Pointer(unsafe.SliceData(dlogits)))%32 == 0 {
+		mode |= dzNonTemporal
+	}
+	return mode
+}
+
+// ntMinBytes is the size of dlogits from which an overwriting backward
+// bypasses the caches (non-temporal stores): twice this machine's 32 MiB
+// last-level cache, so dlogits would be evicted before anyone reads it, and
+// the stores skip the read-for-ownership of every line (a quarter of the
+// backward's memory traffic). Tests lower it to exercise that path.
+var ntMinBytes = 64 << 20
 
 // refRowsTaken counts the rows the fast forward handed to the reference, so
 // tests can check that ordinary rows never take that path.
@@ -107,7 +139,7 @@ func forwardRows(logits []float32, v int, targets []int32, logp, lse, ent []floa
 // backwardRows does rows [lo, hi): dz = e^lp·(a + b·lp) with lp = z − lse,
 // a = −(g + h·H), b = −h, from the row loops; then +g at the target, or NaN
 // over the row when lse is not finite.
-func backwardRows(logits []float32, v int, targets []int32, lse, ent, gLogp, gEnt, dlogits []float32, accumulate bool, lo, hi int) {
+func backwardRows(logits []float32, v int, targets []int32, lse, ent, gLogp, gEnt, dlogits []float32, mode int, lo, hi int) {
 	var par [3 * rowBatch]float32
 	for r0 := lo; r0 < hi; r0 += rowBatch {
 		r1 := min(r0+rowBatch, hi)
@@ -121,9 +153,9 @@ func backwardRows(logits []float32, v int, targets []int32, lse, ent, gLogp, gEn
 		}
 		x, dz := logits[r0*v:r1*v], dlogits[r0*v:r1*v]
 		if useAVX2 {
-			dzRowsAVX2(&x[0], v, r1-r0, &par[0], &dz[0], gEnt != nil, accumulate)
+			dzRowsAVX2(&x[0], v, r1-r0, &par[0], &dz[0], mode)
 		} else {
-			dzRowsGo(x, v, r1-r0, par[:], dz, accumulate)
+			dzRowsGo(x, v, r1-r0, par[:], dz, mode&dzAccumulate != 0)
 		}
 		for i := r0; i < r1; i++ {
 			if l := float64(lse[i]); math.IsNaN(l) || math.IsInf(l, 0) {

@@ -9,8 +9,8 @@ package kernels
 func lseRowsAVX2(x *float32, v, rows int, out *float32, stride int, withEnt bool)
 
 // dzRowsAVX2 writes (or adds) e^lp·(a + b·lp) with lp = x − L per row of x
-// (rows, v) into dz, with (L, a, b) per row in par (rows, 3); without
-// withEnt, b must be 0.
+// (rows, v) into dz, with (L, a, b) per row in par (rows, 3). mode is a sum
+// of dzAccumulate, dzEntropy (without it b must be 0) and dzNonTemporal.
 //
 //go:noescape
-func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, withEnt, accumulate bool)
+func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, mode int)

@@ -235,28 +235,44 @@ fwdDone:
 	VMULPS      Y2, Y1, Y1; \
 	VMULPS      Y6, Y5, Y5
 
-// DZ_STORE2 stores (or with acc, adds) Y1, Y5 at DI and advances SI, DI.
-#define DZ_STORE2(acc) \
-	acc; \
+// DZ_SET2 / DZ_ADD2 / DZ_NT2 store Y1, Y5 at DI (DZ_ADD2 adds the old
+// values first; DZ_NT2 uses non-temporal stores, DI 32-byte aligned) and
+// advance SI, DI.
+#define DZ_NEXT2 \
+	ADDQ $64, SI; \
+	ADDQ $64, DI
+
+#define DZ_SET2 \
 	VMOVUPS Y1, (DI); \
 	VMOVUPS Y5, 32(DI); \
-	ADDQ    $64, SI; \
-	ADDQ    $64, DI
+	DZ_NEXT2
 
-#define DZ_ADD2 VADDPS (DI), Y1, Y1; VADDPS 32(DI), Y5, Y5
-#define DZ_NOP2 NOP
+#define DZ_ADD2 \
+	VADDPS  (DI), Y1, Y1; \
+	VADDPS  32(DI), Y5, Y5; \
+	DZ_SET2
 
-// func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, withEnt, accumulate bool)
-// par is (rows, 3): L, a, b as above.
-TEXT ·dzRowsAVX2(SB), NOSPLIT, $0-42
+#define DZ_NT2 \
+	VMOVNTPS Y1, (DI); \
+	VMOVNTPS Y5, 32(DI); \
+	DZ_NEXT2
+
+// DZ_NOENT2 is e^lp·a, the formula when b = 0.
+#define DZ_NOENT2 \
+	VMULPS Y14, Y1, Y1; \
+	VMULPS Y14, Y5, Y5
+
+// func dzRowsAVX2(x *float32, v, rows int, par *float32, dz *float32, mode int)
+// par is (rows, 3): L, a, b as above. mode bits: 1 accumulate, 2 entropy
+// (b ≠ 0), 4 non-temporal stores (not with 1; needs dz 32-byte aligned and
+// v a multiple of 8).
+TEXT ·dzRowsAVX2(SB), NOSPLIT, $0-48
 	MOVQ    x+0(FP), SI
 	MOVQ    v+8(FP), CX
 	MOVQ    rows+16(FP), DX
 	MOVQ    par+24(FP), R12
 	MOVQ    dz+32(FP), DI
-	MOVBLZX withEnt+40(FP), BX
-	MOVBLZX accumulate+41(FP), R13
-	LEAQ    (R13)(BX*2), R13             // 0: set, 1: add, 2: ent set, 3: ent add
+	MOVQ    mode+40(FP), R13
 	MOVQ    CX, AX
 	ANDQ    $7, AX
 	MOVQ    AX, R11                      // tail length
@@ -274,39 +290,51 @@ bwdRow:
 	VBROADCASTSS 8(R12), Y13
 	MOVQ         CX, R10
 	SHRQ         $4, R10                 // pairs of vectors
+	CMPQ         R13, $0
+	JEQ          bwdSet
 	CMPQ         R13, $1
-	JB           bwdSet
-	JE           bwdAdd
+	JEQ          bwdAdd
 	CMPQ         R13, $2
-	JE           bwdEntSet
-	JMP          bwdEntAdd
+	JEQ          bwdEntSet
+	CMPQ         R13, $3
+	JEQ          bwdEntAdd
+	CMPQ         R13, $4
+	JEQ          bwdSetNT
+	JMP          bwdEntSetNT
 
 bwdSet:
-	TESTQ  R10, R10
-	JZ     bwdOne
+	TESTQ R10, R10
+	JZ    bwdOne
 	DZ_LP2
-	VMULPS Y14, Y1, Y1
-	VMULPS Y14, Y5, Y5
-	DZ_STORE2(DZ_NOP2)
-	DECQ   R10
-	JMP    bwdSet
+	DZ_NOENT2
+	DZ_SET2
+	DECQ  R10
+	JMP   bwdSet
 
 bwdAdd:
-	TESTQ  R10, R10
-	JZ     bwdOne
+	TESTQ R10, R10
+	JZ    bwdOne
 	DZ_LP2
-	VMULPS Y14, Y1, Y1
-	VMULPS Y14, Y5, Y5
-	DZ_STORE2(DZ_ADD2)
-	DECQ   R10
-	JMP    bwdAdd
+	DZ_NOENT2
+	DZ_ADD2
+	DECQ  R10
+	JMP   bwdAdd
+
+bwdSetNT:
+	TESTQ R10, R10
+	JZ    bwdOne
+	DZ_LP2
+	DZ_NOENT2
+	DZ_NT2
+	DECQ  R10
+	JMP   bwdSetNT
 
 bwdEntSet:
 	TESTQ R10, R10
 	JZ    bwdOne
 	DZ_LP2
 	DZ_ENT2
-	DZ_STORE2(DZ_NOP2)
+	DZ_SET2
 	DECQ  R10
 	JMP   bwdEntSet
 
@@ -315,9 +343,18 @@ bwdEntAdd:
 	JZ    bwdOne
 	DZ_LP2
 	DZ_ENT2
-	DZ_STORE2(DZ_ADD2)
+	DZ_ADD2
 	DECQ  R10
 	JMP   bwdEntAdd
+
+bwdEntSetNT:
+	TESTQ R10, R10
+	JZ    bwdOne
+	DZ_LP2
+	DZ_ENT2
+	DZ_NT2
+	DECQ  R10
+	JMP   bwdEntSetNT
 
 	// The last odd vector and the tail, one 8-lane vector each; with b = 0
 	// (no entropy) the general formula gives e^lp·a.
@@ -368,5 +405,6 @@ bwdRowDone:
 	JMP  bwdRow
 
 bwdDone:
+	SFENCE                               // order the non-temporal stores
 	VZEROUPPER
 	RET

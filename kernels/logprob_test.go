@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -347,6 +348,51 @@ func TestTokenLogProbGradCheck(t *testing.T) {
 			z[k] = c.logits[k]
 			num := (up - down) / (2 * eps)
 			assert.InDelta(t, num, float64(dz[k]), 1e-3*(1+math.Abs(num)), "dz[%d]", k)
+		}
+	})
+}
+
+// aligned32 returns a zeroed slice of n floats starting on a 32-byte
+// boundary, plus off floats (off = 1 gives a misaligned slice).
+func aligned32(n, off int) []float32 {
+	buf := make([]float32, n+16)
+	k := 0
+	for uintptr(unsafe.Pointer(&buf[k]))%32 != 0 {
+		k++
+	}
+	return buf[k+off : k+off+n]
+}
+
+// TestTokenLogProbBackwardNonTemporal runs the non-temporal-store backward
+// (normally only for dlogits ≥ 64 MiB) on small problems against the
+// reference, and checks when it is chosen.
+func TestTokenLogProbBackwardNonTemporal(t *testing.T) {
+	saved := ntMinBytes
+	defer func() { ntMinBytes = saved }()
+	ntMinBytes = 0
+	assert.Equal(t, dzNonTemporal, backwardMode(4, 16, aligned32(64, 0), false, false))
+	assert.Equal(t, dzNonTemporal|dzEntropy, backwardMode(4, 16, aligned32(64, 0), true, false))
+	assert.Zero(t, backwardMode(4, 16, aligned32(64, 1), false, false), "misaligned")
+	assert.Zero(t, backwardMode(4, 12, aligned32(48, 0), false, false), "v % 8 ≠ 0")
+	assert.Equal(t, dzAccumulate, backwardMode(4, 16, aligned32(64, 0), false, true), "accumulating")
+	ntMinBytes = saved
+	assert.Zero(t, backwardMode(4, 16, aligned32(64, 0), false, false), "small")
+	ntMinBytes = 0
+
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, v := range []int{8, 16, 24, 256, 1000} {
+			for _, withEnt := range []bool{false, true} {
+				c := randomCase(r, 70, v, 2)
+				c.run(t, withEnt, false) // the reference, and dz[1] to compare with
+				gEnt := []float32(nil)
+				if withEnt {
+					gEnt = c.gEnt
+				}
+				dz := aligned32(c.n*v, 0)
+				require.NoError(t, TokenLogProbBackward(c.logits, c.n, v, c.targets, c.lse[0], c.ent[0], c.gLogp, gEnt, dz, false))
+				assertAgree(t, fmt.Sprintf("dlogits v=%d ent=%v", v, withEnt), dz, c.dz[0])
+			}
 		}
 	})
 }

@@ -12,12 +12,15 @@ import "math"
 //	e^x = e^r · 2ⁿ
 //
 // The coefficients are a degree-6 minimax fit of e^r on [−ln2/2, ln2/2]
-// (relative error 2.0e-9 in exact arithmetic) rounded to float32. ln2_hi has
+// (relative error 2.0e-9 in exact arithmetic; fitted for this package by
+// iteratively reweighted least squares) rounded to float32. ln2_hi has
 // few enough bits that n·ln2_hi is exact for |n| < 2¹¹.
 //
-// Accuracy (TestExpAccuracy sweeps it against math.Exp): at most 1.03 ulp of
-// the correctly rounded float32 result for x ∈ [−87.33, 88.37], the range of
-// normal float32 results; mean 0.26 ulp. Edges:
+// Accuracy (TestExpAccuracy sweeps 2.5 million inputs against math.Exp):
+// for x ∈ [−87.33, 88.37], the range of normal float32 results, at most
+// 1.0 ulp of the correctly rounded result on the AVX2 path (fused
+// multiply-adds) and 1.3 ulp in pure Go; the test allows 2. Edges
+// (TestExpEdges):
 //
 //   - x < −87.34 (results below the smallest normal float32, 1.18e-38):
 //     denormal results are approximate and x ≤ −87.68 gives exactly +0;
@@ -25,6 +28,10 @@ import "math"
 //   - x > 88.376 (127.5·ln 2) gives +Inf, a little before float32's true
 //     overflow at 88.7228: e^x there is within a factor √2 of MaxFloat32.
 //   - NaN gives NaN.
+//
+// exp_amd64.h also holds LOG8, the float32 log that finishes each forward
+// row (log of the row's sum; ≤ 0.9 ulp over positive normal floats,
+// TestLogAVX2).
 const (
 	expLog2e = 1.44269504088896341
 	expMagic = 12582912 + 127 // 1.5·2²³ + the float32 exponent bias
@@ -36,8 +43,9 @@ const (
 	expC4    = 0.04166800156235695
 	expC5    = 0.00837415549904108
 	expC6    = 0.0013843653723597527
-	// Inputs are clamped to [expLo, expHi]; expLo makes n = −127, whose scale
-	// 2ⁿ has a zero exponent field, so the result is exactly 0.
+	// Inputs below expLo are raised to it: it makes n = −127, whose scale 2ⁿ
+	// has a zero exponent field, so the result is exactly 0. Above expHi the
+	// result is +Inf.
 	expLo = -88.0
 	expHi = 88.37625885009766 // the float32 below 127.5·ln 2, so n ≤ 127
 )

@@ -12,24 +12,24 @@ import "math"
 const lseBlock = 256
 
 // lseRowsGo writes, for row r of x (rows, v), m[r] = max(row, −MaxFloat32),
-// s[r] = Σ e^(x−m) and t[r] = Σ e^(x−m)·(x−m).
+// s[r] = Σ e^(x−m) and t[r] = Σ e^(x−m)·(x−m). Each block is summed in four
+// float32 lanes and folded into float64 totals.
 func lseRowsGo(x []float32, v, rows int, ms, ss, ts []float32) {
 	for r := 0; r < rows; r++ {
 		row := x[r*v : (r+1)*v]
 		m := float32(-math.MaxFloat32)
-		var s, t [4]float32
+		var sum, tsum float64
 		for b := 0; b < v; b += lseBlock {
 			blk := row[b:min(b+lseBlock, v)]
 			if bm := blockMax(blk); bm > m {
-				// Rescale the sums from shift m to shift bm.
+				// Rescale the totals from shift m to shift bm.
 				d := clampLo(m - bm)
-				a := exp32(d)
-				for k := range s {
-					t[k] = a * (t[k] + d*s[k])
-					s[k] *= a
-				}
+				a := float64(exp32(d))
+				tsum = a * (tsum + float64(d)*sum)
+				sum *= a
 				m = bm
 			}
+			var s, t [4]float32
 			j := 0
 			for ; j+4 <= len(blk); j += 4 {
 				d0, d1, d2, d3 := clampLo(blk[j]-m), clampLo(blk[j+1]-m), clampLo(blk[j+2]-m), clampLo(blk[j+3]-m)
@@ -43,10 +43,10 @@ func lseRowsGo(x []float32, v, rows int, ms, ss, ts []float32) {
 				s[0] += e
 				t[0] += e * d
 			}
+			sum += float64(s[0]) + float64(s[1]) + float64(s[2]) + float64(s[3])
+			tsum += float64(t[0]) + float64(t[1]) + float64(t[2]) + float64(t[3])
 		}
-		ms[r] = m
-		ss[r] = (s[0] + s[1]) + (s[2] + s[3])
-		ts[r] = (t[0] + t[1]) + (t[2] + t[3])
+		ms[r], ss[r], ts[r] = m, float32(sum), float32(tsum)
 	}
 }
 

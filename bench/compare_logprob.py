@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-GO_LINE = re.compile(r"^Benchmark(\S+?)-\d+\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) MB/s")
+GO_LINE = re.compile(r"^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) MB/s")
 TORCH_LINE = re.compile(r"^\s*(\d+x\d+)\s+([\d.]+)\s+([\d.]+)\s*$")
 
 

@@ -80,6 +80,11 @@ func tokenLogProbRefRow(row []float32, y int32, withEnt bool) (logp, lse, ent fl
 //
 // into dlogits, recomputing p from the saved lse (and H from ent when gEnt is
 // given). With accumulate it adds to dlogits instead of overwriting it.
+//
+// Where it comes from: logp = z_y − lse and ∂lse/∂z_j = p_j give
+// ∂logp/∂z_j = 1[j=y] − p_j; H = lse − Σ_k p_k z_k and ∂p_k/∂z_j =
+// p_k(1[j=k] − p_j) give ∂H/∂z_j = −p_j(z_j − Σ_k p_k z_k) = −p_j(log p_j + H).
+// TestTokenLogProbGradCheck checks both against finite differences.
 // The entropy term is 0 where p = 0 (its limit). A row whose lse is not
 // finite (the forward's NaN, +Inf and all −Inf rows) gets NaN in every dz
 // entry, accumulating or not. Bad arguments are an error before any write.

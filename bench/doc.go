@@ -1,6 +1,9 @@
 // Package bench holds measurements that are not unit tests: this machine's
-// memory bandwidth (stream_test.go) and side-by-side scripts such as
-// torch_logprob.py.
+// memory bandwidth (stream_test.go) and side-by-side scripts:
+// torch_logprob.py (PyTorch's log_softmax + gather, forward + backward, at
+// the sizes of kernels.BenchmarkTokenLogProb) and compare_logprob.py, which
+// runs the Go benchmarks and the PyTorch script in alternation and prints
+// the medians as one table.
 //
 // # Reading a kernel's MB/s
 //
@@ -30,7 +33,8 @@
 // L2/L3, not memory.
 //
 // The machine is shared and noisy. Compare figures from one run, as ratios
-// of medians over repetitions, e.g.
+// of medians over interleaved repetitions, e.g.
 //
 //	go test -run '^$' -bench 'Stream|TokenLogProb' -count 5 -benchtime 200ms ./bench/ ./kernels/
+//	OPENBLAS_NUM_THREADS=2 /usr/bin/python3 bench/compare_logprob.py --threads 2 --rounds 5
 package bench

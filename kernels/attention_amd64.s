@@ -1,3 +1,5 @@
+//go:build !noasm
+
 #include "textflag.h"
 
 // AVX2/FMA kernels chosen by useAVX2 (attention_amd64.go): the two products
@@ -166,95 +168,5 @@ nstore8:
 	JMP     nloop8
 
 ndone:
-	VZEROUPPER
-	RET
-
-// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL eaxArg+0(FP), AX
-	MOVL ecxArg+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
-	RET
-
-// func xgetbv() (eax, edx uint32)
-TEXT ·xgetbv(SB), NOSPLIT, $0-8
-	MOVL $0, CX
-	XGETBV
-	MOVL AX, eax+0(FP)
-	MOVL DX, edx+4(FP)
-	RET
-
-// Constants of expShiftAVX2, each broadcast from memory.
-DATA expc<>+0(SB)/4, $0x3fb8aa3b   // log2(e)
-DATA expc<>+4(SB)/4, $0x3f318000   // ln2 hi = 0.693359375 (exact in few bits)
-DATA expc<>+8(SB)/4, $0xb95e8083   // ln2 lo = ln2 − hi = −2.12194440e-4
-DATA expc<>+12(SB)/4, $0xc2aeac50  // −87.33654: below, e^x is under the smallest normal
-DATA expc<>+16(SB)/4, $0x42b00000  // 88: above, clamp (e^88 is finite)
-DATA expc<>+20(SB)/4, $0x3f800000  // 1
-DATA expc<>+24(SB)/4, $0x3f000000  // 1/2
-DATA expc<>+28(SB)/4, $0x3e2aaaab  // 1/6
-DATA expc<>+32(SB)/4, $0x3d2aaaab  // 1/24
-DATA expc<>+36(SB)/4, $0x3c088889  // 1/120
-DATA expc<>+40(SB)/4, $0x3ab60b61  // 1/720
-DATA expc<>+44(SB)/4, $0x39500d01  // 1/5040
-DATA expc<>+48(SB)/4, $0x0000007f  // 127, the float32 exponent bias
-GLOBL expc<>(SB), RODATA|NOPTR, $52
-
-// func expShiftAVX2(x []float32, shift float32)
-// x[i] = e^(x[i] − shift) for len(x) a multiple of 8. e^v = 2^n·e^r with
-// n = round(v·log2 e), r = v − n·ln2 (ln2 split in two so r is exact to
-// float32), e^r by its Taylor polynomial to degree 7 (remainder < 6e-9 on
-// |r| ≤ ln2/2). v < −87.34 gives 0, v > 88 gives e^88; NaN stays NaN.
-TEXT ·expShiftAVX2(SB), NOSPLIT, $0-28
-	MOVQ         x_base+0(FP), SI
-	MOVQ         x_len+8(FP), CX
-	VBROADCASTSS shift+24(FP), Y15
-	VBROADCASTSS expc<>+0(SB), Y14
-	VBROADCASTSS expc<>+4(SB), Y13
-	VBROADCASTSS expc<>+8(SB), Y12
-	VBROADCASTSS expc<>+12(SB), Y11
-	VBROADCASTSS expc<>+16(SB), Y10
-	VBROADCASTSS expc<>+20(SB), Y9
-	VPBROADCASTD expc<>+48(SB), Y8
-	XORQ         R10, R10
-
-eloop:
-	CMPQ R10, CX
-	JGE  edone
-	VMOVUPS      (SI)(R10*4), Y0
-	VSUBPS       Y15, Y0, Y0          // v = x − shift
-	VCMPPS       $1, Y11, Y0, Y7      // mask: v < low (false for NaN)
-	VMINPS       Y0, Y10, Y0          // min(88, v), NaN kept
-	VMULPS       Y14, Y0, Y1
-	VROUNDPS     $0, Y1, Y1           // n = round(v·log2 e)
-	VFNMADD231PS Y13, Y1, Y0          // r = v − n·hi
-	VFNMADD231PS Y12, Y1, Y0          // r −= n·lo
-	VBROADCASTSS expc<>+44(SB), Y2    // Horner: p = 1/5040
-	VBROADCASTSS expc<>+40(SB), Y3
-	VFMADD213PS  Y3, Y0, Y2           // p = p·r + 1/720
-	VBROADCASTSS expc<>+36(SB), Y3
-	VFMADD213PS  Y3, Y0, Y2
-	VBROADCASTSS expc<>+32(SB), Y3
-	VFMADD213PS  Y3, Y0, Y2
-	VBROADCASTSS expc<>+28(SB), Y3
-	VFMADD213PS  Y3, Y0, Y2
-	VBROADCASTSS expc<>+24(SB), Y3
-	VFMADD213PS  Y3, Y0, Y2
-	VFMADD213PS  Y9, Y0, Y2           // p·r + 1
-	VFMADD213PS  Y9, Y0, Y2           // p·r + 1 = e^r
-	VCVTPS2DQ    Y1, Y1               // n as int32 (exact: |n| ≤ 127)
-	VPADDD       Y8, Y1, Y1
-	VPSLLD       $23, Y1, Y1          // 2^n as float32 bits
-	VMULPS       Y1, Y2, Y2
-	VANDNPS      Y2, Y7, Y2           // 0 where v < low
-	VMOVUPS      Y2, (SI)(R10*4)
-	ADDQ         $8, R10
-	JMP          eloop
-
-edone:
 	VZEROUPPER
 	RET

@@ -10,7 +10,7 @@ import (
 // CPU can run: the portable Go one always, the AVX2 one where supported.
 // with runs f once per path, restoring the start-up choice after.
 func productPaths() []bool {
-	if haveAVX2FMA {
+	if hasAVX2FMA && asmBuilt {
 		return []bool{false, true}
 	}
 	return []bool{false}

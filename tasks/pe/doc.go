@@ -1,0 +1,2 @@
+// Package pe is the preference-estimation task (PE-G and PE-F).
+package pe

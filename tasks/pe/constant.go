@@ -31,11 +31,11 @@ func (t *Task) bestConstant(split tasks.Split, n int) ([]int, float64, error) {
 	truths := make([]float64, 0, n*d)
 	norms := make([]float64, n) // ‖w*‖², summed as cosine sums it
 	for i := 0; i < n; i++ {
-		rng, err := tasks.InstanceRNG(t.cfg.Seed, split, i, streamTruth)
+		ti, err := t.truthIndex(split, i)
 		if err != nil {
 			return nil, 0, fmt.Errorf("pe best constant: %w", err)
 		}
-		w := samplePrior(t.cfg, rng)
+		w := t.parts.at(ti)
 		for _, x := range w {
 			norms[i] += x * x
 		}

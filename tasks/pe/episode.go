@@ -52,10 +52,10 @@ func newEpisode(t *Task, inst instance) *Episode {
 	return newEpisodeOn(t, inst, t.parts)
 }
 
-// newEpisodeOn plays inst with the hypothesis set parts ∪ {w*} (tests build
-// hand-made sets).
+// newEpisodeOn plays inst with the hypothesis set parts, of which w* must be
+// member inst.truthIdx (tests build hand-made sets).
 func newEpisodeOn(t *Task, inst instance, parts *particles) *Episode {
-	hyp := &hypotheses{p: parts, truth: inst.truth, tu: unit(inst.truth)}
+	hyp := &hypotheses{p: parts, truth: parts.at(inst.truthIdx)}
 	e := &Episode{
 		t:          t,
 		inst:       inst,

@@ -29,9 +29,9 @@ func samplePrior(c Config, rng *rand.Rand) []float64 {
 	return w
 }
 
-// particles is the fixed part of the hypothesis set: N−1 draws from the
-// prior, made once per task from the task seed, stored flat with their unit
-// vectors and the sum of the unit vectors (for the prior mean).
+// particles is the hypothesis set H: N draws from the prior, made once per
+// task from the task seed, stored flat with their unit vectors and the sum
+// of the unit vectors (for the prior mean).
 type particles struct {
 	n, d        int
 	w, u        []float64 // n×d
@@ -45,7 +45,7 @@ const particleStream = 0x5045_5041_5254 // "PEPART"
 
 func newParticles(c Config) *particles {
 	rng := rand.New(rand.NewPCG(c.Seed, particleStream))
-	ws := make([][]float64, c.Particles-1)
+	ws := make([][]float64, c.Particles)
 	for i := range ws {
 		ws[i] = samplePrior(c, rng)
 	}
@@ -71,34 +71,26 @@ func particlesFrom(d int, ws [][]float64) *particles {
 	return p
 }
 
-// hypotheses is an episode's hypothesis set H: the task's N−1 particles and
-// w* itself as hypothesis N−1. The prior on H is uniform; replies are
-// deterministic, so the exact Bayes posterior after a list of (query, reply)
-// is uniform on the hypotheses that give every one of those replies (the
-// consistent set C). w* is always in C, so C is never empty.
+// at returns particle i's weights.
+func (p *particles) at(i int) []float64 { return p.w[i*p.d : (i+1)*p.d] }
+
+// hypotheses is an episode's view of H with the index of w* in it. The prior
+// on H is uniform and w* is one of its members, so the exact Bayes
+// posterior after a list of (query, reply) is uniform on the hypotheses that
+// give every one of those replies (the consistent set C); w* is always in C,
+// so C is never empty.
 type hypotheses struct {
 	p     *particles
-	truth []float64
-	tu    []float64 // unit(truth)
+	truth []float64 // = p.at(truthIdx)
 }
 
-func (h *hypotheses) size() int { return h.p.n + 1 }
+func (h *hypotheses) size() int { return h.p.n }
 
 // at returns hypothesis i's weights.
-func (h *hypotheses) at(i int) []float64 {
-	if i == h.p.n {
-		return h.truth
-	}
-	return h.p.w[i*h.p.d : (i+1)*h.p.d]
-}
+func (h *hypotheses) at(i int) []float64 { return h.p.w[i*h.p.d : (i+1)*h.p.d] }
 
 // unitAt returns hypothesis i's unit vector.
-func (h *hypotheses) unitAt(i int) []float64 {
-	if i == h.p.n {
-		return h.tu
-	}
-	return h.p.u[i*h.p.d : (i+1)*h.p.d]
-}
+func (h *hypotheses) unitAt(i int) []float64 { return h.p.u[i*h.p.d : (i+1)*h.p.d] }
 
 // all lists every hypothesis index (the prior's support).
 func (h *hypotheses) all() []int32 {
@@ -142,7 +134,7 @@ func (h *hypotheses) meanDirection(set []int32) []float64 {
 	m := make([]float64, h.p.d)
 	if len(set) == h.size() {
 		for k := range m {
-			m[k] = (h.p.sumUnit[k] + h.tu[k]) / float64(len(set))
+			m[k] = h.p.sumUnit[k] / float64(len(set))
 		}
 		return m
 	}
@@ -208,17 +200,7 @@ func newQueryDiffs(qs *querySpace, table [][]int, skipDominated bool) *queryDiff
 }
 
 // allPositive reports whether every weight of every hypothesis is > 0.
-func (h *hypotheses) allPositive() bool {
-	if !h.p.allPositive {
-		return false
-	}
-	for _, x := range h.truth {
-		if !(x > 0) {
-			return false
-		}
-	}
-	return true
-}
+func (h *hypotheses) allPositive() bool { return h.p.allPositive }
 
 // replyEntropies returns, for every canonical query, the entropy (nats) of
 // its reply under the posterior uniform on set. Its sums are replyRows's,

@@ -100,10 +100,14 @@ func (t *Task) MaxTokens() int {
 // TurnLimit is the number of turns of every episode: 2·Queries.
 func (t *Task) TurnLimit() int { return 2 * t.cfg.Queries }
 
-// instance is the hidden state and the public table of one episode.
+// instance is the hidden state and the public table of one episode. w* is
+// member truthIdx of the task's hypothesis set, drawn uniformly: the prior
+// is uniform on the N particles, exactly the distribution the exact-Bayes
+// measures and the strong policy assume.
 type instance struct {
-	truth []float64
-	table [][]int
+	truthIdx int
+	truth    []float64
+	table    [][]int
 }
 
 // Instance streams: each component of an instance draws from its own.
@@ -116,8 +120,17 @@ const (
 // queries.
 const maxTableDraws = 1000
 
-func (t *Task) newInstance(split tasks.Split, index int) (instance, error) {
+// truthIndex draws instance index's w* (its index in the particle set).
+func (t *Task) truthIndex(split tasks.Split, index int) (int, error) {
 	rw, err := tasks.InstanceRNG(t.cfg.Seed, split, index, streamTruth)
+	if err != nil {
+		return 0, err
+	}
+	return rw.IntN(t.parts.n), nil
+}
+
+func (t *Task) newInstance(split tasks.Split, index int) (instance, error) {
+	ti, err := t.truthIndex(split, index)
 	if err != nil {
 		return instance{}, err
 	}
@@ -125,7 +138,7 @@ func (t *Task) newInstance(split tasks.Split, index int) (instance, error) {
 	if err != nil {
 		return instance{}, err
 	}
-	inst := instance{truth: samplePrior(t.cfg, rw)}
+	inst := instance{truthIdx: ti, truth: t.parts.at(ti)}
 	for try := 0; try < maxTableDraws; try++ {
 		inst.table = t.drawTable(rt)
 		if t.informative(inst.table) >= t.cfg.MinInformative {

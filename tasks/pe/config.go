@@ -62,8 +62,8 @@ type Config struct {
 	// instead of 0 or +1 (toy-sel-findings, trap 3).
 	FreezePenalty bool
 
-	// Particles is N, the size of the hypothesis set: N−1 fixed draws from the
-	// prior (from Seed) plus the instance's w*.
+	// Particles is N, the size of the hypothesis set H: N draws from the
+	// prior made from Seed; each instance's w* is a uniformly drawn member.
 	Particles int
 }
 

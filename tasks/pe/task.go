@@ -1,0 +1,191 @@
+package pe
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"arew/tasks"
+)
+
+// Task is a configured PE setting. It is safe for concurrent use: episodes
+// share only read-only state.
+type Task struct {
+	name  string
+	cfg   Config
+	vocab *tasks.Vocab
+	tok   tokenIDs
+	qs    *querySpace
+	parts *particles
+
+	constOnce sync.Once
+	constant  []int
+	constErr  error
+}
+
+// tokenIDs are the first ids of the vocabulary's word groups.
+type tokenIDs struct {
+	num0, attr0, movie0             tasks.Token
+	nums                            int
+	yes, no, equal, repeat, invalid tasks.Token
+	ask, guess, answer              tasks.Token
+	replyOf                         map[Reply]tasks.Token
+}
+
+// New makes a task from a validated configuration; name is its setting name.
+func New(name string, cfg Config) (*Task, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("pe config: %w", err)
+	}
+	if cfg.MinInformative == 0 {
+		cfg.MinInformative = cfg.Queries
+	}
+	nums := max(cfg.ScoreMax+1, cfg.GuessLevels)
+	v := tasks.NewVocab(
+		tasks.Numbers(nums),
+		tasks.Prefixed("a", cfg.Dims),
+		tasks.Prefixed("m", cfg.Movies),
+		[]string{"yes", "no", "equal", "repeat", "invalid", "ask", "guess", "answer"},
+	)
+	tok := tokenIDs{
+		num0: v.ID("0"), attr0: v.ID("a0"), movie0: v.ID("m0"), nums: nums,
+		yes: v.ID("yes"), no: v.ID("no"), equal: v.ID("equal"),
+		repeat: v.ID("repeat"), invalid: v.ID("invalid"),
+		ask: v.ID("ask"), guess: v.ID("guess"), answer: v.ID("answer"),
+	}
+	tok.replyOf = map[Reply]tasks.Token{Yes: tok.yes, No: tok.no, Equal: tok.equal}
+	return &Task{
+		name:  name,
+		cfg:   cfg,
+		vocab: v,
+		tok:   tok,
+		qs:    newQuerySpace(cfg.Dims, cfg.focusSize(), cfg.Movies),
+		parts: newParticles(cfg),
+	}, nil
+}
+
+// Name is the setting name.
+func (t *Task) Name() string { return t.name }
+
+// Config returns the task's configuration (MinInformative resolved).
+func (t *Task) Config() Config { return t.cfg }
+
+// Vocab is the task's token set.
+func (t *Task) Vocab() *tasks.Vocab { return t.vocab }
+
+// queryLen is the number of tokens of a query (S attributes for PE-G, then
+// two movies); guessLen that of a guess (D levels).
+func (t *Task) queryLen() int {
+	if t.cfg.Focus == 0 {
+		return 2
+	}
+	return t.cfg.Focus + 2
+}
+
+func (t *Task) guessLen() int { return t.cfg.Dims }
+
+// promptLen is BOS, M rows of (movie name, D scores), and the first header.
+func (t *Task) promptLen() int { return 1 + t.cfg.Movies*(1+t.cfg.Dims) + 1 }
+
+// MaxTokens bounds an episode's token stream: the prompt, then per query
+// round the query and EOT plus the reply and a header, per guess round the
+// guess and EOT plus at most "invalid" and a header ("invalid" alone after
+// the final guess).
+func (t *Task) MaxTokens() int {
+	q := t.cfg.Queries
+	return t.promptLen() + q*(t.queryLen()+1+2) + q*(t.guessLen()+1) + (q-1)*2 + 1
+}
+
+// TurnLimit is the number of turns of every episode: 2·Queries.
+func (t *Task) TurnLimit() int { return 2 * t.cfg.Queries }
+
+// instance is the hidden state and the public table of one episode. w* is
+// member truthIdx of the task's hypothesis set, drawn uniformly: the prior
+// is uniform on the N particles, exactly the distribution the exact-Bayes
+// measures and the strong policy assume.
+type instance struct {
+	truthIdx int
+	truth    []float64
+	table    [][]int
+}
+
+// Instance streams: each component of an instance draws from its own.
+const (
+	streamTruth = 1
+	streamTable = 2
+)
+
+// maxTableDraws bounds the redraws of a table with too few informative
+// queries.
+const maxTableDraws = 1000
+
+// truthIndex draws instance index's w* (its index in the particle set).
+func (t *Task) truthIndex(split tasks.Split, index int) (int, error) {
+	rw, err := tasks.InstanceRNG(t.cfg.Seed, split, index, streamTruth)
+	if err != nil {
+		return 0, err
+	}
+	return rw.IntN(t.parts.n), nil
+}
+
+func (t *Task) newInstance(split tasks.Split, index int) (instance, error) {
+	ti, err := t.truthIndex(split, index)
+	if err != nil {
+		return instance{}, err
+	}
+	rt, err := tasks.InstanceRNG(t.cfg.Seed, split, index, streamTable)
+	if err != nil {
+		return instance{}, err
+	}
+	inst := instance{truthIdx: ti, truth: t.parts.at(ti)}
+	for try := 0; try < maxTableDraws; try++ {
+		inst.table = t.drawTable(rt)
+		if t.informative(inst.table) >= t.cfg.MinInformative {
+			return inst, nil
+		}
+	}
+	return instance{}, fmt.Errorf("no movie table with ≥ %d non-dominated queries in %d draws: raise ScoreSpread or lower MinInformative",
+		t.cfg.MinInformative, maxTableDraws)
+}
+
+// drawTable draws M movies: a quality q ~ U(0, ScoreMax) per movie, and per
+// attribute clamp(round(q + σ·N(0,1)), 0, ScoreMax).
+func (t *Task) drawTable(rng *rand.Rand) [][]int {
+	c := t.cfg
+	table := make([][]int, c.Movies)
+	for m := range table {
+		q := float64(c.ScoreMax) * rng.Float64()
+		row := make([]int, c.Dims)
+		for k := range row {
+			x := int(math.Round(q + c.ScoreSpread*rng.NormFloat64()))
+			row[k] = min(max(x, 0), c.ScoreMax)
+		}
+		table[m] = row
+	}
+	return table
+}
+
+// informative counts the non-dominated queries of a table.
+func (t *Task) informative(table [][]int) int {
+	n := 0
+	for i := 0; i < t.qs.size(); i++ {
+		if !dominated(t.qs.query(i), table) {
+			n++
+		}
+	}
+	return n
+}
+
+// NewEpisode makes instance index of split.
+func (t *Task) NewEpisode(split tasks.Split, index int) (tasks.Episode, error) {
+	return t.newEpisode(split, index)
+}
+
+func (t *Task) newEpisode(split tasks.Split, index int) (*Episode, error) {
+	inst, err := t.newInstance(split, index)
+	if err != nil {
+		return nil, fmt.Errorf("pe %s: instance %v/%d: %w", t.name, split, index, err)
+	}
+	return newEpisode(t, inst), nil
+}

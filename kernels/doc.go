@@ -1,4 +1,46 @@
-// Package kernels holds the CPU kernels of arew on plain float32 slices:
-// each as a readable reference loop (…Ref) and a fast path beside it that is
-// tested against the reference and chosen at start-up from the CPU features.
+// Package kernels holds the CPU kernels of arew on plain float32 slices.
+// Each kernel comes twice: a readable reference loop (…Ref, float64 where
+// it decides correctness) and a fast path beside it (unrolled Go, AVX2/FMA
+// Go assembly chosen at start-up from the CPU's features in cpu.go,
+// goroutines over independent rows in parallel.go), tested against the
+// reference on random and edge inputs. Set AREW_NOASM=1, or build with
+// -tags noasm, to run the portable Go paths; Impl and CPUFeatures say what
+// runs. No kernel allocates per element; argument errors (short buffers,
+// indices out of range) are returned before any output is written.
+//
+// # Fused token log-prob (TokenLogProb, TokenLogProbBackward)
+//
+// logits z is (N,V), targets y is (N). With lse_i = log Σ_j e^{z_ij} and
+// p_ij = e^{z_ij − lse_i}:
+//
+//	logp_i = z_{i,y_i} − lse_i,   H_i = −Σ_j p_ij log p_ij = lse_i − Σ_j p_ij z_ij
+//	dz_ij  = g_i·(1[j = y_i] − p_ij) − h_i·p_ij·(log p_ij + H_i)
+//
+// for upstream gradients g = ∂L/∂logp and h = ∂L/∂H. The forward reads each
+// row once: a running max m and a running sum s = Σ e^{z−m}, rescaled by
+// e^{m_old − m_new} whenever the max rises (the "online softmax"), so
+// lse = m + log s needs no second pass; the entropy rides along as
+// t = Σ e^{z−m}(z−m), H = log s − t/s. The backward recomputes p from the
+// saved lse (one exp per element) and writes dz in the same sweep, so no N×V
+// matrix is ever stored between the two. The exponentials are a vectorised
+// float32 exp (exp.go: range reduction e^x = 2^n·e^r and a degree-6
+// polynomial, within 1 ulp of math.Exp, TestExpAccuracy). A NaN in a row
+// makes that row's outputs NaN; +Inf or an all −Inf row give documented
+// values (TestTokenLogProbEdgeRows); out-of-range targets are an error.
+// Proofs: TestTokenLogProbMatchesRef, TestTokenLogProbRescale,
+// TestTokenLogProbGradCheck, TestTokenLogProbDeterministic.
+//
+// # Transformer kernels
+//
+// LayerNorm (layernorm*.go), the tanh-approximated GELU (gelu*.go) and the
+// core of causal multi-head self-attention (attention*.go) have their
+// forward and backward derivations in engine/doc_ops.go, beside the
+// gorgonia ops that call them. Sgemm (sgemm*.go) is a row-major BLAS
+// matrix product used by the rollout forward and, through engine's
+// FastBLAS, by every gorgonia matmul.
+//
+// # Advantage kernels
+//
+// GAE, the GRPO group baseline and the AREW margin correction on packed
+// trajectories: see doc_advantage.go.
 package kernels

@@ -1,0 +1,185 @@
+package kernels
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Blocking sizes (see the comment at the top of sgemm.go). MC and NC are
+// multiples of MR and NR.
+const (
+	sgemmMR = 6    // rows of the register tile
+	sgemmNR = 16   // columns of the register tile (2 AVX vectors)
+	sgemmKC = 256  // depth of one packed panel: a B sliver (KC,NR) is 16 KiB, in L1
+	sgemmMC = 144  // rows of a packed A block: (MC,KC) is 144 KiB, in L2
+	sgemmNC = 1024 // columns of a packed B panel: (KC,NC) is 1 MiB, in L3
+
+	// sgemmMinWork is the number of multiply-adds a goroutine must get
+	// before splitting pays for starting and joining it (a few µs).
+	sgemmMinWork = 1 << 16
+)
+
+// sgemmTileFunc computes one full (MR,NR) tile of C from an A sliver (kc,MR)
+// and a B sliver (kc,NR), both packed, kc ≥ 1:
+//
+//	C[r][j] = α·Σ_p a[p·MR+r]·b[p·NR+j] + β·C[r][j],  C[r][j] at c[r·ldc+j]
+//
+// with the sum taken in order p = 0, 1, …, kc-1 in one float32 accumulator,
+// and β = 0 meaning C is written without being read.
+type sgemmTileFunc func(kc int, a, b, c []float32, ldc int, alpha, beta float32)
+
+// sgemmTile is the micro-kernel Sgemm uses: the portable one, replaced at
+// start-up by the assembly one where the CPU has it (sgemm_amd64.go).
+var (
+	sgemmTile     sgemmTileFunc = sgemmTileGo
+	sgemmTileName               = "go"
+)
+
+// sgemmArgs are Sgemm's arguments, already validated.
+type sgemmArgs struct {
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float32
+	a, b, c        []float32
+	lda, ldb, ldc  int
+}
+
+// sgemmWorkers is how many goroutines a product of this size is worth:
+// GOMAXPROCS, fewer when each would get less than sgemmMinWork.
+func sgemmWorkers(m, n, k int) int {
+	w := runtime.GOMAXPROCS(0)
+	if byWork := float64(m) * float64(n) * float64(k) / sgemmMinWork; byWork < float64(w) {
+		w = max(1, int(byWork))
+	}
+	return w
+}
+
+// sgemmGrid splits the columns [0,nc) of one B panel and all m rows of C
+// into blocks, one task each: rowsPer (≤ MC, a multiple of MR) by colsPer (a
+// multiple of NR). Rows are split first (each task then packs A once and
+// shares the packed B); columns only when there are fewer row blocks than
+// workers. Blocks are whole tiles, so the split changes no result.
+type sgemmGrid struct{ rowsPer, mBlocks, colsPer, nBlocks int }
+
+func sgemmPlan(m, nc, workers int) sgemmGrid {
+	mBlocks := ceilDiv(m, sgemmMC)
+	if workers > 1 {
+		mBlocks = ceilDiv(mBlocks, workers) * workers // balance the workers
+	}
+	mBlocks = min(mBlocks, ceilDiv(m, sgemmMR))
+	rowsPer := ceilDiv(ceilDiv(m, mBlocks), sgemmMR) * sgemmMR
+	mBlocks = ceilDiv(m, rowsPer)
+	nBlocks := 1
+	if mBlocks < workers {
+		nBlocks = min(ceilDiv(workers, mBlocks), ceilDiv(nc, sgemmNR))
+	}
+	colsPer := ceilDiv(ceilDiv(nc, nBlocks), sgemmNR) * sgemmNR
+	return sgemmGrid{rowsPer, mBlocks, colsPer, ceilDiv(nc, colsPer)}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// sgemmBlocked computes C = α·op(A)·op(B) + β·C for k ≥ 1 and α ≠ 0 with the
+// given micro-kernel on up to workers goroutines. Loop order, outer to inner:
+// B panels of NC columns, K panels of KC (B packed once per panel, shared),
+// then tasks of the grid (each packs its rows of A), then NR-column slivers,
+// then MR-row slivers. Each C element is owned by one task and summed in the
+// fixed order p = 0..k-1, so the result does not depend on workers.
+func sgemmBlocked(g *sgemmArgs, tile sgemmTileFunc, workers int) {
+	for jc := 0; jc < g.n; jc += sgemmNC {
+		nc := min(sgemmNC, g.n-jc)
+		grid := sgemmPlan(g.m, nc, workers)
+		for pc := 0; pc < g.k; pc += sgemmKC {
+			kc := min(sgemmKC, g.k-pc)
+			beta := g.beta
+			if pc > 0 {
+				beta = 1 // later K panels add onto the partial sums in C
+			}
+			bbuf := sgemmPoolB.get(kc * ceilDiv(nc, sgemmNR) * sgemmNR)
+			sgemmPackB(*bbuf, g.transB, g.b, g.ldb, pc, kc, jc, nc)
+			grid.run(workers, grid.rowsPer*kc, func(t int, abuf []float32) {
+				i0 := (t / grid.nBlocks) * grid.rowsPer
+				j0 := (t % grid.nBlocks) * grid.colsPer
+				g.block(tile, abuf, *bbuf, i0, min(i0+grid.rowsPer, g.m), j0, min(j0+grid.colsPer, nc), jc, pc, kc, beta)
+			})
+			sgemmPoolB.put(bbuf)
+		}
+	}
+}
+
+// run calls task(t, abuf) for every task t of the grid on up to workers
+// goroutines (the caller is one of them); abuf is that goroutine's A buffer.
+func (grid sgemmGrid) run(workers, abufLen int, task func(t int, abuf []float32)) {
+	tasks := grid.mBlocks * grid.nBlocks
+	workers = min(workers, tasks)
+	var next atomic.Int64
+	work := func() {
+		abuf := sgemmPoolA.get(abufLen)
+		for t := int(next.Add(1) - 1); t < tasks; t = int(next.Add(1) - 1) {
+			task(t, *abuf)
+		}
+		sgemmPoolA.put(abuf)
+	}
+	if workers <= 1 {
+		work()
+		return
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+}
+
+// block computes rows [i0,i1) × columns jc+[j0,j1) of C for K panel
+// [pc,pc+kc) from the packed B panel bp; abuf receives the packed A block.
+func (g *sgemmArgs) block(tile sgemmTileFunc, abuf, bp []float32, i0, i1, j0, j1, jc, pc, kc int, beta float32) {
+	mc := i1 - i0
+	sgemmPackA(abuf, g.transA, g.a, g.lda, i0, mc, pc, kc)
+	var tmp [sgemmMR * sgemmNR]float32
+	for jr := j0; jr < j1; jr += sgemmNR {
+		bs := bp[(jr/sgemmNR)*kc*sgemmNR:]
+		nr := min(sgemmNR, j1-jr)
+		for ir := 0; ir < mc; ir += sgemmMR {
+			as := abuf[(ir/sgemmMR)*kc*sgemmMR:]
+			mr := min(sgemmMR, mc-ir)
+			ci := (i0+ir)*g.ldc + jc + jr
+			if mr == sgemmMR && nr == sgemmNR {
+				tile(kc, as, bs, g.c[ci:], g.ldc, g.alpha, beta)
+				continue
+			}
+			// Edge tile: compute the full tile into tmp, keep the valid part.
+			tile(kc, as, bs, tmp[:], sgemmNR, 1, 0)
+			for r := range mr {
+				row := g.c[ci+r*g.ldc : ci+r*g.ldc+nr]
+				for j := range row {
+					v := g.alpha * tmp[r*sgemmNR+j]
+					if beta != 0 {
+						v += beta * row[j]
+					}
+					row[j] = v
+				}
+			}
+		}
+	}
+}
+
+// sgemmScaleC is the whole product when α = 0 or k = 0: C = β·C, with β = 0
+// writing zeros (NaN in C is overwritten, as BLAS specifies).
+func sgemmScaleC(g *sgemmArgs) {
+	if g.beta == 1 {
+		return
+	}
+	for i := 0; i < g.m; i++ {
+		row := g.c[i*g.ldc : i*g.ldc+g.n]
+		if g.beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= g.beta
+		}
+	}
+}

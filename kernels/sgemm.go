@@ -69,12 +69,12 @@ func sgemmWith(tile sgemmTileFunc, workers int, transA, transB bool, m, n, k int
 	if err := checkSgemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
 		return err
 	}
-	g := &sgemmArgs{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
+	g := sgemmArgs{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc}
 	switch {
 	case m == 0 || n == 0:
 	case alpha == 0 || k == 0:
-		sgemmScaleC(g)
+		sgemmScaleC(&g)
 	default:
 		sgemmBlocked(g, tile, workers)
 	}

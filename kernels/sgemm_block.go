@@ -80,65 +80,90 @@ func sgemmPlan(m, nc, workers int) sgemmGrid {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
+// sgemmJob is the state of one blocked product shared by its goroutines. It
+// is pooled, like the packing buffers, so a call allocates nothing in the
+// steady state.
+type sgemmJob struct {
+	sgemmArgs
+	tile   sgemmTileFunc
+	grid   sgemmGrid
+	bp     []float32 // the packed B panel of the current (jc, pc)
+	jc, nc int       // current B panel: columns [jc, jc+nc)
+	pc, kc int       // current K panel: depth [pc, pc+kc)
+	beta   float32   // β for this K panel (1 after the first)
+	next   atomic.Int64
+	wg     sync.WaitGroup
+}
+
+var sgemmJobs = sync.Pool{New: func() any { return new(sgemmJob) }}
+
 // sgemmBlocked computes C = α·op(A)·op(B) + β·C for k ≥ 1 and α ≠ 0 with the
 // given micro-kernel on up to workers goroutines. Loop order, outer to inner:
 // B panels of NC columns, K panels of KC (B packed once per panel, shared),
 // then tasks of the grid (each packs its rows of A), then NR-column slivers,
 // then MR-row slivers. Each C element is owned by one task and summed in the
 // fixed order p = 0..k-1, so the result does not depend on workers.
-func sgemmBlocked(g *sgemmArgs, tile sgemmTileFunc, workers int) {
-	for jc := 0; jc < g.n; jc += sgemmNC {
-		nc := min(sgemmNC, g.n-jc)
-		grid := sgemmPlan(g.m, nc, workers)
-		for pc := 0; pc < g.k; pc += sgemmKC {
-			kc := min(sgemmKC, g.k-pc)
-			beta := g.beta
-			if pc > 0 {
-				beta = 1 // later K panels add onto the partial sums in C
+func sgemmBlocked(args sgemmArgs, tile sgemmTileFunc, workers int) {
+	j := sgemmJobs.Get().(*sgemmJob)
+	j.sgemmArgs, j.tile = args, tile
+	for j.jc = 0; j.jc < j.n; j.jc += sgemmNC {
+		j.nc = min(sgemmNC, j.n-j.jc)
+		j.grid = sgemmPlan(j.m, j.nc, workers)
+		for j.pc = 0; j.pc < j.k; j.pc += sgemmKC {
+			j.kc = min(sgemmKC, j.k-j.pc)
+			j.beta = j.sgemmArgs.beta
+			if j.pc > 0 {
+				j.beta = 1 // later K panels add onto the partial sums in C
 			}
-			bbuf := sgemmPoolB.get(kc * ceilDiv(nc, sgemmNR) * sgemmNR)
-			sgemmPackB(*bbuf, g.transB, g.b, g.ldb, pc, kc, jc, nc)
-			grid.run(workers, grid.rowsPer*kc, func(t int, abuf []float32) {
-				i0 := (t / grid.nBlocks) * grid.rowsPer
-				j0 := (t % grid.nBlocks) * grid.colsPer
-				g.block(tile, abuf, *bbuf, i0, min(i0+grid.rowsPer, g.m), j0, min(j0+grid.colsPer, nc), jc, pc, kc, beta)
-			})
+			bbuf := sgemmPoolB.get(j.kc * ceilDiv(j.nc, sgemmNR) * sgemmNR)
+			j.bp = *bbuf
+			sgemmPackB(j.bp, j.transB, j.b, j.ldb, j.pc, j.kc, j.jc, j.nc)
+			j.run(workers)
 			sgemmPoolB.put(bbuf)
 		}
 	}
+	j.a, j.b, j.c, j.bp, j.tile = nil, nil, nil, nil, nil // keep no caller memory alive
+	sgemmJobs.Put(j)
 }
 
-// run calls task(t, abuf) for every task t of the grid on up to workers
-// goroutines (the caller is one of them); abuf is that goroutine's A buffer.
-func (grid sgemmGrid) run(workers, abufLen int, task func(t int, abuf []float32)) {
-	tasks := grid.mBlocks * grid.nBlocks
-	workers = min(workers, tasks)
-	var next atomic.Int64
-	work := func() {
-		abuf := sgemmPoolA.get(abufLen)
-		for t := int(next.Add(1) - 1); t < tasks; t = int(next.Add(1) - 1) {
-			task(t, *abuf)
-		}
-		sgemmPoolA.put(abuf)
-	}
-	if workers <= 1 {
-		work()
-		return
-	}
-	var wg sync.WaitGroup
+// run does every task of the grid for the current panels on up to workers
+// goroutines, the caller being one of them.
+func (j *sgemmJob) run(workers int) {
+	workers = min(workers, j.grid.mBlocks*j.grid.nBlocks)
+	j.next.Store(0)
+	j.wg.Add(workers - 1)
 	for range workers - 1 {
-		wg.Go(work)
+		go j.work(true)
 	}
-	work()
-	wg.Wait()
+	j.work(false)
+	j.wg.Wait()
 }
 
-// block computes rows [i0,i1) × columns jc+[j0,j1) of C for K panel
-// [pc,pc+kc) from the packed B panel bp; abuf receives the packed A block.
-func (g *sgemmArgs) block(tile sgemmTileFunc, abuf, bp []float32, i0, i1, j0, j1, jc, pc, kc int, beta float32) {
+// work takes tasks until none is left, with its own pooled scratch: the A
+// block buffer and one tile for the edges.
+func (j *sgemmJob) work(spawned bool) {
+	if spawned {
+		defer j.wg.Done()
+	}
+	abufLen := j.grid.rowsPer * j.kc
+	buf := sgemmPoolA.get(abufLen + sgemmMR*sgemmNR)
+	abuf, tmp := (*buf)[:abufLen], (*buf)[abufLen:]
+	tasks := j.grid.mBlocks * j.grid.nBlocks
+	for t := int(j.next.Add(1) - 1); t < tasks; t = int(j.next.Add(1) - 1) {
+		i0 := (t / j.grid.nBlocks) * j.grid.rowsPer
+		j0 := (t % j.grid.nBlocks) * j.grid.colsPer
+		j.block(abuf, tmp, i0, min(i0+j.grid.rowsPer, j.m), j0, min(j0+j.grid.colsPer, j.nc))
+	}
+	sgemmPoolA.put(buf)
+}
+
+// block computes rows [i0,i1) × columns jc+[j0,j1) of C for the current K
+// panel from the packed B panel; abuf receives the packed A block and tmp
+// (one tile) the edge tiles.
+func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
+	g, tile, bp, jc, kc, beta := &j.sgemmArgs, j.tile, j.bp, j.jc, j.kc, j.beta
 	mc := i1 - i0
-	sgemmPackA(abuf, g.transA, g.a, g.lda, i0, mc, pc, kc)
-	var tmp [sgemmMR * sgemmNR]float32
+	sgemmPackA(abuf, g.transA, g.a, g.lda, i0, mc, j.pc, kc)
 	for jr := j0; jr < j1; jr += sgemmNR {
 		bs := bp[(jr/sgemmNR)*kc*sgemmNR:]
 		nr := min(sgemmNR, j1-jr)
@@ -151,7 +176,7 @@ func (g *sgemmArgs) block(tile sgemmTileFunc, abuf, bp []float32, i0, i1, j0, j1
 				continue
 			}
 			// Edge tile: compute the full tile into tmp, keep the valid part.
-			tile(kc, as, bs, tmp[:], sgemmNR, 1, 0)
+			tile(kc, as, bs, tmp, sgemmNR, 1, 0)
 			for r := range mr {
 				row := g.c[ci+r*g.ldc : ci+r*g.ldc+nr]
 				for j := range row {

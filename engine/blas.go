@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+	G "gorgonia.org/gorgonia"
+
+	"arew/kernels"
+)
+
+// FastBLAS is the BLAS that gorgonia uses after UseFastBLAS: gonum's pure-Go
+// implementation (gorgonia's default, gonum v0.11) with the float32 matrix
+// product replaced by kernels.Sgemm (AVX2/FMA assembly where the CPU has it,
+// packed, blocked and parallel; see kernels/sgemm.go). Every other routine,
+// float64 and complex included, is gonum's.
+//
+// Where gorgonia calls it. tensor's StdEng.MatMul (gorgonia's Mul of two
+// matrices, forward and backward) calls Sgemm; the backward passes the
+// transposed views of the operands as blas.Trans flags, which FastBLAS maps
+// to Sgemm's transA/transB. Sgemv (Mul of a matrix and a vector) stays
+// gonum's: it is one pass over the matrix, bound by memory rather than
+// arithmetic, and the transformer's layers are all matrix products; see the
+// benchmarks in blas_bench_test.go.
+//
+// Errors. gonum's BLAS panics on bad arguments by contract (the blas package
+// says so), and gorgonia, which checks shapes when it builds the graph, only
+// calls it with valid ones. FastBLAS keeps that contract: an argument that
+// kernels.Sgemm rejects (negative size, stride too small, buffer too short)
+// or a transpose flag other than NoTrans, Trans and ConjTrans (the same as
+// Trans for real data) panics with the kernel's error. That is a programmer
+// bug, never bad user input.
+type FastBLAS struct {
+	gonum.Implementation
+}
+
+// Sgemm computes C = α·op(A)·op(B) + β·C, row-major, with gonum's signature
+// and kernels.Sgemm's arithmetic (float32 sums, fused multiply-adds).
+func (FastBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if err := kernels.Sgemm(isTrans(tA), isTrans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); err != nil {
+		panic(fmt.Sprintf("engine: FastBLAS.Sgemm: %v", err))
+	}
+}
+
+// isTrans maps a BLAS transpose flag to a bool, panicking on an invalid one
+// as gonum does.
+func isTrans(t blas.Transpose) bool {
+	switch t {
+	case blas.NoTrans:
+		return false
+	case blas.Trans, blas.ConjTrans:
+		return true
+	}
+	panic(fmt.Sprintf("engine: FastBLAS: bad transpose flag %d", t))
+}
+
+// UseFastBLAS makes gorgonia (and its tensor package) use FastBLAS for every
+// product from now on. gorgonia keeps the BLAS in a global that it reads at
+// each product, so call this before running machines, not while one runs. It
+// is idempotent (G.Use takes a lock and stores a value), so every entry point
+// (trainer, benchmarks, tests) may simply call it; it is deliberately not a
+// sync.Once, so that it still works after a test has restored gonum's.
+func UseFastBLAS() { G.Use(FastBLAS{}) }

@@ -19,10 +19,10 @@ import (
 // Where gorgonia calls it. tensor's StdEng.MatMul (gorgonia's Mul of two
 // matrices, forward and backward) calls Sgemm; the backward passes the
 // transposed views of the operands as blas.Trans flags, which FastBLAS maps
-// to Sgemm's transA/transB. Sgemv (Mul of a matrix and a vector) stays
-// gonum's: it is one pass over the matrix, bound by memory rather than
-// arithmetic, and the transformer's layers are all matrix products; see the
-// benchmarks in blas_bench_test.go.
+// to Sgemm's transA/transB. tensor's MatVecMul (Mul of a matrix and a
+// vector) calls Sgemv, always with unit increments; FastBLAS runs those as an
+// Sgemm with n = 1, which kernels does as AVX2 dot products (y = A·x) or axpy
+// updates (y = Aᵀ·x), and leaves other increments to gonum.
 //
 // Errors. gonum's BLAS panics on bad arguments by contract (the blas package
 // says so), and gorgonia, which checks shapes when it builds the graph, only
@@ -40,6 +40,23 @@ type FastBLAS struct {
 func (FastBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if err := kernels.Sgemm(isTrans(tA), isTrans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); err != nil {
 		panic(fmt.Sprintf("engine: FastBLAS.Sgemm: %v", err))
+	}
+}
+
+// Sgemv computes y = α·op(A)·x + β·y for an m×n row-major A. Unit
+// increments go to kernels.Sgemm as an (·,1) product; others to gonum.
+func (f FastBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
+	if incX != 1 || incY != 1 {
+		f.Implementation.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
+		return
+	}
+	// y (rows,1) = op(A) (rows,cols) · x, x stored as a (1,cols) row.
+	rows, cols := m, n
+	if isTrans(tA) {
+		rows, cols = n, m
+	}
+	if err := kernels.Sgemm(isTrans(tA), true, rows, 1, cols, alpha, a, lda, x, max(1, cols), beta, y, 1); err != nil {
+		panic(fmt.Sprintf("engine: FastBLAS.Sgemv: %v", err))
 	}
 }
 

@@ -72,11 +72,20 @@ func TestFastBLASPanicsLikeGonum(t *testing.T) {
 	}
 }
 
-// recordingBLAS is FastBLAS that notes the transpose flags of each Sgemm.
+// recordingBLAS is FastBLAS that notes the transpose flags of each Sgemm
+// and Sgemv.
 type recordingBLAS struct {
 	FastBLAS
 	mu    *sync.Mutex
 	flags *[][2]bool
+	gemv  *[]bool
+}
+
+func (r recordingBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
+	r.mu.Lock()
+	*r.gemv = append(*r.gemv, tA != blas.NoTrans)
+	r.mu.Unlock()
+	r.FastBLAS.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 }
 
 func (r recordingBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
@@ -88,18 +97,19 @@ func (r recordingBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, 
 
 // mulGraphResult is what one run of the test graph produces.
 type mulGraphResult struct {
-	loss             float32
-	y1, y2, y3       []float32
-	gx, gw, gv, gxt3 []float32
+	loss                 float32
+	y1, y2, y3, y4       []float32
+	gx, gw, gv, gxt3, gu []float32
 }
 
 // runMulGraph builds and runs, with whichever BLAS gorgonia uses now,
 //
-//	y1 = x·W, y2 = x·Vᵀ, y3 = Xtᵀ·W2, loss = Σ y1⊙R1 + Σ y2⊙R2 + Σ y3⊙R3
+//	y1 = x·W, y2 = x·Vᵀ, y3 = Xtᵀ·W2, y4 = x·u (u a vector),
+//	loss = Σ y1⊙R1 + Σ y2⊙R2 + Σ y3⊙R3 + Σ y4⊙r4
 //
-// and returns the values and the gradients of x, W, V and Xt. The backward of
-// a product multiplies by transposed operands, so every transpose pair of
-// Sgemm is exercised.
+// and returns the values and the gradients of x, W, V, Xt and u. The
+// backward of a product multiplies by transposed operands, so every
+// transpose pair of Sgemm is exercised, and both flags of Sgemv.
 func runMulGraph(t *testing.T, seed uint64, m, k, n int) mulGraphResult {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -115,6 +125,8 @@ func runMulGraph(t *testing.T, seed uint64, m, k, n int) mulGraphResult {
 	r1 := G.NodeFromAny(g, dense(m, n), G.WithName("R1"))
 	r2 := G.NodeFromAny(g, dense(m, n+3), G.WithName("R2"))
 	r3 := G.NodeFromAny(g, dense(m, n), G.WithName("R3"))
+	u := G.NodeFromAny(g, tensor.New(tensor.WithShape(k), tensor.WithBacking(randFloats(rng, k))), G.WithName("u"))
+	r4 := G.NodeFromAny(g, tensor.New(tensor.WithShape(m), tensor.WithBacking(randFloats(rng, m))), G.WithName("r4"))
 
 	y1 := G.Must(G.Mul(x, w))
 	y2 := G.Must(G.Mul(x, G.Must(G.Transpose(v))))
@@ -122,8 +134,10 @@ func runMulGraph(t *testing.T, seed uint64, m, k, n int) mulGraphResult {
 	l1 := G.Must(G.Sum(G.Must(G.HadamardProd(y1, r1))))
 	l2 := G.Must(G.Sum(G.Must(G.HadamardProd(y2, r2))))
 	l3 := G.Must(G.Sum(G.Must(G.HadamardProd(y3, r3))))
-	loss := G.Must(G.Add(G.Must(G.Add(l1, l2)), l3))
-	_, err := G.Grad(loss, x, w, v, xt)
+	y4 := G.Must(G.Mul(x, u))
+	l4 := G.Must(G.Sum(G.Must(G.HadamardProd(y4, r4))))
+	loss := G.Must(G.Add(G.Must(G.Add(G.Must(G.Add(l1, l2)), l3)), l4))
+	_, err := G.Grad(loss, x, w, v, xt, u)
 	require.NoError(t, err)
 	vm := G.NewTapeMachine(g)
 	defer vm.Close()
@@ -139,8 +153,8 @@ func runMulGraph(t *testing.T, seed uint64, m, k, n int) mulGraphResult {
 	}
 	return mulGraphResult{
 		loss: loss.Value().Data().(float32),
-		y1:   copyOf(y1), y2: copyOf(y2), y3: copyOf(y3),
-		gx: gradOf(x), gw: gradOf(w), gv: gradOf(v), gxt3: gradOf(xt),
+		y1:   copyOf(y1), y2: copyOf(y2), y3: copyOf(y3), y4: copyOf(y4),
+		gx: gradOf(x), gw: gradOf(w), gv: gradOf(v), gxt3: gradOf(xt), gu: gradOf(u),
 	}
 }
 
@@ -153,7 +167,8 @@ func TestGorgoniaMulFastBLASMatchesGonum(t *testing.T) {
 
 		var mu sync.Mutex
 		var flags [][2]bool
-		G.Use(recordingBLAS{mu: &mu, flags: &flags})
+		var gemv []bool
+		G.Use(recordingBLAS{mu: &mu, flags: &flags, gemv: &gemv})
 		got := runMulGraph(t, 1, sh.m, sh.k, sh.n)
 
 		seen := map[[2]bool]bool{}
@@ -163,6 +178,7 @@ func TestGorgoniaMulFastBLASMatchesGonum(t *testing.T) {
 		assert.GreaterOrEqual(t, len(flags), 3, "gorgonia must route its products through the BLAS")
 		assert.True(t, seen[[2]bool{false, false}] && seen[[2]bool{false, true}] && seen[[2]bool{true, false}],
 			"forward and backward use NoTrans, A·Bᵀ and Aᵀ·B; saw %v", flags)
+		assert.ElementsMatch(t, []bool{false, true}, gemv, "x·u forward (A·u) and backward (Aᵀ·dy) call Sgemv")
 
 		tol := float64(sh.k+sh.m) * 2e-6
 		assert.InDelta(t, want.loss, got.loss, float64(sh.m*sh.n)*tol, "loss %v", sh)
@@ -173,6 +189,8 @@ func TestGorgoniaMulFastBLASMatchesGonum(t *testing.T) {
 		assert.InDeltaSlice(t, want.gw, got.gw, tol, "dW %v", sh)
 		assert.InDeltaSlice(t, want.gv, got.gv, tol, "dV %v", sh)
 		assert.InDeltaSlice(t, want.gxt3, got.gxt3, tol, "dXt %v", sh)
+		assert.InDeltaSlice(t, want.y4, got.y4, tol, "y4 %v", sh)
+		assert.InDeltaSlice(t, want.gu, got.gu, tol, "du %v", sh)
 	}
 }
 
@@ -209,4 +227,31 @@ func TestUseFastBLAS(t *testing.T) {
 	assert.True(t, ok, "gorgonia uses %T", G.WhichBLAS())
 	_, ok = tensor.WhichBLAS().(FastBLAS)
 	assert.True(t, ok, "tensor uses %T", tensor.WhichBLAS())
+}
+
+func TestFastBLASSgemvMatchesGonum(t *testing.T) {
+	// Both flags, unit and non-unit increments (the latter are gonum's own
+	// path), α and β ≠ 1, against gonum's Sgemv.
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+		for _, inc := range []int{1, 2} {
+			m, n := 1+rng.IntN(70), 1+rng.IntN(70)
+			lda := n + 2
+			a := randFloats(rng, (m-1)*lda+n)
+			lenX, lenY := n, m
+			if tA == blas.Trans {
+				lenX, lenY = m, n
+			}
+			x := randFloats(rng, (lenX-1)*inc+1)
+			y := randFloats(rng, (lenY-1)*inc+1)
+			want := append([]float32(nil), y...)
+			got := append([]float32(nil), y...)
+			gonum.Implementation{}.Sgemv(tA, m, n, 0.5, a, lda, x, inc, 1.5, want, inc)
+			FastBLAS{}.Sgemv(tA, m, n, 0.5, a, lda, x, inc, 1.5, got, inc)
+			assert.InDeltaSlice(t, want, got, 1e-4, "tA=%c inc=%d m=%d n=%d", tA, inc, m, n)
+		}
+	}
+	assert.Panics(t, func() {
+		FastBLAS{}.Sgemv(blas.NoTrans, 2, 3, 1, make([]float32, 6), 3, make([]float32, 2), 1, 0, make([]float32, 2), 1)
+	})
 }

@@ -46,8 +46,12 @@ package kernels
 // is at most about k·ε·Σ_p|a_ip·b_pj|, ε = 2⁻²⁴. SgemmRef accumulates in
 // float64 and the tests hold Sgemm to that bound (sgemm_test.go).
 //
-// The portable micro-kernel (sgemm_tile_go.go) runs off amd64, on CPUs
-// without AVX2/FMA, or with the purego build tag; the tests run it here too.
+// Matrix-vector shapes (m = 1 or n = 1) skip all this: with nothing to reuse
+// they run as dot products or axpy updates in one pass (sgemm_small.go).
+//
+// The portable kernels (sgemm_tile_go.go, sgemm_small.go) run off amd64, on
+// CPUs without AVX2/FMA, or with the purego build tag; the tests run them
+// here too.
 
 import "fmt"
 
@@ -60,12 +64,12 @@ import "fmt"
 // without reading it (NaN there does not propagate); α = 0 or k = 0 reads
 // neither A nor B. See SgemmRef for the reference loop.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) error {
-	return sgemmWith(sgemmTile, sgemmWorkers(m, n, k), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	return sgemmWith(sgemmFast, sgemmWorkers(m, n, k), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// sgemmWith is Sgemm with the micro-kernel and goroutine count chosen by
-// the caller: the tests use it to run the portable kernel and other splits.
-func sgemmWith(tile sgemmTileFunc, workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) error {
+// sgemmWith is Sgemm with the kernels and goroutine count chosen by the
+// caller: the tests use it to run the portable kernels and other splits.
+func sgemmWith(kern *sgemmKernelSet, workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) error {
 	if err := checkSgemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
 		return err
 	}
@@ -75,8 +79,10 @@ func sgemmWith(tile sgemmTileFunc, workers int, transA, transB bool, m, n, k int
 	case m == 0 || n == 0:
 	case alpha == 0 || k == 0:
 		sgemmScaleC(&g)
+	case m == 1 || n == 1:
+		sgemmVector(&g, kern)
 	default:
-		sgemmBlocked(g, tile, workers)
+		sgemmBlocked(g, kern.tile, workers)
 	}
 	return nil
 }

@@ -27,6 +27,8 @@ var sgemmBenchShapes = []struct {
 	{2048, 192, 64, false, true},  // backward dX = dY·Wᵀ
 	{64, 2048, 192, true, false},  // backward dW = Xᵀ·dY
 	{512, 512, 512, false, false}, // square, for scale
+	{1, 64, 192, false, false},    // rollout step, one sequence (vector path)
+	{2048, 64, 1, false, false},   // value head (vector path)
 }
 
 func sgemmBenchName(m, k, n int, transA, transB bool) string {
@@ -69,10 +71,10 @@ func BenchmarkSgemm(b *testing.B) {
 				return Sgemm(s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
 			}},
 			{"fast1", func() error { // one goroutine
-				return sgemmWith(sgemmTile, 1, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
+				return sgemmWith(sgemmFast, 1, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
 			}},
 			{"go", func() error {
-				return sgemmWith(sgemmTileGo, workers, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
+				return sgemmWith(sgemmGo, workers, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
 			}},
 			{"gonum", func() error {
 				gonum.Implementation{}.Sgemm(gonumTrans(s.transA), gonumTrans(s.transB), s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
@@ -94,7 +96,7 @@ func BenchmarkSgemm(b *testing.B) {
 			})
 		}
 	}
-	b.Logf("micro-kernel %s, GOMAXPROCS %d", sgemmTileName, runtime.GOMAXPROCS(0))
+	b.Logf("kernels %s, GOMAXPROCS %d", sgemmFast.name, runtime.GOMAXPROCS(0))
 }
 
 func gonumTrans(t bool) blas.Transpose {
@@ -116,7 +118,7 @@ func BenchmarkSgemmTile(b *testing.B) {
 	for _, k := range []struct {
 		name string
 		tile sgemmTileFunc
-	}{{"fast", sgemmTile}, {"go", sgemmTileGo}} {
+	}{{"fast", sgemmFast.tile}, {"go", sgemmTileGo}} {
 		b.Run(k.name, func(b *testing.B) {
 			for b.Loop() {
 				k.tile(kc, a, bs, c, sgemmNR, 1, 0)

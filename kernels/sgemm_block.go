@@ -16,8 +16,10 @@ const (
 	sgemmNC = 1024 // columns of a packed B panel: (KC,NC) is 1 MiB, in L3
 
 	// sgemmMinWork is the number of multiply-adds a goroutine must get
-	// before splitting pays for starting and joining it (a few µs).
-	sgemmMinWork = 1 << 16
+	// before splitting pays: 2¹⁹ is 10–20 µs of work, more than starting
+	// and joining a goroutine costs even when the other core is busy (as
+	// measured: 64×64×192 was slower on 2 goroutines than on 1 here).
+	sgemmMinWork = 1 << 19
 )
 
 // sgemmTileFunc computes one full (MR,NR) tile of C from an A sliver (kc,MR)
@@ -29,11 +31,21 @@ const (
 // and β = 0 meaning C is written without being read.
 type sgemmTileFunc func(kc int, a, b, c []float32, ldc int, alpha, beta float32)
 
-// sgemmTile is the micro-kernel Sgemm uses: the portable one, replaced at
-// start-up by the assembly one where the CPU has it (sgemm_amd64.go).
+// sgemmKernelSet is one implementation of the inner loops: the tile
+// micro-kernel for the blocked path and the dot and axpy primitives for the
+// matrix-vector shapes (sgemm_small.go).
+type sgemmKernelSet struct {
+	name string
+	tile sgemmTileFunc
+	dot  func(x, y []float32) float32        // Σ x[i]·y[i], len(y) ≥ len(x)
+	axpy func(alpha float32, x, y []float32) // y[i] += α·x[i], len(y) ≥ len(x)
+}
+
+// sgemmGo is the portable set; sgemmFast is the one Sgemm uses, replaced at
+// start-up by the assembly set where the CPU has it (sgemm_amd64.go).
 var (
-	sgemmTile     sgemmTileFunc = sgemmTileGo
-	sgemmTileName               = "go"
+	sgemmGo   = &sgemmKernelSet{name: "go", tile: sgemmTileGo, dot: sdotGo, axpy: saxpyGo}
+	sgemmFast = sgemmGo
 )
 
 // sgemmArgs are Sgemm's arguments, already validated.

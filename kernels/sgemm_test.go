@@ -99,16 +99,16 @@ func sgemmBound(t *testing.T, tc sgemmCase, o sgemmOperands) []float32 {
 	return bound
 }
 
-// checkSgemmAgainstRef runs sgemmWith(tile, workers) and SgemmRef on the same
+// checkSgemmAgainstRef runs sgemmWith(kern, workers) and SgemmRef on the same
 // operands and compares every element of C, including the stride padding.
-func checkSgemmAgainstRef(t *testing.T, rng *rand.Rand, tc sgemmCase, tile sgemmTileFunc, workers int) {
+func checkSgemmAgainstRef(t *testing.T, rng *rand.Rand, tc sgemmCase, kern *sgemmKernelSet, workers int) {
 	t.Helper()
 	o := newSgemmOperands(rng, tc)
 	bound := sgemmBound(t, tc, o)
 	want := append([]float32(nil), o.c...)
 	require.NoError(t, SgemmRef(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, want, o.ldc))
 	got := append([]float32(nil), o.c...)
-	require.NoError(t, sgemmWith(tile, workers, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
+	require.NoError(t, sgemmWith(kern, workers, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
 	bad := 0
 	for i := range got {
 		if i%o.ldc >= tc.n {
@@ -127,16 +127,16 @@ func checkSgemmAgainstRef(t *testing.T, rng *rand.Rand, tc sgemmCase, tile sgemm
 	assert.Zero(t, bad, "%v: %d elements out of bound", tc, bad)
 }
 
-// sgemmKernels are the micro-kernels to test: the one Sgemm uses here and
-// the portable one (the same on machines without AVX2).
-func sgemmKernels() map[string]sgemmTileFunc {
-	return map[string]sgemmTileFunc{"fast=" + sgemmTileName: sgemmTile, "go": sgemmTileGo}
+// sgemmTestSets are the kernel sets to test: the one Sgemm uses here and the
+// portable one (the same on machines without AVX2).
+func sgemmTestSets() map[string]*sgemmKernelSet {
+	return map[string]*sgemmKernelSet{"fast=" + sgemmFast.name: sgemmFast, "go": sgemmGo}
 }
 
 func TestSgemmEdgeShapesMatchRef(t *testing.T) {
 	// Sizes around the tile (6×16), the unroll (4), and 1.
 	sizes := []int{1, 2, 5, 6, 7, 15, 16, 17, 33}
-	for name, tile := range sgemmKernels() {
+	for name, kern := range sgemmTestSets() {
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for _, m := range sizes {
@@ -144,7 +144,7 @@ func TestSgemmEdgeShapesMatchRef(t *testing.T) {
 					for _, k := range []int{1, 3, 4, 9} {
 						tc := sgemmCase{m: m, n: n, k: k, transA: rng.IntN(2) == 1, transB: rng.IntN(2) == 1,
 							alpha: 1, beta: 0, pad: rng.IntN(3)}
-						checkSgemmAgainstRef(t, rng, tc, tile, 1+rng.IntN(3))
+						checkSgemmAgainstRef(t, rng, tc, kern, 1+rng.IntN(3))
 					}
 				}
 			}
@@ -156,14 +156,14 @@ func TestSgemmTransposesAndScalarsMatchRef(t *testing.T) {
 	// Every transpose pair × every (α, β) kind, on a shape with edge tiles in
 	// both directions, several K panels (k > KC) and a stride gap.
 	scalars := []struct{ alpha, beta float32 }{{1, 0}, {1, 1}, {-0.5, 0.25}, {2, -1}, {0.75, 0}}
-	for name, tile := range sgemmKernels() {
+	for name, kern := range sgemmTestSets() {
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, 4))
 			for _, tA := range []bool{false, true} {
 				for _, tB := range []bool{false, true} {
 					for _, s := range scalars {
 						tc := sgemmCase{m: 23, n: 37, k: 2*sgemmKC + 5, transA: tA, transB: tB, alpha: s.alpha, beta: s.beta, pad: 3}
-						checkSgemmAgainstRef(t, rng, tc, tile, 2)
+						checkSgemmAgainstRef(t, rng, tc, kern, 2)
 					}
 				}
 			}
@@ -174,18 +174,18 @@ func TestSgemmTransposesAndScalarsMatchRef(t *testing.T) {
 func TestSgemmRandomShapesMatchRef(t *testing.T) {
 	// Random shapes up to past MC rows and NC columns (several row blocks and
 	// B panels), random transposes, scalars, strides and goroutine counts.
-	for name, tile := range sgemmKernels() {
+	for name, kern := range sgemmTestSets() {
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 6))
 			for range 12 {
 				tc := sgemmCase{m: 1 + rng.IntN(2*sgemmMC), n: 1 + rng.IntN(120), k: 1 + rng.IntN(80),
 					transA: rng.IntN(2) == 1, transB: rng.IntN(2) == 1,
 					alpha: float32(rng.NormFloat64()), beta: []float32{0, 1, 0.5}[rng.IntN(3)], pad: rng.IntN(5)}
-				checkSgemmAgainstRef(t, rng, tc, tile, 1+rng.IntN(4))
+				checkSgemmAgainstRef(t, rng, tc, kern, 1+rng.IntN(4))
 			}
 			// One wider than a B panel.
 			tc := sgemmCase{m: 7, n: sgemmNC + 21, k: 5, transB: true, alpha: 1, beta: 1, pad: 1}
-			checkSgemmAgainstRef(t, rng, tc, tile, 3)
+			checkSgemmAgainstRef(t, rng, tc, kern, 3)
 		})
 	}
 }
@@ -200,10 +200,10 @@ func TestSgemmDeterministicAcrossWorkers(t *testing.T) {
 	} {
 		o := newSgemmOperands(rng, tc)
 		ref := append([]float32(nil), o.c...)
-		require.NoError(t, sgemmWith(sgemmTile, 1, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, ref, o.ldc))
+		require.NoError(t, sgemmWith(sgemmFast, 1, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, ref, o.ldc))
 		for _, w := range []int{2, 3, 8} {
 			got := append([]float32(nil), o.c...)
-			require.NoError(t, sgemmWith(sgemmTile, w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
+			require.NoError(t, sgemmWith(sgemmFast, w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
 			assert.Equal(t, ref, got, "%v workers=%d", tc, w)
 		}
 		got := append([]float32(nil), o.c...)
@@ -326,8 +326,60 @@ func TestSgemmTileKernelsAgree(t *testing.T) {
 			want := append([]float32(nil), c0...)
 			got := append([]float32(nil), c0...)
 			sgemmTileGo(kc, a, b, want, ldc, 1.5, beta)
-			sgemmTile(kc, a, b, got, ldc, 1.5, beta)
+			sgemmFast.tile(kc, a, b, got, ldc, 1.5, beta)
 			assert.InDeltaSlice(t, want, got, 1e-5, "kc=%d beta=%g", kc, beta)
+		}
+	}
+}
+
+func TestSgemmVectorShapesMatchRef(t *testing.T) {
+	// m = 1 or n = 1 take the dot/axpy path: every transpose pair, strided
+	// vectors (ld > 1), α and β kinds, lengths around the 8 and 32 blocks.
+	for name, kern := range sgemmTestSets() {
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(13, 14))
+			for _, k := range []int{1, 7, 8, 9, 31, 32, 33, 70} {
+				for _, tA := range []bool{false, true} {
+					for _, tB := range []bool{false, true} {
+						for _, mn := range [][2]int{{1, 1}, {1, 1 + rng.IntN(50)}, {1 + rng.IntN(50), 1}} {
+							tc := sgemmCase{m: mn[0], n: mn[1], k: k, transA: tA, transB: tB,
+								alpha: []float32{1, -0.5}[rng.IntN(2)], beta: []float32{0, 1, 0.25}[rng.IntN(3)], pad: rng.IntN(3)}
+							checkSgemmAgainstRef(t, rng, tc, kern, 2)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSdotSaxpyMatchFloat64(t *testing.T) {
+	// The vector primitives on every length up to past two 32-blocks, against
+	// float64 sums, with the k·ε bound of TestSgemm.
+	rng := rand.New(rand.NewPCG(15, 16))
+	for name, kern := range sgemmTestSets() {
+		for n := 0; n <= 70; n++ {
+			x, y := make([]float32, n), make([]float32, n+1) // y one longer: its tail must be untouched
+			for i := range y {
+				if i < n {
+					x[i] = float32(2*rng.Float64() - 1)
+				}
+				y[i] = float32(2*rng.Float64() - 1)
+			}
+			var want, abs float64
+			for i := range x {
+				want += float64(x[i]) * float64(y[i])
+				abs += math.Abs(float64(x[i]) * float64(y[i]))
+			}
+			got := kern.dot(x, y)
+			assert.InDelta(t, want, float64(got), float64(n+2)*0x1p-23*abs+1e-30, "%s dot n=%d", name, n)
+
+			yy := append([]float32(nil), y...)
+			kern.axpy(-1.5, x, yy)
+			for i := range n {
+				assert.InDelta(t, float64(y[i])-1.5*float64(x[i]), float64(yy[i]), 1e-6, "%s axpy n=%d i=%d", name, n, i)
+			}
+			assert.Equal(t, y[n], yy[n], "%s axpy n=%d wrote past the end", name, n)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 package kernels
 
 // sgemmTileGo is the portable micro-kernel: the same contract as the assembly
-// one (see sgemmTile) in plain Go, used off amd64, without AVX2, and by the
+// one (see sgemmTileFunc) in plain Go, used off amd64, without AVX2, and by the
 // tests that force the fallback. Go keeps float32 scalars in the 16 XMM
 // registers, so the 6×16 tile is done as twelve 2×4 sub-tiles, each with 8
 // accumulators plus 2 A and 4 B values in registers for its whole k loop.

@@ -18,7 +18,7 @@ func init() {
 // The assembly is in sgemm_amd64.s.
 
 //go:noescape
-func sgemmKernelAVX2(kc int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernelAVX2(kc int, a *float32, rs, ks int, b, c *float32, ldc int, alpha, beta float32)
 
 //go:noescape
 func sdotAVX2(x, y *float32, n int) float32
@@ -29,11 +29,11 @@ func saxpyAVX2(alpha float32, x, y *float32, n int)
 // The wrappers check, cheaply, that the slices hold what the assembly will
 // touch (a driver bug becomes a panic, not memory corruption), then run it.
 
-func sgemmTileAVX2(kc int, a, b, c []float32, ldc int, alpha, beta float32) {
-	_ = a[kc*sgemmMR-1]
+func sgemmTileAVX2(kc int, a []float32, rs, ks int, b, c []float32, ldc int, alpha, beta float32) {
+	_ = a[(sgemmMR-1)*rs+(kc-1)*ks]
 	_ = b[kc*sgemmNR-1]
 	_ = c[(sgemmMR-1)*ldc+sgemmNR-1]
-	sgemmKernelAVX2(kc, &a[0], &b[0], &c[0], ldc, alpha, beta)
+	sgemmKernelAVX2(kc, &a[0], rs, ks, &b[0], &c[0], ldc, alpha, beta)
 }
 
 func sdotAVX2Slice(x, y []float32) float32 {

@@ -6,33 +6,40 @@
 //
 // Registers: Y4..Y15 hold the 6×16 tile of C as 6 rows × 2 vectors of 8
 // floats; Y0,Y1 hold one row of the packed B sliver (16 floats); Y2,Y3 hold a
-// broadcast element of the packed A sliver. Each k step is 2 vector loads,
-// 6 broadcasts and 12 FMAs: 192 flops for 8 loads, and 12 independent
-// accumulators, enough to cover the FMA latency (4 cycles × 2 units = 8
-// FMAs in flight).
+// broadcast element of A. Each k step is 2 vector loads, 6 broadcasts and
+// 12 FMAs: 192 flops for 8 loads, and 12 independent accumulators, enough to
+// cover the FMA latency (4 cycles × 2 units = 8 FMAs in flight).
+//
+// A is read through two strides: element (r,p) of the sliver is at
+// a + r·rs + p·ks floats. A packed sliver has rs = 1, ks = 6; a row-major A
+// read in place has rs = lda, ks = 1. SI points at rows 0..2 (via R9 = rs
+// bytes, scaled ×1 and ×2), R10 at rows 3..5; both advance by R11 = ks bytes.
 
-// KSTEP does one k step: a at aoff(SI) (6 floats), b at boff(DI) (16 floats).
-#define KSTEP(aoff, boff) \
-	VMOVUPS      boff(DI), Y0;    \
-	VMOVUPS      boff+32(DI), Y1; \
-	VBROADCASTSS aoff(SI), Y2;    \
-	VFMADD231PS  Y0, Y2, Y4;      \
-	VFMADD231PS  Y1, Y2, Y5;      \
-	VBROADCASTSS aoff+4(SI), Y3;  \
-	VFMADD231PS  Y0, Y3, Y6;      \
-	VFMADD231PS  Y1, Y3, Y7;      \
-	VBROADCASTSS aoff+8(SI), Y2;  \
-	VFMADD231PS  Y0, Y2, Y8;      \
-	VFMADD231PS  Y1, Y2, Y9;      \
-	VBROADCASTSS aoff+12(SI), Y3; \
-	VFMADD231PS  Y0, Y3, Y10;     \
-	VFMADD231PS  Y1, Y3, Y11;     \
-	VBROADCASTSS aoff+16(SI), Y2; \
-	VFMADD231PS  Y0, Y2, Y12;     \
-	VFMADD231PS  Y1, Y2, Y13;     \
-	VBROADCASTSS aoff+20(SI), Y3; \
-	VFMADD231PS  Y0, Y3, Y14;     \
-	VFMADD231PS  Y1, Y3, Y15
+// KSTEP does one k step and advances A and B.
+#define KSTEP \
+	VMOVUPS      (DI), Y0;         \
+	VMOVUPS      32(DI), Y1;       \
+	VBROADCASTSS (SI), Y2;         \
+	VFMADD231PS  Y0, Y2, Y4;       \
+	VFMADD231PS  Y1, Y2, Y5;       \
+	VBROADCASTSS (SI)(R9*1), Y3;   \
+	VFMADD231PS  Y0, Y3, Y6;       \
+	VFMADD231PS  Y1, Y3, Y7;       \
+	VBROADCASTSS (SI)(R9*2), Y2;   \
+	VFMADD231PS  Y0, Y2, Y8;       \
+	VFMADD231PS  Y1, Y2, Y9;       \
+	VBROADCASTSS (R10), Y3;        \
+	VFMADD231PS  Y0, Y3, Y10;      \
+	VFMADD231PS  Y1, Y3, Y11;      \
+	VBROADCASTSS (R10)(R9*1), Y2;  \
+	VFMADD231PS  Y0, Y2, Y12;      \
+	VFMADD231PS  Y1, Y2, Y13;      \
+	VBROADCASTSS (R10)(R9*2), Y3;  \
+	VFMADD231PS  Y0, Y3, Y14;      \
+	VFMADD231PS  Y1, Y3, Y15;      \
+	ADDQ         R11, SI;          \
+	ADDQ         R11, R10;         \
+	ADDQ         $64, DI
 
 // STOREROW0 writes one row of α·AB (beta = 0: C is not read).
 #define STOREROW0(lo, hi) \
@@ -52,18 +59,24 @@
 	VMOVUPS     hi, 32(DX);       \
 	ADDQ        R8, DX
 
-// func sgemmKernelAVX2(kc int, a, b, c *float32, ldc int, alpha, beta float32)
+// func sgemmKernelAVX2(kc int, a *float32, rs, ks int, b, c *float32, ldc int, alpha, beta float32)
 //
-// a is the packed A sliver (kc×6), b the packed B sliver (kc×16), c the
-// top-left element of a full 6×16 tile of C with row stride ldc (floats).
-// kc ≥ 1.
-TEXT ·sgemmKernelAVX2(SB), NOSPLIT, $0-48
+// a is the A sliver with strides rs, ks (floats), b the packed B sliver
+// (kc×16), c the top-left element of a full 6×16 tile of C with row stride
+// ldc (floats). kc ≥ 1.
+TEXT ·sgemmKernelAVX2(SB), NOSPLIT, $0-64
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ rs+16(FP), R9
+	MOVQ ks+24(FP), R11
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
+	SHLQ $2, R9
+	SHLQ $2, R11
 	SHLQ $2, R8
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10         // R10 = row 3
 
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
@@ -84,12 +97,10 @@ TEXT ·sgemmKernelAVX2(SB), NOSPLIT, $0-48
 	JZ   tail
 
 loop4:
-	KSTEP(0, 0)
-	KSTEP(24, 64)
-	KSTEP(48, 128)
-	KSTEP(72, 192)
-	ADDQ $96, SI
-	ADDQ $256, DI
+	KSTEP
+	KSTEP
+	KSTEP
+	KSTEP
 	DECQ BX
 	JNZ  loop4
 
@@ -98,16 +109,14 @@ tail:
 	JZ   store
 
 loop1:
-	KSTEP(0, 0)
-	ADDQ $24, SI
-	ADDQ $64, DI
+	KSTEP
 	DECQ CX
 	JNZ  loop1
 
 store:
-	VBROADCASTSS alpha+40(FP), Y0
-	VBROADCASTSS beta+44(FP), Y1
-	MOVL         beta+44(FP), AX
+	VBROADCASTSS alpha+56(FP), Y0
+	VBROADCASTSS beta+60(FP), Y1
+	MOVL         beta+60(FP), AX
 	ANDL         $0x7fffffff, AX // β = ±0: write without reading C
 	JNZ          storebeta
 

@@ -106,22 +106,30 @@ func gonumTrans(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
-// BenchmarkSgemmTile times the micro-kernels alone on one (kc,6) A sliver and
-// one (kc,16) B sliver that stay in L1: the ceiling the blocked driver can
-// approach (peak is 32 flops per cycle per core with AVX2/FMA).
+// BenchmarkSgemmTile times the micro-kernels alone on one A sliver and one
+// (kc,16) B sliver that stay in cache: the ceiling the blocked driver can
+// approach (peak is 32 flops per cycle per core with AVX2/FMA). "packed"
+// reads A packed (kc,6), "inplace" reads 6 rows of a row-major (6,kc) A.
 func BenchmarkSgemmTile(b *testing.B) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	const kc = sgemmKC
-	a, _ := randMatrix(rng, kc, sgemmMR, 0)
+	packed, _ := randMatrix(rng, kc, sgemmMR, 0)
+	inPlace, lda := randMatrix(rng, sgemmMR, kc, 0)
 	bs, _ := randMatrix(rng, kc, sgemmNR, 0)
 	c := make([]float32, sgemmMR*sgemmNR)
 	for _, k := range []struct {
-		name string
-		tile sgemmTileFunc
-	}{{"fast", sgemmFast.tile}, {"go", sgemmTileGo}} {
+		name   string
+		tile   sgemmTileFunc
+		a      []float32
+		rs, ks int
+	}{
+		{"fast/packed", sgemmFast.tile, packed, 1, sgemmMR},
+		{"fast/inplace", sgemmFast.tile, inPlace, lda, 1},
+		{"go/packed", sgemmTileGo, packed, 1, sgemmMR},
+	} {
 		b.Run(k.name, func(b *testing.B) {
 			for b.Loop() {
-				k.tile(kc, a, bs, c, sgemmNR, 1, 0)
+				k.tile(kc, k.a, k.rs, k.ks, bs, c, sgemmNR, 1, 0)
 			}
 			b.ReportMetric(2*kc*sgemmMR*sgemmNR*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "GFLOP/s")
 		})

@@ -15,27 +15,31 @@ func sgemmPackA(dst []float32, transA bool, a []float32, lda, i0, mc, p0, kc int
 		rows := min(sgemmMR, mc-s*sgemmMR)
 		out := dst[s*kc*sgemmMR : (s+1)*kc*sgemmMR]
 		ib := i0 + s*sgemmMR
-		if transA {
-			// A is stored (k,m): the 6 values of one k step are contiguous.
-			for p := 0; p < kc; p++ {
-				src := a[(p0+p)*lda+ib : (p0+p)*lda+ib+rows]
+		switch {
+		case transA && rows == sgemmMR:
+			// A is stored (k,m): the 6 values of one k step are contiguous
+			// (copied element by element: an array copy would call memmove).
+			for p := range kc {
+				off := (p0+p)*lda + ib
+				src := a[off : off+sgemmMR : off+sgemmMR]
+				o := out[p*sgemmMR : p*sgemmMR+sgemmMR : p*sgemmMR+sgemmMR]
+				o[0], o[1], o[2], o[3], o[4], o[5] = src[0], src[1], src[2], src[3], src[4], src[5]
+			}
+		default:
+			// A stored (m,k) (the driver packs only a last, partial sliver
+			// of it), or a partial sliver: element by element, zero-padded.
+			for p := range kc {
 				o := out[p*sgemmMR : p*sgemmMR+sgemmMR]
-				n := copy(o, src)
-				clear(o[n:])
-			}
-			continue
-		}
-		// A is stored (m,k): interleave 6 rows, one value of each per k step.
-		for r := 0; r < sgemmMR; r++ {
-			if r >= rows {
-				for p := 0; p < kc; p++ {
-					out[p*sgemmMR+r] = 0
+				for r := range sgemmMR {
+					switch {
+					case r >= rows:
+						o[r] = 0
+					case transA:
+						o[r] = a[(p0+p)*lda+ib+r]
+					default:
+						o[r] = a[(ib+r)*lda+p0+p]
+					}
 				}
-				continue
-			}
-			src := a[(ib+r)*lda+p0 : (ib+r)*lda+p0+kc]
-			for p, v := range src {
-				out[p*sgemmMR+r] = v
 			}
 		}
 	}
@@ -49,8 +53,19 @@ func sgemmPackB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int
 		cols := min(sgemmNR, nc-s*sgemmNR)
 		out := dst[s*kc*sgemmNR : (s+1)*kc*sgemmNR]
 		jb := j0 + s*sgemmNR
+		if !transB && cols == sgemmNR {
+			// B is stored (k,n): each k step is a contiguous run of 16,
+			// copied element by element (an array copy would call memmove).
+			for p := range kc {
+				off := (p0+p)*ldb + jb
+				src := b[off : off+sgemmNR : off+sgemmNR]
+				o := out[p*sgemmNR : p*sgemmNR+sgemmNR : p*sgemmNR+sgemmNR]
+				o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = src[0], src[1], src[2], src[3], src[4], src[5], src[6], src[7]
+				o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15] = src[8], src[9], src[10], src[11], src[12], src[13], src[14], src[15]
+			}
+			continue
+		}
 		if !transB {
-			// B is stored (k,n): each k step is a contiguous run of 16.
 			for p := 0; p < kc; p++ {
 				src := b[(p0+p)*ldb+jb : (p0+p)*ldb+jb+cols]
 				o := out[p*sgemmNR : p*sgemmNR+sgemmNR]

@@ -310,24 +310,32 @@ func TestMatMul(t *testing.T) {
 }
 
 func TestSgemmTileKernelsAgree(t *testing.T) {
-	// The micro-kernels alone, on every kc remainder of the 4× unroll: the
+	// The micro-kernels alone, on every kc remainder of the 4× unroll and
+	// both A layouts (packed: rs=1, ks=6; in place: rs=lda, ks=1): the
 	// assembly and the portable kernel agree to rounding, and β = 0 ignores
 	// NaN in C.
 	rng := rand.New(rand.NewPCG(11, 12))
 	for kc := 1; kc <= 13; kc++ {
-		a, _ := randMatrix(rng, kc, sgemmMR, 0)
+		packed, _ := randMatrix(rng, kc, sgemmMR, 0)
+		inPlace, lda := randMatrix(rng, sgemmMR, kc, 5)
 		b, _ := randMatrix(rng, kc, sgemmNR, 0)
-		for _, beta := range []float32{0, 0.5} {
-			const ldc = sgemmNR + 3
-			c0, _ := randMatrix(rng, sgemmMR, sgemmNR, 3)
-			if beta == 0 {
-				c0[0] = float32(math.NaN())
+		for _, layout := range []struct {
+			a      []float32
+			rs, ks int
+		}{{packed, 1, sgemmMR}, {inPlace, lda, 1}} {
+			for _, beta := range []float32{0, 0.5} {
+				const ldc = sgemmNR + 3
+				c0, _ := randMatrix(rng, sgemmMR, sgemmNR, 3)
+				if beta == 0 {
+					c0[0] = float32(math.NaN())
+				}
+				want := append([]float32(nil), c0...)
+				got := append([]float32(nil), c0...)
+				sgemmTileGo(kc, layout.a, layout.rs, layout.ks, b, want, ldc, 1.5, beta)
+				sgemmFast.tile(kc, layout.a, layout.rs, layout.ks, b, got, ldc, 1.5, beta)
+				assert.InDeltaSlice(t, want, got, 1e-5, "kc=%d rs=%d beta=%g", kc, layout.rs, beta)
+				assert.False(t, math.IsNaN(float64(got[0])), "kc=%d rs=%d: β=0 read C", kc, layout.rs)
 			}
-			want := append([]float32(nil), c0...)
-			got := append([]float32(nil), c0...)
-			sgemmTileGo(kc, a, b, want, ldc, 1.5, beta)
-			sgemmFast.tile(kc, a, b, got, ldc, 1.5, beta)
-			assert.InDeltaSlice(t, want, got, 1e-5, "kc=%d beta=%g", kc, beta)
 		}
 	}
 }

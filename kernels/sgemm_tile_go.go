@@ -1,25 +1,25 @@
 package kernels
 
 // sgemmTileGo is the portable micro-kernel: the same contract as the assembly
-// one (see sgemmTileFunc) in plain Go, used off amd64, without AVX2, and by the
-// tests that force the fallback. Go keeps float32 scalars in the 16 XMM
+// one (see sgemmTileFunc) in plain Go, used off amd64, without AVX2, and by
+// the tests that force the fallback. Go keeps float32 scalars in the 16 XMM
 // registers, so the 6×16 tile is done as twelve 2×4 sub-tiles, each with 8
 // accumulators plus 2 A and 4 B values in registers for its whole k loop.
 //
-//	a is the packed A sliver (kc,6), b the packed B sliver (kc,16),
+//	a holds the A sliver, element (r,p) at a[r·rs + p·ks];
+//	b is the packed B sliver (kc,16);
 //	c the top-left element of a full (6,16) tile with row stride ldc.
-func sgemmTileGo(kc int, a, b, c []float32, ldc int, alpha, beta float32) {
-	a = a[:kc*sgemmMR]
+func sgemmTileGo(kc int, a []float32, rs, ks int, b, c []float32, ldc int, alpha, beta float32) {
+	_ = a[(sgemmMR-1)*rs+(kc-1)*ks]
 	b = b[:kc*sgemmNR]
 	_ = c[(sgemmMR-1)*ldc+sgemmNR-1]
 	for i := 0; i < sgemmMR; i += 2 {
 		for j := 0; j < sgemmNR; j += 4 {
 			var c00, c01, c02, c03, c10, c11, c12, c13 float32
-			ai, bj := i, j
+			ai, bj := i*rs, j
 			for p := 0; p < kc; p++ {
-				av := a[ai : ai+2 : ai+2]
+				a0, a1 := a[ai], a[ai+rs]
 				bv := b[bj : bj+4 : bj+4]
-				a0, a1 := av[0], av[1]
 				b0, b1, b2, b3 := bv[0], bv[1], bv[2], bv[3]
 				c00 += a0 * b0
 				c01 += a0 * b1
@@ -29,7 +29,7 @@ func sgemmTileGo(kc int, a, b, c []float32, ldc int, alpha, beta float32) {
 				c11 += a1 * b1
 				c12 += a1 * b2
 				c13 += a1 * b3
-				ai += sgemmMR
+				ai += ks
 				bj += sgemmNR
 			}
 			sgemmStore4(c[i*ldc+j:], c00, c01, c02, c03, alpha, beta)

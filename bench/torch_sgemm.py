@@ -26,6 +26,8 @@ SHAPES = [  # (m, k, n, transA, transB), as in kernels/sgemm_bench_test.go
     (2048, 192, 64, False, True),
     (64, 2048, 192, True, False),
     (512, 512, 512, False, False),
+    (1, 64, 192, False, False),
+    (2048, 64, 1, False, False),
 ]
 
 

@@ -86,7 +86,7 @@ func sgemmWith(kern *sgemmKernelSet, workers int, transA, transB bool, m, n, k i
 	case m == 1 || n == 1:
 		sgemmVector(&g, kern)
 	default:
-		sgemmBlocked(g, kern.tile, workers)
+		sgemmBlocked(g, kern, workers)
 	}
 	return nil
 }

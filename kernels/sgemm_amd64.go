@@ -11,7 +11,8 @@ var sgemmHasAVX2 = cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3)
 
 func init() {
 	if sgemmHasAVX2 {
-		sgemmFast = &sgemmKernelSet{name: "avx2-fma", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice}
+		sgemmFast = &sgemmKernelSet{name: "avx2-fma", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
+			pack6: sgemmPack6AVX2Slice, pack16: sgemmPack16AVX2Slice}
 	}
 }
 
@@ -25,6 +26,12 @@ func sdotAVX2(x, y *float32, n int) float32
 
 //go:noescape
 func saxpyAVX2(alpha float32, x, y *float32, n int)
+
+//go:noescape
+func sgemmPack6AVX2(dst, src *float32, kc, ld int)
+
+//go:noescape
+func sgemmPack16AVX2(dst, src *float32, kc, ld int)
 
 // The wrappers check, cheaply, that the slices hold what the assembly will
 // touch (a driver bug becomes a panic, not memory corruption), then run it.
@@ -50,4 +57,16 @@ func saxpyAVX2Slice(alpha float32, x, y []float32) {
 	}
 	_ = y[len(x)-1]
 	saxpyAVX2(alpha, &x[0], &y[0], len(x))
+}
+
+func sgemmPack6AVX2Slice(dst, src []float32, kc, ld int) {
+	_ = dst[kc*sgemmMR-1]
+	_ = src[(kc-1)*ld+sgemmMR-1]
+	sgemmPack6AVX2(&dst[0], &src[0], kc, ld)
+}
+
+func sgemmPack16AVX2Slice(dst, src []float32, kc, ld int) {
+	_ = dst[kc*sgemmNR-1]
+	_ = src[(kc-1)*ld+sgemmNR-1]
+	sgemmPack16AVX2(&dst[0], &src[0], kc, ld)
 }

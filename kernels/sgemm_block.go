@@ -40,12 +40,17 @@ type sgemmKernelSet struct {
 	tile sgemmTileFunc
 	dot  func(x, y []float32) float32        // Σ x[i]·y[i], len(y) ≥ len(x)
 	axpy func(alpha float32, x, y []float32) // y[i] += α·x[i], len(y) ≥ len(x)
+
+	// pack6 and pack16 copy kc runs of 6 or 16 floats, src[p·ld:] to
+	// dst[p·w:]: the full-sliver cases of packing (sgemm_pack.go).
+	pack6, pack16 func(dst, src []float32, kc, ld int)
 }
 
 // sgemmGo is the portable set; sgemmFast is the one Sgemm uses, replaced at
 // start-up by the assembly set where the CPU has it (sgemm_amd64.go).
 var (
-	sgemmGo   = &sgemmKernelSet{name: "go", tile: sgemmTileGo, dot: sdotGo, axpy: saxpyGo}
+	sgemmGo = &sgemmKernelSet{name: "go", tile: sgemmTileGo, dot: sdotGo, axpy: saxpyGo,
+		pack6: sgemmPack6Go, pack16: sgemmPack16Go}
 	sgemmFast = sgemmGo
 )
 
@@ -70,9 +75,9 @@ func sgemmWorkers(m, n, k int) int {
 
 // sgemmGrid splits the columns [0,nc) of one B panel and all m rows of C
 // into blocks, one task each: rowsPer (≤ MC, a multiple of MR) by colsPer (a
-// multiple of NR). Rows are split first (each task then packs A once and
-// shares the packed B); columns only when there are fewer row blocks than
-// workers. Blocks are whole tiles, so the split changes no result.
+// multiple of NR). Rows are split first (each task then reads its A rows
+// once per B sliver and shares the packed B); columns only when there are
+// fewer row blocks than workers. Blocks are whole tiles, so the split changes no result.
 type sgemmGrid struct{ rowsPer, mBlocks, colsPer, nBlocks int }
 
 func sgemmPlan(m, nc, workers int) sgemmGrid {
@@ -94,16 +99,17 @@ func sgemmPlan(m, nc, workers int) sgemmGrid {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // sgemmJob is the state of one blocked product shared by its goroutines. It
-// is pooled, like the packing buffers, so a call allocates nothing in the
-// steady state.
+// is pooled, like the packing buffers, so in the steady state a call
+// allocates nothing but the goroutines it starts (one small allocation
+// each).
 type sgemmJob struct {
 	sgemmArgs
-	tile   sgemmTileFunc
+	kern   *sgemmKernelSet
 	grid   sgemmGrid
 	bp     []float32 // the packed B panel of the current (jc, pc)
 	jc, nc int       // current B panel: columns [jc, jc+nc)
 	pc, kc int       // current K panel: depth [pc, pc+kc)
-	beta   float32   // β for this K panel (1 after the first)
+	kBeta  float32   // β for this K panel: the caller's, then 1
 	next   atomic.Int64
 	wg     sync.WaitGroup
 }
@@ -111,31 +117,31 @@ type sgemmJob struct {
 var sgemmJobs = sync.Pool{New: func() any { return new(sgemmJob) }}
 
 // sgemmBlocked computes C = α·op(A)·op(B) + β·C for k ≥ 1 and α ≠ 0 with the
-// given micro-kernel on up to workers goroutines. Loop order, outer to inner:
-// B panels of NC columns, K panels of KC (B packed once per panel, shared),
-// then tasks of the grid (each packs its rows of A), then NR-column slivers,
-// then MR-row slivers. Each C element is owned by one task and summed in the
+// given kernels on up to workers goroutines. Loop order, outer to
+// inner: B panels of NC columns, K panels of KC (B packed once per panel,
+// shared), then tasks of the grid (each reads or packs its rows of A), then
+// NR-column slivers, then MR-row slivers. Each C element is owned by one task and summed in the
 // fixed order p = 0..k-1, so the result does not depend on workers.
-func sgemmBlocked(args sgemmArgs, tile sgemmTileFunc, workers int) {
+func sgemmBlocked(args sgemmArgs, kern *sgemmKernelSet, workers int) {
 	j := sgemmJobs.Get().(*sgemmJob)
-	j.sgemmArgs, j.tile = args, tile
+	j.sgemmArgs, j.kern = args, kern
 	for j.jc = 0; j.jc < j.n; j.jc += sgemmNC {
 		j.nc = min(sgemmNC, j.n-j.jc)
 		j.grid = sgemmPlan(j.m, j.nc, workers)
 		for j.pc = 0; j.pc < j.k; j.pc += sgemmKC {
 			j.kc = min(sgemmKC, j.k-j.pc)
-			j.beta = j.sgemmArgs.beta
+			j.kBeta = j.beta
 			if j.pc > 0 {
-				j.beta = 1 // later K panels add onto the partial sums in C
+				j.kBeta = 1 // later K panels add onto the partial sums in C
 			}
 			bbuf := sgemmPoolB.get(j.kc * ceilDiv(j.nc, sgemmNR) * sgemmNR)
 			j.bp = *bbuf
-			sgemmPackB(j.bp, j.transB, j.b, j.ldb, j.pc, j.kc, j.jc, j.nc)
+			sgemmPackB(kern, j.bp, j.transB, j.b, j.ldb, j.pc, j.kc, j.jc, j.nc)
 			j.run(workers)
 			sgemmPoolB.put(bbuf)
 		}
 	}
-	j.a, j.b, j.c, j.bp, j.tile = nil, nil, nil, nil, nil // keep no caller memory alive
+	j.a, j.b, j.c, j.bp, j.kern = nil, nil, nil, nil, nil // keep no caller memory alive
 	sgemmJobs.Put(j)
 }
 
@@ -181,14 +187,14 @@ func (j *sgemmJob) work(spawned bool) {
 // packed, since its 6 values per k step are adjacent but its k steps lda
 // apart.
 func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
-	g, tile, bp, jc, pc, kc, beta := &j.sgemmArgs, j.tile, j.bp, j.jc, j.pc, j.kc, j.beta
+	g, tile, bp, jc, pc, kc, beta := &j.sgemmArgs, j.kern.tile, j.bp, j.jc, j.pc, j.kc, j.kBeta
 	mc := i1 - i0
 	full := mc / sgemmMR * sgemmMR // rows in full slivers
 	switch {
 	case g.transA:
-		sgemmPackA(abuf, true, g.a, g.lda, i0, mc, pc, kc)
+		sgemmPackA(j.kern, abuf, true, g.a, g.lda, i0, mc, pc, kc)
 	case full < mc:
-		sgemmPackA(abuf[full*kc:], false, g.a, g.lda, i0+full, mc-full, pc, kc)
+		sgemmPackA(j.kern, abuf[full*kc:], false, g.a, g.lda, i0+full, mc-full, pc, kc)
 	}
 	for jr := j0; jr < j1; jr += sgemmNR {
 		bs := bp[(jr/sgemmNR)*kc*sgemmNR:]

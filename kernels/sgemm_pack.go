@@ -10,21 +10,15 @@ import "sync"
 // sgemmPackA packs rows [i0, i0+mc) and columns [p0, p0+kc) of op(A) (m,k)
 // into dst as ceil(mc/6) slivers; sliver s is (kc,6): dst[s·kc·6 + p·6 + r]
 // = op(A)[i0+6s+r][p0+p].
-func sgemmPackA(dst []float32, transA bool, a []float32, lda, i0, mc, p0, kc int) {
+func sgemmPackA(kern *sgemmKernelSet, dst []float32, transA bool, a []float32, lda, i0, mc, p0, kc int) {
 	for s := 0; s*sgemmMR < mc; s++ {
 		rows := min(sgemmMR, mc-s*sgemmMR)
 		out := dst[s*kc*sgemmMR : (s+1)*kc*sgemmMR]
 		ib := i0 + s*sgemmMR
 		switch {
 		case transA && rows == sgemmMR:
-			// A is stored (k,m): the 6 values of one k step are contiguous
-			// (copied element by element: an array copy would call memmove).
-			for p := range kc {
-				off := (p0+p)*lda + ib
-				src := a[off : off+sgemmMR : off+sgemmMR]
-				o := out[p*sgemmMR : p*sgemmMR+sgemmMR : p*sgemmMR+sgemmMR]
-				o[0], o[1], o[2], o[3], o[4], o[5] = src[0], src[1], src[2], src[3], src[4], src[5]
-			}
+			// A is stored (k,m): the 6 values of one k step are contiguous.
+			kern.pack6(out, a[p0*lda+ib:], kc, lda)
 		default:
 			// A stored (m,k) (the driver packs only a last, partial sliver
 			// of it), or a partial sliver: element by element, zero-padded.
@@ -48,21 +42,14 @@ func sgemmPackA(dst []float32, transA bool, a []float32, lda, i0, mc, p0, kc int
 // sgemmPackB packs rows [p0, p0+kc) and columns [j0, j0+nc) of op(B) (k,n)
 // into dst as ceil(nc/16) slivers; sliver s is (kc,16): dst[s·kc·16 + p·16
 // + c] = op(B)[p0+p][j0+16s+c].
-func sgemmPackB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
+func sgemmPackB(kern *sgemmKernelSet, dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
 	for s := 0; s*sgemmNR < nc; s++ {
 		cols := min(sgemmNR, nc-s*sgemmNR)
 		out := dst[s*kc*sgemmNR : (s+1)*kc*sgemmNR]
 		jb := j0 + s*sgemmNR
 		if !transB && cols == sgemmNR {
-			// B is stored (k,n): each k step is a contiguous run of 16,
-			// copied element by element (an array copy would call memmove).
-			for p := range kc {
-				off := (p0+p)*ldb + jb
-				src := b[off : off+sgemmNR : off+sgemmNR]
-				o := out[p*sgemmNR : p*sgemmNR+sgemmNR : p*sgemmNR+sgemmNR]
-				o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = src[0], src[1], src[2], src[3], src[4], src[5], src[6], src[7]
-				o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15] = src[8], src[9], src[10], src[11], src[12], src[13], src[14], src[15]
-			}
+			// B is stored (k,n): each k step is a contiguous run of 16.
+			kern.pack16(out, b[p0*ldb+jb:], kc, ldb)
 			continue
 		}
 		if !transB {
@@ -87,6 +74,28 @@ func sgemmPackB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int
 				out[p*sgemmNR+c] = v
 			}
 		}
+	}
+}
+
+// sgemmPack6Go copies kc runs of 6 floats, src[p·ld:][:6], to dst[p·6:], one
+// by one (an array copy would call memmove for each).
+func sgemmPack6Go(dst, src []float32, kc, ld int) {
+	_ = src[(kc-1)*ld+sgemmMR-1]
+	for p := range kc {
+		s := src[p*ld : p*ld+sgemmMR : p*ld+sgemmMR]
+		o := dst[p*sgemmMR : p*sgemmMR+sgemmMR : p*sgemmMR+sgemmMR]
+		o[0], o[1], o[2], o[3], o[4], o[5] = s[0], s[1], s[2], s[3], s[4], s[5]
+	}
+}
+
+// sgemmPack16Go copies kc runs of 16 floats, src[p·ld:][:16], to dst[p·16:].
+func sgemmPack16Go(dst, src []float32, kc, ld int) {
+	_ = src[(kc-1)*ld+sgemmNR-1]
+	for p := range kc {
+		s := src[p*ld : p*ld+sgemmNR : p*ld+sgemmNR]
+		o := dst[p*sgemmNR : p*sgemmNR+sgemmNR : p*sgemmNR+sgemmNR]
+		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+		o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15] = s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]
 	}
 }
 

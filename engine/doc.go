@@ -1,4 +1,89 @@
 // Package engine is arew's tensor engine: the glue to gorgonia (a parameter
 // store whose memory the graph, the rollout forward and the optimiser share),
 // custom differentiable ops backed by package kernels, and checkpoints.
+//
+// # Fused token log-prob (TokenLogProb, TokenLogProbEntropy)
+//
+// For logits z (N,V) and targets y (N), row i of the policy's distribution is
+// p[i,j] = exp(z[i,j] − lse[i]) with lse[i] = log Σ_j exp(z[i,j]). The op
+// returns
+//
+//	logp[i] = z[i,y[i]] − lse[i]
+//	H[i]    = −Σ_j p[i,j]·log p[i,j]          (TokenLogProbEntropy only)
+//
+// lse is computed stably: the row's own maximum m is subtracted before exp,
+// lse = m + log Σ_j exp(z[i,j] − m), accumulated in float64 by the reference
+// kernel. (gorgonia's LogSoftMax seeds every row's maximum with element 0 of
+// the whole tensor, so rows lying ~88 above or far below it give ±Inf or NaN;
+// TestLargeLogitsBreakCompositeNotFused pins it.)
+//
+// Backward. With upstream gradients g = ∂L/∂logp and h = ∂L/∂H, and
+// ∂p[i,k]/∂z[i,j] = p[i,k]·(1[k=j] − p[i,j]):
+//
+//	∂logp[i]/∂z[i,j] = 1[j=y[i]] − p[i,j]
+//	∂H[i]/∂z[i,j]    = −Σ_k (log p[i,k] + 1)·p[i,k]·(1[k=j] − p[i,j])
+//	                 = −p[i,j]·(log p[i,j] + H[i])
+//
+// so one sweep over each row writes
+//
+//	dz[i,j] = g[i]·(1[j=y[i]] − p[i,j]) − h[i]·p[i,j]·(log p[i,j] + H[i]).
+//
+// Why one pass: the backward needs only p, which it recomputes from z and the
+// forward's saved lse (one exp per element); nothing of size N×V is stored
+// between forward and backward, and both outputs' gradients are formed in the
+// same sweep, so the graph never holds the probability matrix at all. The
+// composite LogSoftMax + gather graph stores the (N,V) log-softmax, then
+// allocates an (N,V) gather gradient and an (N,V) softmax gradient per step.
+// When H is requested but unused its gradient h is all zero and the entropy
+// term is skipped.
+//
+// The forward's lse and H reach the backward through state the op owns, not
+// through the graph (see tokenLogProbState): a gorgonia graph is run by one
+// TapeMachine at a time, the backward node takes the forward node as an input
+// so it always runs after it, and every run rewrites the state, so a rerun of
+// the graph on new logits is fresh (TestTokenLogProbOpSecondRunIsFresh). The
+// op's outputs are also reused across runs: after the first run its Do
+// allocates nothing (TestTokenLogProbOpDoReusesBuffers).
+//
+// Proofs: TestTokenLogProbOpGradCheck (finite differences of
+// Σ a·logp + Σ b·H), TestTokenLogProbOpMatchesComposite (logp, H and dL/dz
+// equal to gorgonia's LogSoftMax + gather within 1e-5 on moderate logits),
+// TestCompositeGatherForms (the composite's gather must be the 2-D ByIndices
+// on the (N·V,1) reshape with indices i·V + y[i]; the 1-D gather's gradient
+// is wrong).
+//
+// # Checkpoints (safetensors)
+//
+// A checkpoint is a Hugging Face safetensors file:
+//
+//	bytes [0,8)       N, the header length, uint64 little-endian
+//	bytes [8,8+N)     a UTF-8 JSON object:
+//	                  {"__metadata__": {"key": "value", …},          (optional)
+//	                   "name": {"dtype": "F32", "shape": [d0, d1, …],
+//	                            "data_offsets": [begin, end]}, …}
+//	bytes [8+N, EOF)  the data buffer; tensor "name" is bytes [begin, end)
+//	                  of it, row-major, little-endian
+//
+// A tensor's byte length is Π shape × the dtype's size (the empty shape is
+// a scalar), and the tensors' ranges tile the data buffer exactly: no holes,
+// no overlaps. WriteSafetensors writes F32, I32 and I64 tensors in the order
+// given, header keys in the same order after "__metadata__", and pads the
+// header with spaces so the data starts at a multiple of 8 bytes, as the
+// reference writer does (TestSafetensorsByteExactLayout spells out every
+// byte; TestSafetensorsReadsPythonWrittenFile reads a file written by an
+// independent Python writer, testdata/gen_safetensors.py).
+//
+// ReadSafetensors treats the file as hostile: the header length is checked
+// against the file and a 100 MB cap before anything is allocated, the JSON
+// must be valid UTF-8 with no duplicate names, every dimension non-negative
+// and the element count bounded, every range inside the data and equal to its
+// shape's size, and the ranges must tile the buffer; so allocations never
+// exceed the file's own size (TestSafetensorsRejectsHostileFiles,
+// TestSafetensorsTruncated, FuzzLoadSafetensors).
+//
+// SaveSafetensors and SaveParams write atomically (temp file in the same
+// directory, fsync, rename, fsync of the directory): a crash leaves the old
+// file or the new one, never a part (TestSaveIsAtomic). LoadParams requires
+// the file's names, shapes and dtype (F32) to match the store exactly, and
+// changes nothing otherwise.
 package engine

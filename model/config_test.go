@@ -68,3 +68,16 @@ func TestInitIsGPT2Style(t *testing.T) {
 	b, _ := s.Get(Layer(1).FCBias)
 	assert.Equal(t, float32(0), b.Data()[3])
 }
+
+// The two critic layouts: a shared critic is the policy plus C+1 value-head
+// parameters; a separate critic swaps the LM head for the value head.
+func TestCriticConfigs(t *testing.T) {
+	p, err := NewConfig("small", 60, 256)
+	require.NoError(t, err)
+	shared, separate := p.WithValueHead(), p.Critic()
+	assert.True(t, shared.LMHead && shared.ValueHead)
+	assert.True(t, !separate.LMHead && separate.ValueHead)
+	assert.Equal(t, p.NumParams()+p.DModel+1, shared.NumParams())
+	assert.Equal(t, p.NumParams()-p.DModel*p.Vocab+p.DModel+1, separate.NumParams())
+	assert.NoError(t, separate.Validate())
+}

@@ -5,9 +5,11 @@
 //
 //	go run ./cmd/baselines                     # every task, 500 test episodes
 //	go run ./cmd/baselines -tasks pe-g-s3 -n 2000 -qas 0.1 -qbt 0.1
+//	go run ./cmd/baselines -tasks flodial-hard -config '{"Critiques":"consistent"}'
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -35,6 +37,7 @@ func run(args []string, out io.Writer) error {
 	qas := fs.Float64("qas", 0.1, "weak demonstrator: probability of an informative query")
 	qbt := fs.Float64("qbt", 0.1, "weak demonstrator: probability that a belief follows the evidence")
 	seed := fs.Uint64("seed", 1, "seed of the policies' randomness")
+	config := fs.String("config", "", `JSON overrides of each task's config, e.g. '{"Critiques":"consistent"}'`)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,7 +71,7 @@ func run(args []string, out io.Writer) error {
 		{Kind: "strong"},
 	}
 	for _, name := range list {
-		task, err := tasks.New(strings.TrimSpace(name), nil)
+		task, err := tasks.New(strings.TrimSpace(name), json.RawMessage(*config))
 		if err != nil {
 			return err
 		}

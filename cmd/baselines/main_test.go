@@ -14,6 +14,8 @@ func TestBadFlagsAreErrors(t *testing.T) {
 		{"-split", "dev"},
 		{"-tasks", "no-such-task"},
 		{"-bogus"},
+		{"-tasks", "flodial-easy", "-config", "{not json"},
+		{"-tasks", "flodial-easy", "-config", `{"NoSuchField": 1}`},
 	} {
 		var out bytes.Buffer
 		assert.Error(t, run(args, &out), "%v", args)

@@ -1,0 +1,40 @@
+// Package bench holds measurements that are not unit tests: this machine's
+// memory bandwidth (stream_test.go) and side-by-side scripts:
+// torch_logprob.py (PyTorch's log_softmax + gather, forward + backward, at
+// the sizes of kernels.BenchmarkTokenLogProb) and compare_logprob.py, which
+// runs the Go benchmarks and the PyTorch script in alternation and prints
+// the medians as one table.
+//
+// # Reading a kernel's MB/s
+//
+// A kernel benchmark calls b.SetBytes with the bytes the kernel must move
+// at least: every input read once, every output written once (for
+// BenchmarkTokenLogProb, 12·N·V + 24·N for a forward plus a backward; its
+// comment derives it). go test then prints MB/s = those bytes / time. It is
+// not what the hardware moved: a store to memory that is not in cache also
+// reads the line first (read-for-ownership), and a second pass over data
+// that fell out of cache reads it again.
+//
+// Divide it by the copy bandwidth of BenchmarkStream measured in the same
+// run, at the same thread count (GOMAXPROCS, printed as the -N suffix):
+//
+//	fraction = kernel MB/s / StreamCopy MB/s
+//
+// Copy is the cheapest way to move bytes (Go's copy uses non-temporal
+// stores for large blocks, so it pays no read-for-ownership), so on
+// buffers far larger than the last-level cache a fraction near 1 means the
+// kernel is memory-bound: only moving fewer bytes makes it faster. A
+// fraction well below 1 on such buffers means time goes to arithmetic
+// (exp, here) or to waiting on dependencies, and the code itself can be
+// improved. Triad (a = b + s·c, normal stores, in a plain Go loop) is the
+// bandwidth of an ordinary streaming loop: reaching it is the realistic
+// goal for a kernel that writes with normal stores. Working sets that fit
+// in cache (2048×128 floats is 1 MiB) can exceed 1: the data comes from
+// L2/L3, not memory.
+//
+// The machine is shared and noisy. Compare figures from one run, as ratios
+// of medians over interleaved repetitions, e.g.
+//
+//	go test -run '^$' -bench 'Stream|TokenLogProb' -count 5 -benchtime 200ms ./bench/ ./kernels/
+//	OPENBLAS_NUM_THREADS=2 /usr/bin/python3 bench/compare_logprob.py --threads 2 --rounds 5
+package bench

@@ -1,0 +1,192 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"sync"
+)
+
+// AttentionForward is the fast causal self-attention forward; the contract
+// (layout, causality, NaN, errors) is AttentionForwardRef's. The (b, h)
+// pairs run in parallel above a size threshold. Each pair first copies its
+// q, k, v into contiguous zero-padded buffers (and k transposed), so that
+// the scores of row t are one product q_t·Kᵀ over contiguous memory and the
+// output one p-weighted sum of V rows (attention_gemv.go, AVX2 where the CPU
+// has it). Products and the softmax's exponentials (expShift) run in
+// float32, its normaliser in float64. Scores and exponentials are computed
+// in blocks of 8 keys, so up to 7 values past t are computed into scratch
+// and thrown away; they never reach a result.
+// Every output is summed in a fixed order, so results do not depend on the
+// goroutine count.
+func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) error {
+	if err := checkAttention(sh, len(qkv), len(out), len(att), "out"); err != nil {
+		return err
+	}
+	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	parallelFor(sh.Batch*H, 2*T*T*hd, func(lo, hi int) {
+		w := getHeadWork(T, hd, false)
+		defer headWorkPool.Put(w)
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/H, bh%H
+			w.load(qkv, b*T*3*C, 3*C, C, h*hd, false)
+			for t := 0; t < T; t++ {
+				q := w.q[t*w.hdp : (t+1)*w.hdp]
+				gemvT(q, w.kt, w.ld, roundUp8(t+1), w.sc)
+				sc := w.sc[:t+1]
+				maxA := float32(math.Inf(-1))
+				for s, a := range sc {
+					a *= scale
+					sc[s] = a
+					if a > maxA {
+						maxA = a
+					}
+				}
+				if useAVX2 {
+					// Whole blocks of 8 for the assembly; lanes past t are scratch.
+					expShift(w.sc[:roundUp8(t+1)], maxA)
+				} else {
+					expShift(sc, maxA)
+				}
+				sum := 0.0
+				for _, e := range sc {
+					sum += float64(e)
+				}
+				inv := float32(1 / sum)
+				row := att[(bh*T+t)*T:][:t+1]
+				for s, e := range sc {
+					row[s] = e * inv
+				}
+				gemvN(row, w.v, t+1, w.o)
+				copy(out[(b*T+t)*C+h*hd:][:hd], w.o)
+			}
+		}
+	})
+	return nil
+}
+
+// AttentionBackward is the fast backward; the contract is
+// AttentionBackwardRef's (dqkv overwritten). Parallel over (b, h) pairs,
+// which write disjoint parts of dqkv, so no locks and no dependence on the
+// goroutine count. Two passes per pair, each made of the contiguous
+// products of attention_gemv.go:
+//
+//	rows t:    dP = dout_t·Vᵀ, dA = P·(dP − Σ P·dP)/√hd (that dot in float64),
+//	           dq_t = dA·K; dA and P are stored transposed
+//	columns s: dk_s = Σ_{t≥s} dA[t,s]·q_t,  dv_s = Σ_{t≥s} P[t,s]·dout_t
+//
+// so every gradient row is one product summed in a fixed order (t upwards),
+// in float32 as a float32 matmul would.
+func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float32) error {
+	if err := checkAttention(sh, len(qkv), len(dout), len(att), "dout"); err != nil {
+		return err
+	}
+	if len(dqkv) < sh.QKVLen() {
+		return fmt.Errorf("attention backward: dqkv has %d values, want %d", len(dqkv), sh.QKVLen())
+	}
+	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
+	scale := 1 / math.Sqrt(float64(hd))
+	parallelFor(sh.Batch*H, 4*T*T*hd, func(lo, hi int) {
+		w := getHeadWork(T, hd, true)
+		defer headWorkPool.Put(w)
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/H, bh%H
+			base := b * T * 3 * C
+			w.load(qkv, base, 3*C, C, h*hd, true)
+			w.loadGrad(dout[b*T*C:], C, h*hd)
+			for t := 0; t < T; t++ {
+				gemvT(w.do[t*w.hdp:(t+1)*w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
+				row := att[(bh*T+t)*T:][:t+1]
+				dp := w.sc[:t+1]
+				dot := 0.0
+				for s, p := range row {
+					dot += float64(p) * float64(dp[s])
+				}
+				for s, p := range row {
+					dp[s] = float32(float64(p) * (float64(dp[s]) - dot) * scale)
+					w.dat[s*T+t] = dp[s]
+					w.pt[s*T+t] = p
+				}
+				gemvN(dp, w.k, t+1, w.o)
+				copy(dqkv[base+t*3*C+h*hd:][:hd], w.o)
+			}
+			for s := 0; s < T; s++ {
+				gemvN(w.dat[s*T+s:(s+1)*T], w.q[s*w.hdp:], T-s, w.o)
+				copy(dqkv[base+s*3*C+C+h*hd:][:hd], w.o)
+				gemvN(w.pt[s*T+s:(s+1)*T], w.do[s*w.hdp:], T-s, w.o)
+				copy(dqkv[base+s*3*C+2*C+h*hd:][:hd], w.o)
+			}
+		}
+	})
+	return nil
+}
+
+// headWork is one goroutine's scratch for one (b, h) pair at a time: the
+// head's q, k, v as T rows of hdp (head size rounded up to 8, zero padded),
+// k and v transposed as hdp rows of ld (T rounded up to 8), and for the
+// backward dout's rows and dA and P transposed (T×T, only t ≥ s used).
+// Padding is written once (zero) and never touched, so it adds nothing to
+// any product.
+type headWork struct {
+	T, hd, hdp, ld int
+	q, k, v        []float32
+	kt, vt         []float32
+	sc, o          []float32
+	do, dat, pt    []float32
+}
+
+func roundUp8(n int) int { return (n + 7) &^ 7 }
+
+// headWorkPool keeps scratch between calls: a training step calls the
+// kernels once per layer with the same sizes. A pooled headWork's padding
+// is still zero (nothing writes it), and dat and pt are written before
+// they are read.
+var headWorkPool sync.Pool
+
+func getHeadWork(T, hd int, backward bool) *headWork {
+	if w, ok := headWorkPool.Get().(*headWork); ok && w.T == T && w.hd == hd && (w.vt != nil || !backward) {
+		return w
+	}
+	return newHeadWork(T, hd, backward)
+}
+
+func newHeadWork(T, hd int, backward bool) *headWork {
+	w := &headWork{T: T, hd: hd, hdp: roundUp8(hd), ld: roundUp8(T)}
+	rows, cols := T*w.hdp, w.hdp*w.ld
+	w.q, w.k, w.v = make([]float32, rows), make([]float32, rows), make([]float32, rows)
+	w.kt, w.sc, w.o = make([]float32, cols), make([]float32, w.ld), make([]float32, w.hdp)
+	if backward {
+		w.vt = make([]float32, cols)
+		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, T*T), make([]float32, T*T)
+	}
+	return w
+}
+
+// load gathers head columns [off, off+hd) of q, k, v for the T rows that
+// start at qkv[base] with row stride stride (k at +c, v at +2c), and
+// transposes k; for the backward it also transposes v.
+func (w *headWork) load(qkv []float32, base, stride, c, off int, backward bool) {
+	for s := 0; s < w.T; s++ {
+		row := qkv[base+s*stride:]
+		q, k, v := w.q[s*w.hdp:][:w.hd], w.k[s*w.hdp:][:w.hd], w.v[s*w.hdp:][:w.hd]
+		copy(q, row[off:off+w.hd])
+		copy(k, row[c+off:c+off+w.hd])
+		copy(v, row[2*c+off:2*c+off+w.hd])
+		for i, x := range k {
+			w.kt[i*w.ld+s] = x
+		}
+		if backward {
+			for i, x := range v {
+				w.vt[i*w.ld+s] = x
+			}
+		}
+	}
+}
+
+// loadGrad gathers head columns [off, off+hd) of the T rows of dout (row
+// stride c) that start at dout[0].
+func (w *headWork) loadGrad(dout []float32, c, off int) {
+	for s := 0; s < w.T; s++ {
+		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !amd64 || noasm
+
+package kernels
+
+func gemvTAVX2(x, at []float32, ld, n int, y []float32) { panic("kernels: AVX2 assembly not built") }
+func gemvNAVX2(p, a []float32, n int, y []float32)      { panic("kernels: AVX2 assembly not built") }

@@ -1,0 +1,178 @@
+package kernels
+
+import (
+	"math"
+	"sync"
+)
+
+// LayerNormForward is the fast LayerNorm forward; the contract (shapes,
+// float64 statistics, NaN, errors) is LayerNormForwardRef's. Rows run in
+// parallel above a size threshold; each row's sums use four float64
+// accumulators (a fixed order per row, so results do not depend on the
+// goroutine count). It agrees with the reference to float32 rounding.
+func LayerNormForward(x []float32, n, c int, gamma, beta []float32, eps float64, y []float32, mean, rstd []float64) error {
+	if err := checkLayerNormForward(x, n, c, gamma, beta, eps, y, mean, rstd); err != nil {
+		return err
+	}
+	gamma, beta = gamma[:c], beta[:c]
+	parallelFor(n, 8*c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := x[i*c : (i+1)*c]
+			m, r := rowMeanRstd(row, eps)
+			out := y[i*c : (i+1)*c]
+			out = out[:len(row)]
+			for j, v := range row {
+				out[j] = float32((float64(v)-m)*r*float64(gamma[j]) + float64(beta[j]))
+			}
+			if mean != nil {
+				mean[i], rstd[i] = m, r
+			}
+		}
+	})
+	return nil
+}
+
+// rowMeanRstd is the two-pass float64 mean and 1/sqrt(biased var + eps) of
+// one row, with four independent accumulators per pass.
+func rowMeanRstd(row []float32, eps float64) (mean, rstd float64) {
+	c := len(row)
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= c; j += 4 {
+		s0 += float64(row[j])
+		s1 += float64(row[j+1])
+		s2 += float64(row[j+2])
+		s3 += float64(row[j+3])
+	}
+	for ; j < c; j++ {
+		s0 += float64(row[j])
+	}
+	mean = (s0 + s1 + s2 + s3) / float64(c)
+	s0, s1, s2, s3 = 0, 0, 0, 0
+	j = 0
+	for ; j+4 <= c; j += 4 {
+		d0 := float64(row[j]) - mean
+		d1 := float64(row[j+1]) - mean
+		d2 := float64(row[j+2]) - mean
+		d3 := float64(row[j+3]) - mean
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	for ; j < c; j++ {
+		d := float64(row[j]) - mean
+		s0 += d * d
+	}
+	return mean, 1 / math.Sqrt((s0+s1+s2+s3)/float64(c)+eps)
+}
+
+// layerNormRowChunk is how many rows one partial sum of dgamma and dbeta
+// covers. It is fixed, not derived from the goroutine count, so the order
+// of every sum, and the result, does not depend on the number of cores.
+const layerNormRowChunk = 128
+
+// layerNormPartials recycles the per-chunk partial sums between calls.
+var layerNormPartials sync.Pool
+
+// LayerNormBackward is the fast LayerNorm backward; the contract is
+// LayerNormBackwardRef's (nil outputs are skipped, outputs overwritten). dx
+// runs in parallel over rows; dgamma and dbeta are column sums over all
+// rows, summed in float64 per fixed chunk of rows (in parallel) and then
+// over the chunks in order, so no result depends on the goroutine count.
+func LayerNormBackward(x []float32, n, c int, gamma []float32, mean, rstd []float64, dy, dx, dgamma, dbeta []float32) error {
+	if err := checkLayerNormBackward(x, n, c, gamma, mean, rstd, dy, dx, dgamma, dbeta); err != nil {
+		return err
+	}
+	if dx != nil {
+		gamma = gamma[:c]
+		parallelFor(n, 12*c, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				layerNormBackwardRow(x[i*c:(i+1)*c], dy[i*c:(i+1)*c], gamma, mean[i], rstd[i], dx[i*c:(i+1)*c])
+			}
+		})
+	}
+	if dgamma == nil && dbeta == nil {
+		return nil
+	}
+	// Each chunk of rows sums its dy·x̂ and dy per column (rows in order,
+	// reading rows contiguously); the chunk partials are then added in chunk
+	// order.
+	chunks := (n + layerNormRowChunk - 1) / layerNormRowChunk
+	part := getPartials(2 * chunks * c)
+	defer layerNormPartials.Put(part)
+	parallelFor(chunks, 4*layerNormRowChunk*c, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			sg, sb := (*part)[2*ch*c:(2*ch+1)*c], (*part)[(2*ch+1)*c:(2*ch+2)*c]
+			clear(sg)
+			clear(sb)
+			for i := ch * layerNormRowChunk; i < min((ch+1)*layerNormRowChunk, n); i++ {
+				dr := dy[i*c : (i+1)*c]
+				if dbeta != nil {
+					sb := sb[:len(dr)]
+					for j, d := range dr {
+						sb[j] += float64(d)
+					}
+				}
+				if dgamma != nil {
+					m, r := mean[i], rstd[i]
+					xr, sg := x[i*c:(i+1)*c], sg[:len(dr)]
+					xr = xr[:len(dr)]
+					for j, d := range dr {
+						sg[j] += float64(d) * ((float64(xr[j]) - m) * r)
+					}
+				}
+			}
+		}
+	})
+	for j := 0; j < c; j++ {
+		g, b := 0.0, 0.0
+		for ch := 0; ch < chunks; ch++ {
+			g += (*part)[2*ch*c+j]
+			b += (*part)[(2*ch+1)*c+j]
+		}
+		if dgamma != nil {
+			dgamma[j] = float32(g)
+		}
+		if dbeta != nil {
+			dbeta[j] = float32(b)
+		}
+	}
+	return nil
+}
+
+func getPartials(n int) *[]float64 {
+	if p, ok := layerNormPartials.Get().(*[]float64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	p := make([]float64, n)
+	return &p
+}
+
+// layerNormBackwardRow writes one row of dx (see LayerNormBackwardRef).
+func layerNormBackwardRow(row, drow, gamma []float32, m, r float64, out []float32) {
+	c := len(row)
+	drow, gamma, out = drow[:c], gamma[:c], out[:c]
+	var g0, g1, gx0, gx1 float64
+	j := 0
+	for ; j+2 <= c; j += 2 {
+		ga := float64(drow[j]) * float64(gamma[j])
+		gb := float64(drow[j+1]) * float64(gamma[j+1])
+		g0 += ga
+		g1 += gb
+		gx0 += ga * ((float64(row[j]) - m) * r)
+		gx1 += gb * ((float64(row[j+1]) - m) * r)
+	}
+	for ; j < c; j++ {
+		g := float64(drow[j]) * float64(gamma[j])
+		g0 += g
+		gx0 += g * ((float64(row[j]) - m) * r)
+	}
+	gMean := (g0 + g1) / float64(c)
+	gxMean := (gx0 + gx1) / float64(c)
+	for j, v := range row {
+		xh := (float64(v) - m) * r
+		out[j] = float32(r * (float64(drow[j])*float64(gamma[j]) - gMean - xh*gxMean))
+	}
+}

@@ -1,0 +1,237 @@
+package model
+
+import (
+	"fmt"
+
+	"arew/kernels"
+)
+
+// Decoder is the rollout forward: the same network as the training graph,
+// in plain Go over the same weight memory (it reads m.Params on every call:
+// no copy, no graph), with a key/value cache per sequence so that each new
+// token costs one position. It holds up to MaxSeqs sequences ("slots"),
+// each at its own position; one Append advances any subset of them.
+//
+// The cache holds keys and values computed with the weights of the time:
+// after an optimiser step, Reset every slot before decoding again. A
+// Decoder is used by one goroutine at a time, and the weights must not
+// change while it runs.
+type Decoder struct {
+	m       *Model
+	c       Config
+	maxSeqs int
+	pos     []int // tokens held by each slot (its next position)
+
+	// k[l], v[l] are (MaxSeqs, Context, C): row t of slot s at (s·Context + t)·C.
+	k, v [][]float32
+
+	// Scratch, grown to the rows of the largest call and reused.
+	rowSeq, rowPos []int
+	rowTok         []int32
+	x, h, qkv, att []float32 // (rows,C), (rows,C), (rows,3C), (rows,C)
+	fc             []float32 // (rows,M)
+	scores         []float32 // (workers, Context)
+	mean, rstd     []float64 // (rows)
+	last           []float32 // (seqs, C) final-normed last rows
+	logits         []float32 // (seqs, V), LM head only
+	values         []float32 // (seqs), value head only
+	seen           []bool    // (MaxSeqs) duplicate check
+}
+
+// NewDecoder allocates a decoder of maxSeqs slots, all empty. The cache
+// takes 2·Layers·maxSeqs·Context·C float32.
+func (m *Model) NewDecoder(maxSeqs int) (*Decoder, error) {
+	c := m.Config
+	if maxSeqs < 1 {
+		return nil, fmt.Errorf("decoder: maxSeqs must be ≥ 1, got %d", maxSeqs)
+	}
+	d := &Decoder{m: m, c: c, maxSeqs: maxSeqs, pos: make([]int, maxSeqs), seen: make([]bool, maxSeqs)}
+	per := maxSeqs * c.Context * c.DModel
+	for range c.Layers {
+		d.k = append(d.k, make([]float32, per))
+		d.v = append(d.v, make([]float32, per))
+	}
+	return d, nil
+}
+
+// MaxSeqs is the number of slots.
+func (d *Decoder) MaxSeqs() int { return d.maxSeqs }
+
+// Pos is the number of tokens slot seq holds (the position its next token
+// takes).
+func (d *Decoder) Pos(seq int) int { return d.pos[seq] }
+
+// Reset empties slot seq (a new sequence starts there).
+func (d *Decoder) Reset(seq int) error {
+	if seq < 0 || seq >= d.maxSeqs {
+		return fmt.Errorf("decoder: slot %d outside [0, %d)", seq, d.maxSeqs)
+	}
+	d.pos[seq] = 0
+	return nil
+}
+
+// ResetAll empties every slot.
+func (d *Decoder) ResetAll() { clear(d.pos) }
+
+// Prefill feeds a prompt to slot seq (appending to what it holds) and
+// returns the logits (V) after its last token.
+func (d *Decoder) Prefill(seq int, prompt []int32) ([]float32, error) {
+	return d.Append([]int{seq}, [][]int32{prompt})
+}
+
+// Step feeds one token to each of the slots seqs (each at its own
+// position) and returns the logits (len(seqs), V), row i for seqs[i].
+func (d *Decoder) Step(seqs []int, tokens []int32) ([]float32, error) {
+	if len(tokens) != len(seqs) {
+		return nil, fmt.Errorf("decoder step: %d slots but %d tokens", len(seqs), len(tokens))
+	}
+	chunks := make([][]int32, len(seqs))
+	for i := range tokens {
+		chunks[i] = tokens[i : i+1]
+	}
+	return d.Append(seqs, chunks)
+}
+
+// Append feeds tokens[i] (≥ 1 tokens) to slot seqs[i], for distinct slots,
+// as one batch: all new positions of all slots go through each matmul
+// together. It returns the logits (len(seqs), V) after each slot's last new
+// token (nil for a model without an LM head; Values has the value head's),
+// in a buffer reused by the next call. A slot would pass Context →
+// error; every check is made before any work, so an error changes nothing.
+func (d *Decoder) Append(seqs []int, tokens [][]int32) ([]float32, error) {
+	if err := d.plan(seqs, tokens); err != nil {
+		return nil, err
+	}
+	c := d.c
+	C, rows := c.DModel, len(d.rowSeq)
+	wte, wpe := d.m.param(NameTokenEmbedding), d.m.param(NamePositionEmbedding)
+	for r := range rows { // x[r] = wte[token] + wpe[position]
+		tok := wte[int(d.rowTok[r])*C : int(d.rowTok[r]+1)*C]
+		pos := wpe[d.rowPos[r]*C : (d.rowPos[r]+1)*C]
+		xr := d.x[r*C : (r+1)*C]
+		for j := range xr {
+			xr[j] = tok[j] + pos[j]
+		}
+	}
+	for l := 0; l < c.Layers; l++ {
+		if err := d.block(l, rows); err != nil {
+			return nil, err
+		}
+	}
+	// The final LayerNorm and the LM head, on each slot's last row only.
+	n := len(seqs)
+	r := 0
+	for i := range seqs {
+		r += len(tokens[i])
+		copy(d.last[i*C:(i+1)*C], d.x[(r-1)*C:r*C])
+	}
+	if err := kernels.LayerNormForward(d.last, n, C, d.m.param(NameFinalNormWeight), d.m.param(NameFinalNormBias),
+		LayerNormEps, d.last, d.mean[:n], d.rstd[:n]); err != nil {
+		return nil, err
+	}
+	if c.LMHead {
+		matMul(d.last, d.m.param(NameLMHead), d.logits, n, C, c.Vocab, false)
+	}
+	if c.ValueHead {
+		matMul(d.last, d.m.param(NameValueWeight), d.values, n, C, 1, false)
+		addRows(d.values, d.m.param(NameValueBias), n, 1)
+	}
+	for i, s := range seqs {
+		d.pos[s] += len(tokens[i])
+	}
+	return d.logits, nil
+}
+
+// Values is the value head's output (len(seqs)) after each slot's last
+// token of the last Append, or nil without a value head; reused by the
+// next call.
+func (d *Decoder) Values() []float32 {
+	if !d.c.ValueHead {
+		return nil
+	}
+	return d.values
+}
+
+// plan validates a call and lays out its rows (slot, position, token),
+// growing the scratch to fit.
+func (d *Decoder) plan(seqs []int, tokens [][]int32) error {
+	if len(seqs) != len(tokens) || len(seqs) == 0 {
+		return fmt.Errorf("decoder: %d slots and %d token lists (want equal, ≥ 1)", len(seqs), len(tokens))
+	}
+	clear(d.seen)
+	d.rowSeq, d.rowPos, d.rowTok = d.rowSeq[:0], d.rowPos[:0], d.rowTok[:0]
+	for i, s := range seqs {
+		switch {
+		case s < 0 || s >= d.maxSeqs:
+			return fmt.Errorf("decoder: slot %d outside [0, %d)", s, d.maxSeqs)
+		case d.seen[s]:
+			return fmt.Errorf("decoder: slot %d given twice in one call", s)
+		case len(tokens[i]) == 0:
+			return fmt.Errorf("decoder: no tokens for slot %d", s)
+		case d.pos[s]+len(tokens[i]) > d.c.Context:
+			return fmt.Errorf("decoder: slot %d holds %d tokens; %d more would pass the context of %d",
+				s, d.pos[s], len(tokens[i]), d.c.Context)
+		}
+		d.seen[s] = true
+		if err := checkIDs("token", tokens[i], d.c.Vocab); err != nil {
+			return fmt.Errorf("decoder: slot %d: %w", s, err)
+		}
+		for j, t := range tokens[i] {
+			d.rowSeq = append(d.rowSeq, s)
+			d.rowPos = append(d.rowPos, d.pos[s]+j)
+			d.rowTok = append(d.rowTok, t)
+		}
+	}
+	rows, C := len(d.rowSeq), d.c.DModel
+	grow := func(b []float32, n int) []float32 {
+		if cap(b) < n {
+			return make([]float32, n)
+		}
+		return b[:n]
+	}
+	d.x, d.h, d.att = grow(d.x, rows*C), grow(d.h, rows*C), grow(d.att, rows*C)
+	d.qkv, d.fc = grow(d.qkv, rows*3*C), grow(d.fc, rows*d.c.MLP)
+	d.last = grow(d.last, len(seqs)*C)
+	if d.c.LMHead {
+		d.logits = grow(d.logits, len(seqs)*d.c.Vocab)
+	}
+	if d.c.ValueHead {
+		d.values = grow(d.values, len(seqs))
+	}
+	if cap(d.mean) < rows {
+		d.mean, d.rstd = make([]float64, rows), make([]float64, rows)
+	}
+	d.mean, d.rstd = d.mean[:rows], d.rstd[:rows]
+	return nil
+}
+
+// block runs block l on the call's rows x (rows, C), in place.
+func (d *Decoder) block(l, rows int) error {
+	c, n := d.c, Layer(l)
+	C, M := c.DModel, c.MLP
+	p := d.m.param
+	if err := kernels.LayerNormForward(d.x, rows, C, p(n.Norm1Weight), p(n.Norm1Bias), LayerNormEps, d.h, d.mean, d.rstd); err != nil {
+		return err
+	}
+	matMul(d.h, p(n.AttnWeight), d.qkv, rows, C, 3*C, false)
+	addRows(d.qkv, p(n.AttnBias), rows, 3*C)
+	for r := range rows { // cache this call's keys and values first: rows may attend to each other
+		at := (d.rowSeq[r]*c.Context + d.rowPos[r]) * C
+		copy(d.k[l][at:at+C], d.qkv[r*3*C+C:r*3*C+2*C])
+		copy(d.v[l][at:at+C], d.qkv[r*3*C+2*C:r*3*C+3*C])
+	}
+	d.attention(l, rows)
+	matMul(d.att, p(n.ProjWeight), d.x, rows, C, C, true) // x += att·Wproj + b
+	addRows(d.x, p(n.ProjBias), rows, C)
+	if err := kernels.LayerNormForward(d.x, rows, C, p(n.Norm2Weight), p(n.Norm2Bias), LayerNormEps, d.h, d.mean, d.rstd); err != nil {
+		return err
+	}
+	matMul(d.h, p(n.FCWeight), d.fc, rows, C, M, false)
+	addRows(d.fc, p(n.FCBias), rows, M)
+	if err := kernels.GELUForward(d.fc, d.fc); err != nil {
+		return err
+	}
+	matMul(d.fc, p(n.FCProjWeight), d.x, rows, M, C, true) // x += gelu·Wfcproj + b
+	addRows(d.x, p(n.FCProjB), rows, C)
+	return nil
+}

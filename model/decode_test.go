@@ -1,0 +1,172 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// graphLogits runs the training graph's forward on a (B,T) batch and
+// returns a copy of its logits (B·T, V).
+func graphLogits(t *testing.T, m *Model, tokens []int32, batch, seqLen int) []float32 {
+	logits, _ := graphOutputs(t, m, tokens, batch, seqLen)
+	return logits
+}
+
+// graphOutputs returns copies of the graph's logits and values (nil for a
+// missing head).
+func graphOutputs(t *testing.T, m *Model, tokens []int32, batch, seqLen int) (logits, values []float32) {
+	g, err := m.NewGraph(batch, seqLen)
+	require.NoError(t, err)
+	defer g.Close()
+	var targets []int32
+	if m.Config.LMHead {
+		targets = make([]int32, len(tokens))
+	}
+	require.NoError(t, g.SetInputs(tokens, targets))
+	require.NoError(t, g.Forward())
+	if g.Logits != nil {
+		logits = append(logits, Float32s(g.Logits)...)
+	}
+	if g.Values != nil {
+		values = append(values, Float32s(g.Values)...)
+	}
+	return logits, values
+}
+
+// The KV-cache path and the graph agree on every position of three
+// sequences decoded side by side at different positions: a mixed first
+// call (prefills of 5, 1 and 9 tokens), then single steps of whichever
+// sequences still have tokens, up to 48 cached steps.
+func TestDecoderMatchesGraph(t *testing.T) {
+	const B, T, V = 3, 48, 23
+	cfg := tinyConfig(t, V, T, true, true) // a policy with a shared value head
+	m := newRandomModel(t, cfg, 5, 0.3)
+	rng := rand.New(rand.NewPCG(5, 1))
+	tokens := randomTokens(rng, B*T, V)
+	want, wantValues := graphOutputs(t, m, tokens, B, T)
+	maxLogit := 0.0
+	for _, z := range want {
+		maxLogit = max(maxLogit, math.Abs(float64(z)))
+	}
+	t.Logf("max |logit| %.1f", maxLogit)
+
+	d, err := m.NewDecoder(5)
+	require.NoError(t, err)
+	slot := []int{4, 0, 2} // sequence b lives in slot[b]
+	seq := func(b int) []int32 { return tokens[b*T : (b+1)*T] }
+	check := func(b, pos int, got []float32) {
+		t.Helper()
+		row := want[(b*T+pos)*V : (b*T+pos+1)*V]
+		assert.Less(t, maxAbsDiff(row, got), 1e-4, "sequence %d position %d", b, pos)
+	}
+	checkValue := func(b, pos int, got float32) {
+		t.Helper()
+		assert.InDelta(t, wantValues[b*T+pos], got, 1e-4, "value: sequence %d position %d", b, pos)
+	}
+	prefill := []int{5, 1, 9}
+	chunks := [][]int32{seq(0)[:5], seq(1)[:1], seq(2)[:9]}
+	logits, err := d.Append(slot, chunks)
+	require.NoError(t, err)
+	for b := range B {
+		check(b, prefill[b]-1, logits[b*V:(b+1)*V])
+		checkValue(b, prefill[b]-1, d.Values()[b])
+		assert.Equal(t, prefill[b], d.Pos(slot[b]))
+	}
+	worst := 0.0
+	for step := 0; ; step++ {
+		var slots []int
+		var toks []int32
+		var seqs []int
+		for b := range B {
+			// Sequence 1 pauses on odd steps: slots advance independently.
+			if p := d.Pos(slot[b]); p < T && (b != 1 || step%2 == 0 || d.Pos(slot[0]) == T) {
+				slots, toks, seqs = append(slots, slot[b]), append(toks, seq(b)[p]), append(seqs, b)
+			}
+		}
+		if len(slots) == 0 {
+			break
+		}
+		logits, err := d.Step(slots, toks)
+		require.NoError(t, err)
+		for i, b := range seqs {
+			pos := d.Pos(slot[b]) - 1
+			check(b, pos, logits[i*V:(i+1)*V])
+			checkValue(b, pos, d.Values()[i])
+			worst = max(worst, maxAbsDiff(want[(b*T+pos)*V:(b*T+pos+1)*V], logits[i*V:(i+1)*V]))
+		}
+	}
+	t.Logf("max |KV-cache − graph| over all positions: %.2e", worst)
+	for b := range B {
+		assert.Equal(t, T, d.Pos(slot[b]))
+	}
+}
+
+// Bad calls return errors and change nothing: the next good call still
+// matches the graph.
+func TestDecoderRejectsBadCalls(t *testing.T) {
+	const T, V = 8, 11
+	m := newRandomModel(t, tinyConfig(t, V, T, true, false), 6, 0.3)
+	tokens := randomTokens(rand.New(rand.NewPCG(6, 1)), T, V)
+	want := graphLogits(t, m, tokens, 1, T)
+	d, err := m.NewDecoder(2)
+	require.NoError(t, err)
+	_, err = d.Prefill(0, tokens[:6])
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		seqs   []int
+		tokens [][]int32
+		errMsg string
+	}{
+		{"past context", []int{0}, [][]int32{{1, 2, 3}}, "would pass the context of 8"},
+		{"bad slot", []int{2}, [][]int32{{1}}, "slot 2 outside"},
+		{"duplicate", []int{1, 1}, [][]int32{{1}, {2}}, "twice"},
+		{"bad token", []int{1, 0}, [][]int32{{1}, {11}}, "token 11 at index 0"},
+		{"negative token", []int{0}, [][]int32{{-1}}, "outside [0, 11)"},
+		{"empty", []int{0}, [][]int32{{}}, "no tokens"},
+		{"lengths", []int{0, 1}, [][]int32{{1}}, "2 slots and 1"},
+	} {
+		_, err := d.Append(tc.seqs, tc.tokens)
+		assert.ErrorContains(t, err, tc.errMsg, tc.name)
+	}
+	assert.Equal(t, 6, d.Pos(0))
+	assert.Equal(t, 0, d.Pos(1))
+	logits, err := d.Step([]int{0}, tokens[6:7])
+	require.NoError(t, err)
+	assert.Less(t, maxAbsDiff(want[6*V:7*V], logits), 1e-4)
+
+	// Reset starts over in the same slot.
+	require.NoError(t, d.Reset(0))
+	logits, err = d.Prefill(0, tokens[:3])
+	require.NoError(t, err)
+	assert.Less(t, maxAbsDiff(want[2*V:3*V], logits), 1e-4)
+
+}
+
+// A separate critic decodes too: no logits, values equal to its graph's.
+func TestDecoderCriticValues(t *testing.T) {
+	const T, V = 10, 11
+	critic := newRandomModel(t, tinyConfig(t, V, T, false, true), 7, 0.3)
+	tokens := randomTokens(rand.New(rand.NewPCG(7, 1)), T, V)
+	logits, want := graphOutputs(t, critic, tokens, 1, T)
+	require.Nil(t, logits)
+	d, err := critic.NewDecoder(1)
+	require.NoError(t, err)
+	got, err := d.Prefill(0, tokens[:4])
+	require.NoError(t, err)
+	assert.Nil(t, got)
+	assert.InDelta(t, want[3], d.Values()[0], 1e-4)
+	for p := 4; p < T; p++ {
+		_, err := d.Step([]int{0}, tokens[p:p+1])
+		require.NoError(t, err)
+		assert.InDelta(t, want[p], d.Values()[0], 1e-4, "position %d", p)
+	}
+	policy := newRandomModel(t, tinyConfig(t, V, T, true, false), 7, 0.3)
+	pd, err := policy.NewDecoder(1)
+	require.NoError(t, err)
+	assert.Nil(t, pd.Values())
+}

@@ -1,0 +1,159 @@
+package model
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"arew/engine"
+)
+
+// Graph is the training graph of a model for one fixed (batch B, length T):
+// built once, then refilled (SetInputs) and rerun for every update. Shapes
+// are fixed, so shorter sequences are right-padded to T and the caller's
+// loss masks the padding out (a causal model's real positions never see
+// the padding after them).
+//
+// Outputs, each row i = b·T + t of a sequence-major batch (nil when the
+// model has no such head):
+//
+//	Logits  (B·T, V)  the LM head's logits at every position
+//	Logp    (B·T)     log softmax(Logits[i])[targets[i]]  (fused op)
+//	Entropy (B·T)     entropy of softmax(Logits[i])
+//	Values  (B·T)     the value head's output
+//
+// A node's value (read with Float32s) is valid until the graph runs again.
+// One Graph is run by one goroutine at a time; its ops keep forward state
+// for their backward (engine/op_common.go).
+type Graph struct {
+	Model         *Model
+	Batch, SeqLen int
+
+	G       *G.ExprGraph
+	Binding *engine.Binding // one node per parameter, sharing its memory
+
+	Tokens, Targets               *G.Node // int32 (B·T) data inputs
+	Logits, Logp, Entropy, Values *G.Node
+
+	tokens, targets *tensor.Dense
+
+	fwd, train G.VM
+	loss       *G.Node
+	grads      *engine.Binding // the parameters the loss depends on
+}
+
+// NewGraph builds the forward graph for batches of `batch` sequences of
+// seqLen ≤ Context tokens.
+func (m *Model) NewGraph(batch, seqLen int) (*Graph, error) {
+	c := m.Config
+	if batch < 1 || seqLen < 1 || seqLen > c.Context {
+		return nil, fmt.Errorf("model graph: need batch ≥ 1 and 1 ≤ seqLen ≤ context %d, got %d, %d", c.Context, batch, seqLen)
+	}
+	n := batch * seqLen
+	g := &Graph{Model: m, Batch: batch, SeqLen: seqLen, G: G.NewGraph()}
+	g.Binding = m.Params.Bind(g.G)
+	g.tokens = tensor.New(tensor.WithShape(n), tensor.WithBacking(make([]int32, n)))
+	g.Tokens = G.NodeFromAny(g.G, g.tokens, G.WithName("tokens"))
+	if c.LMHead {
+		g.targets = tensor.New(tensor.WithShape(n), tensor.WithBacking(make([]int32, n)))
+		g.Targets = G.NodeFromAny(g.G, g.targets, G.WithName("targets"))
+	}
+	if err := g.build(); err != nil {
+		return nil, fmt.Errorf("model graph (B=%d, T=%d): %w", batch, seqLen, err)
+	}
+	return g, nil
+}
+
+// build adds the network: x is (B·T, C) throughout the trunk.
+func (g *Graph) build() error {
+	c := g.Model.Config
+	p := func(name string) *G.Node {
+		n, err := g.Binding.Node(name)
+		if err != nil {
+			panic(err) // every name comes from this package
+		}
+		return n
+	}
+	x, err := engine.Embedding(p(NameTokenEmbedding), p(NamePositionEmbedding), g.Tokens, g.Batch, g.SeqLen)
+	if err != nil {
+		return err
+	}
+	for l := 0; l < c.Layers; l++ {
+		if x, err = g.block(x, Layer(l), p); err != nil {
+			return fmt.Errorf("block %d: %w", l, err)
+		}
+	}
+	xf, err := engine.LayerNorm(x, p(NameFinalNormWeight), p(NameFinalNormBias), LayerNormEps)
+	if err != nil {
+		return err
+	}
+	if c.LMHead {
+		if g.Logits, err = G.Mul(xf, p(NameLMHead)); err != nil { // (B·T, V)
+			return err
+		}
+		if g.Logp, g.Entropy, err = engine.TokenLogProbEntropy(g.Logits, g.Targets); err != nil {
+			return err
+		}
+	}
+	if c.ValueHead {
+		v, err := linear(xf, p(NameValueWeight), p(NameValueBias)) // (B·T, 1)
+		if err != nil {
+			return fmt.Errorf("value head: %w", err)
+		}
+		if g.Values, err = G.Reshape(v, tensor.Shape{g.Batch * g.SeqLen}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// block is one pre-LN transformer block on x (B·T, C):
+//
+//	x = x + Proj(Attn(QKV(LN1(x))))      QKV: (B·T,C)→(B·T,3C), Attn: →(B·T,C)
+//	x = x + FCProj(GELU(FC(LN2(x))))    FC: (B·T,C)→(B·T,M), FCProj: →(B·T,C)
+func (g *Graph) block(x *G.Node, n LayerNames, p func(string) *G.Node) (*G.Node, error) {
+	h, err := engine.LayerNorm(x, p(n.Norm1Weight), p(n.Norm1Bias), LayerNormEps)
+	if err != nil {
+		return nil, err
+	}
+	qkv, err := linear(h, p(n.AttnWeight), p(n.AttnBias))
+	if err != nil {
+		return nil, err
+	}
+	att, err := engine.CausalSelfAttention(qkv, g.Batch, g.SeqLen, g.Model.Config.Heads)
+	if err != nil {
+		return nil, err
+	}
+	proj, err := linear(att, p(n.ProjWeight), p(n.ProjBias))
+	if err != nil {
+		return nil, err
+	}
+	if x, err = G.Add(x, proj); err != nil {
+		return nil, err
+	}
+	if h, err = engine.LayerNorm(x, p(n.Norm2Weight), p(n.Norm2Bias), LayerNormEps); err != nil {
+		return nil, err
+	}
+	fc, err := linear(h, p(n.FCWeight), p(n.FCBias))
+	if err != nil {
+		return nil, err
+	}
+	if fc, err = engine.GELU(fc); err != nil {
+		return nil, err
+	}
+	if proj, err = linear(fc, p(n.FCProjWeight), p(n.FCProjB)); err != nil {
+		return nil, err
+	}
+	return G.Add(x, proj)
+}
+
+// linear is x·W + b for x (N,in), W (in,out), b (out): a gorgonia matmul and
+// the fused bias op.
+func linear(x, w, b *G.Node) (*G.Node, error) {
+	xw, err := G.Mul(x, w)
+	if err != nil {
+		return nil, err
+	}
+	return addBias(xw, b)
+}

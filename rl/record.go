@@ -1,0 +1,87 @@
+package rl
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"arew/tasks"
+)
+
+// recorder builds a Trajectory while an episode is played: the prompt, then
+// per turn the agent's tokens plus EOT (marked as the agent's, one Step)
+// and the observation.
+type recorder struct {
+	tr *Trajectory
+}
+
+func newRecorder(ep tasks.Episode) *recorder {
+	r := &recorder{tr: &Trajectory{}}
+	r.observe(ep.Prompt())
+	return r
+}
+
+// observe appends environment tokens.
+func (r *recorder) observe(obs []tasks.Token) {
+	for _, t := range obs {
+		r.tr.Tokens = append(r.tr.Tokens, t)
+		r.tr.Agent = append(r.tr.Agent, false)
+		r.tr.Logp = append(r.tr.Logp, 0)
+	}
+}
+
+// act appends one agent turn (tokens as generated, EOT included when the
+// agent emitted it) with their log-probs, and the judged step.
+func (r *recorder) act(tokens []tasks.Token, logp []float32, st tasks.Step) {
+	start := len(r.tr.Tokens)
+	for i, t := range tokens {
+		r.tr.Tokens = append(r.tr.Tokens, t)
+		r.tr.Agent = append(r.tr.Agent, true)
+		lp := float32(0)
+		if logp != nil {
+			lp = logp[i]
+		}
+		r.tr.Logp = append(r.tr.Logp, lp)
+	}
+	r.tr.Steps = append(r.tr.Steps, Step{Start: start, End: len(r.tr.Tokens), Kind: st.Kind, Z: st.Z,
+		Final: st.Final, Malformed: st.Malformed})
+}
+
+// finish records the outcome.
+func (r *recorder) finish(ep tasks.Episode) *Trajectory {
+	m := ep.Measures()
+	r.tr.Reward = m.Reward
+	r.tr.Measures = m
+	return r.tr
+}
+
+// PlayScripted plays a scripted policy on instance index of split and
+// records the episode as a trajectory (log-probs 0): the demonstrations
+// that SFT warm starts and imitation learning train on. Each turn ends with
+// EOT, as a policy must learn to emit it.
+func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index int, rng *rand.Rand) (*Trajectory, error) {
+	ep, err := task.NewEpisode(split, index)
+	if err != nil {
+		return nil, err
+	}
+	rec := newRecorder(ep)
+	for turns := 0; !ep.Done(); turns++ {
+		if turns > 10000 {
+			return nil, fmt.Errorf("play scripted %s: episode did not end", task.Name())
+		}
+		action, err := policy.Act(ep, rng)
+		if err != nil {
+			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
+		}
+		obs, st, err := ep.Step(action)
+		if err != nil {
+			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
+		}
+		rec.act(append(append([]tasks.Token(nil), action...), tasks.EOT), nil, st)
+		rec.observe(obs)
+	}
+	tr := rec.finish(ep)
+	if len(tr.Tokens) > task.MaxTokens() {
+		return nil, fmt.Errorf("play scripted %s: %d tokens exceed the task's bound %d", task.Name(), len(tr.Tokens), task.MaxTokens())
+	}
+	return tr, nil
+}

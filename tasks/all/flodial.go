@@ -1,0 +1,3 @@
+package all
+
+import _ "arew/tasks/flodial"

@@ -1,0 +1,270 @@
+package tasks
+
+import (
+	"fmt"
+	"math"
+)
+
+// Helpers shared by the tasks whose hypothesis space is a small finite set
+// (MediQ's four options, FloDial's K faults): beliefs stated as one level
+// token per hypothesis, the consistent set C of hypotheses the evidence has
+// not ruled out, the consistent-set critiques (issue 3, item 5), expected
+// information gain, and the per-episode belief measures.
+
+// LevelFormat is a belief written as one level token per hypothesis: level
+// tokens are First, First+1, …, First+Levels−1 (the words "0", "1", …), and
+// the stated belief is the levels normalised to sum to 1. One small token per
+// hypothesis, whose position names the hypothesis, is a format a small model
+// can emit and compare; Levels ≥ 2.
+type LevelFormat struct {
+	First  Token
+	Levels int
+}
+
+// Parse reads exactly n level tokens. Any other length, a token outside the
+// level range, or all levels zero (no mass anywhere) is an error: the caller
+// judges the turn malformed.
+func (f LevelFormat) Parse(toks []Token, n int) (Belief, error) {
+	if len(toks) != n {
+		return nil, fmt.Errorf("belief needs %d level tokens, got %d", n, len(toks))
+	}
+	b := make(Belief, n)
+	for i, t := range toks {
+		l := int(t) - int(f.First)
+		if l < 0 || l >= f.Levels {
+			return nil, fmt.Errorf("token %d at position %d is not a level", t, i)
+		}
+		b[i] = float64(l)
+	}
+	if err := b.Normalize(); err != nil {
+		return nil, fmt.Errorf("belief: %w", err)
+	}
+	return b, nil
+}
+
+// Encode writes levels (each in [0, Levels)) as tokens; a level out of range
+// is a programmer bug and panics.
+func (f LevelFormat) Encode(levels []int) []Token {
+	out := make([]Token, len(levels))
+	for i, l := range levels {
+		if l < 0 || l >= f.Levels {
+			panic(fmt.Sprintf("tasks: level %d outside [0, %d)", l, f.Levels))
+		}
+		out[i] = f.First + Token(l)
+	}
+	return out
+}
+
+// Quantize maps a belief to levels: the largest entry gets Levels−1 and the
+// others round(b_i/max·(Levels−1)), so ratios to the top are kept as well as
+// the grid allows and a hypothesis with mass 0 stays at level 0.
+func (f LevelFormat) Quantize(b Belief) []int {
+	top := 0.0
+	for _, x := range b {
+		top = math.Max(top, x)
+	}
+	out := make([]int, len(b))
+	if top <= 0 {
+		return out
+	}
+	for i, x := range b {
+		out[i] = int(math.Round(x / top * float64(f.Levels-1)))
+	}
+	return out
+}
+
+// WithTop returns levels with hypothesis top raised to the highest level and
+// every other hypothesis that shared it lowered by one, so the argmax is
+// unique (the discrete tasks score a final answer only when it is).
+func (f LevelFormat) WithTop(levels []int, top int) []int {
+	out := append([]int(nil), levels...)
+	hi := f.Levels - 1
+	for i := range out {
+		if i != top && out[i] >= hi {
+			out[i] = hi - 1
+		}
+	}
+	out[top] = hi
+	return out
+}
+
+// OneHot is the levels of a belief entirely on hypothesis h.
+func (f LevelFormat) OneHot(n, h int) []int {
+	out := make([]int, n)
+	out[h] = f.Levels - 1
+	return out
+}
+
+// TopSet lists the hypotheses whose mass equals the largest (within 1e-12).
+func TopSet(b Belief) []int {
+	top := math.Inf(-1)
+	for _, x := range b {
+		top = math.Max(top, x)
+	}
+	var out []int
+	for i, x := range b {
+		if x >= top-1e-12 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Plausible is the consistent set C: the hypotheses whose posterior mass is
+// positive and at least ratio times the largest. With deterministic replies
+// (FloDial) the posterior is flat on the hypotheses that agree with every
+// reply, so any ratio in (0, 1] gives exactly those; with noisy replies
+// (MediQ) ratio is the odds below which a hypothesis counts as ruled out.
+func Plausible(b Belief, ratio float64) []bool {
+	top := 0.0
+	for _, x := range b {
+		top = math.Max(top, x)
+	}
+	out := make([]bool, len(b))
+	for i, x := range b {
+		out[i] = x > 0 && x >= ratio*top
+	}
+	return out
+}
+
+// Count is the number of true entries.
+func Count(set []bool) int {
+	n := 0
+	for _, in := range set {
+		if in {
+			n++
+		}
+	}
+	return n
+}
+
+// Eliminated reports whether some hypothesis in before is not in after.
+func Eliminated(before, after []bool) bool {
+	for i, in := range before {
+		if in && !after[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// Splits reports whether a query can shrink the consistent set: some reply v
+// that a hypothesis in C could produce (lik(h, v) > 0) would, after an exact
+// Bayes update of b, leave a member of C out. lik(h, v) is P(reply v |
+// hypothesis h) for v in [0, nReplies). With deterministic replies this is
+// "at least two distinct answers among C".
+func Splits(b Belief, ratio float64, nReplies int, lik func(h, v int) float64) bool {
+	c := Plausible(b, ratio)
+	for v := 0; v < nReplies; v++ {
+		possible := false
+		for h, in := range c {
+			if in && lik(h, v) > 0 {
+				possible = true
+				break
+			}
+		}
+		if !possible {
+			continue
+		}
+		nb, err := b.Update(func(h int) float64 { return lik(h, v) })
+		if err != nil {
+			continue // v is impossible under every hypothesis with mass
+		}
+		if Eliminated(c, Plausible(nb, ratio)) {
+			return true
+		}
+	}
+	return false
+}
+
+// MutualInformation is the expected information gain, in nats, about the
+// hypothesis from a query whose reply v has likelihood lik(h, v):
+// I(H;V) = H(V) − Σ_h b_h·H(V | h). The strong policies ask the query that
+// maximises it.
+func MutualInformation(b Belief, nReplies int, lik func(h, v int) float64) float64 {
+	hv, cond := 0.0, 0.0
+	for v := 0; v < nReplies; v++ {
+		pv := 0.0
+		for h, bh := range b {
+			p := lik(h, v)
+			pv += bh * p
+			if p > 0 {
+				cond -= bh * p * math.Log(p)
+			}
+		}
+		if pv > 0 {
+			hv -= pv * math.Log(pv)
+		}
+	}
+	return math.Max(0, hv-cond)
+}
+
+// ConsistentAS is the consistent-set critique of a query (the FloDial
+// prototype's rule): a malformed query is −1; once |C| ≤ 1 there is nothing
+// left to learn and every other query is 0; a repeat, or a query that cannot
+// split C, is −1; a new query that splits C is +1.
+func ConsistentAS(sizeC int, malformed, repeat, splits bool) int8 {
+	switch {
+	case malformed:
+		return -1
+	case sizeC <= 1:
+		return 0
+	case repeat || !splits:
+		return -1
+	}
+	return 1
+}
+
+// ConsistentBT is the consistent-set critique of a stated belief: −1 if it is
+// malformed or puts its top (any hypothesis tied for the largest mass) on a
+// hypothesis outside C; +1 if its top lies in C after a reply that eliminated
+// something; else 0. A stale belief that the evidence has ruled out earns −1
+// every round, so freezing is no exploit.
+func ConsistentBT(b Belief, malformed bool, c []bool, eliminated bool) int8 {
+	if malformed {
+		return -1
+	}
+	for _, h := range TopSet(b) {
+		if !c[h] {
+			return -1
+		}
+	}
+	if eliminated {
+		return 1
+	}
+	return 0
+}
+
+// BeliefGains are the BT measures of one episode from the potentials
+// Ψ(b_0), Ψ(b_1), …: the BT proxy (mean per-round change Ψ(b_t) − Ψ(b_{t−1}))
+// and C_BT (sum of the positive changes). NaN without rounds.
+func BeliefGains(psi0 float64, psis []float64) (proxy, cbt float64) {
+	if len(psis) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	prev, sum := psi0, 0.0
+	for _, p := range psis {
+		sum += p - prev
+		cbt += math.Max(0, p-prev)
+		prev = p
+	}
+	return sum / float64(len(psis)), cbt
+}
+
+// ASProxy is the fraction of AS steps with critique +1 (NaN without AS steps).
+func ASProxy(steps []Step) float64 {
+	n, pos := 0, 0
+	for _, s := range steps {
+		if s.Kind != AS {
+			continue
+		}
+		n++
+		if s.Z > 0 {
+			pos++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(pos) / float64(n)
+}

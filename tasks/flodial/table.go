@@ -1,0 +1,85 @@
+package flodial
+
+import (
+	"fmt"
+
+	"arew/tasks"
+)
+
+// Column kinds of the answer table.
+const (
+	useless  = iota // NO for every fault
+	narrow          // YES for one fault
+	balanced        // YES for ⌊K/2⌋ faults
+)
+
+// Instance streams: each component draws from its own generator.
+const (
+	streamTable = 1
+	streamTruth = 2
+)
+
+// instance is one troubleshooting case: the flowchart as its fault × question
+// answer table, and the hidden true fault.
+type instance struct {
+	// cells[q][f] is the answer (yes, no or unk) to question q when fault f
+	// is the cause.
+	cells [][]int
+	kinds []int
+	truth int
+}
+
+func (t *Task) instance(split tasks.Split, index int) (*instance, error) {
+	tr, err := tasks.InstanceRNG(t.cfg.Seed, split, index, streamTable)
+	if err != nil {
+		return nil, fmt.Errorf("flodial instance: %w", err)
+	}
+	hr, err := tasks.InstanceRNG(t.cfg.Seed, split, index, streamTruth)
+	if err != nil {
+		return nil, fmt.Errorf("flodial instance: %w", err)
+	}
+	k, c := t.cfg.Faults, t.cfg
+	inst := &instance{cells: make([][]int, c.Questions), kinds: make([]int, c.Questions), truth: hr.IntN(k)}
+	for q := range inst.cells {
+		col := make([]int, k)
+		u := tr.Float64()
+		switch {
+		case u < c.PUseless:
+			inst.kinds[q] = useless
+			for f := range col {
+				col[f] = no
+			}
+		default:
+			nYes := k / 2
+			inst.kinds[q] = balanced
+			if u < c.PUseless+c.PNarrow {
+				inst.kinds[q], nYes = narrow, 1
+			}
+			perm := tr.Perm(k)
+			for i, f := range perm {
+				col[f] = no
+				if i < nYes {
+					col[f] = yes
+				}
+			}
+			for f := range col {
+				if tr.Float64() < c.PUnknown {
+					col[f] = unk
+				}
+			}
+		}
+		inst.cells[q] = col
+	}
+	return inst, nil
+}
+
+// lik is the likelihood of reply v to question q under fault f: replies are
+// the table's cells, so 1 if they match and 0 otherwise.
+func (inst *instance) lik(q int) func(f, v int) float64 {
+	return func(f, v int) float64 {
+		if inst.cells[q][f] == v {
+			return 1
+		}
+		return 0
+	}
+}

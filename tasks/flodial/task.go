@@ -1,0 +1,203 @@
+package flodial
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"arew/tasks"
+)
+
+// Config holds every parameter that decides FloDial's difficulty. The zero
+// value is not valid; start from EasyConfig or HardConfig.
+type Config struct {
+	// Faults is K, the number of candidate faults (rows of the table).
+	Faults int
+	// Questions is Q, the number of yes/no diagnostic questions (columns).
+	Questions int
+	// Rounds of query → reply → belief; the episode has 2·Rounds turns and
+	// the last belief is the final answer.
+	Rounds int
+	// PUseless is the probability that a question is useless: answered NO
+	// whatever the fault (a check that never fires), so that the spec's AS
+	// critique (+1 after YES) is directional rather than a coin flip.
+	PUseless float64
+	// PNarrow is the probability that a question is narrow: YES for exactly
+	// one fault. The rest (1 − PUseless − PNarrow) are balanced: YES for
+	// ⌊K/2⌋ faults.
+	PNarrow float64
+	// PUnknown is the share of cells of informative questions whose answer is
+	// UNK, a real third answer that the table shows.
+	PUnknown float64
+	// Levels is the number of weight levels per fault in a stated belief
+	// (tokens "0" … Levels−1).
+	Levels int
+	// Critiques selects the critique rules: "spec" (spec/arew.md §4, as the
+	// paper's code has them) or "consistent" (the consistent-set rules).
+	Critiques string
+	// Seed is the task seed: instances derive from it and their index.
+	Seed uint64
+}
+
+// EasyConfig is flodial-easy: K = 6, half the questions useless (the design
+// the FloDial prototype measured).
+func EasyConfig() Config {
+	return Config{Faults: 6, Questions: 12, Rounds: 5, PUseless: 0.5, PNarrow: 0.25,
+		PUnknown: 0.1, Levels: 4, Critiques: "spec", Seed: 1}
+}
+
+// HardConfig is flodial-hard: K = 8 and more useless questions (issue 3:
+// Easy and Hard differ in the number of candidates and in how many questions
+// are uninformative).
+func HardConfig() Config {
+	c := EasyConfig()
+	c.Faults = 8
+	c.PUseless = 0.6
+	c.PNarrow = 0.2
+	return c
+}
+
+// Validate reports the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.Faults < 2 || c.Faults > 16:
+		return fmt.Errorf("Faults must lie in [2, 16], got %d", c.Faults)
+	case c.Questions < 1 || c.Questions > 32:
+		return fmt.Errorf("Questions must lie in [1, 32], got %d", c.Questions)
+	case c.Rounds < 1 || c.Rounds > 16:
+		return fmt.Errorf("Rounds must lie in [1, 16], got %d", c.Rounds)
+	case !(c.PUseless >= 0 && c.PNarrow >= 0 && c.PUseless+c.PNarrow <= 1):
+		return fmt.Errorf("PUseless (%v) and PNarrow (%v) must be ≥ 0 with a sum ≤ 1", c.PUseless, c.PNarrow)
+	case !(c.PUnknown >= 0 && c.PUnknown < 1):
+		return fmt.Errorf("PUnknown must lie in [0, 1), got %v", c.PUnknown)
+	case c.Levels < 2 || c.Levels > 10:
+		return fmt.Errorf("Levels must lie in [2, 10], got %d", c.Levels)
+	case c.Critiques != "spec" && c.Critiques != "consistent":
+		return fmt.Errorf(`Critiques must be "spec" or "consistent", got %q`, c.Critiques)
+	}
+	return nil
+}
+
+func init() {
+	for name, def := range map[string]func() Config{"flodial-easy": EasyConfig, "flodial-hard": HardConfig} {
+		tasks.Register(name, func(raw json.RawMessage) (tasks.Task, error) {
+			cfg := def()
+			if err := tasks.DecodeConfig(raw, &cfg); err != nil {
+				return nil, err
+			}
+			return New(name, cfg)
+		})
+	}
+}
+
+// Reply codes: the three table answers, then the two replies that carry no
+// evidence.
+const (
+	yes = iota
+	no
+	unk
+	rep // the question was already asked
+	bad // the query did not parse
+)
+
+var replyWords = []string{"YES", "NO", "UNK", "REP", "BAD"}
+
+// Task is a configured FloDial setting; it implements tasks.Task.
+type Task struct {
+	name   string
+	cfg    Config
+	vocab  *tasks.Vocab
+	levels tasks.LevelFormat
+	reply  [5]tasks.Token
+	ask    tasks.Token
+	guess  tasks.Token
+	answer tasks.Token
+	q0     tasks.Token // id of question q0; q_i is q0+i
+
+	constOnce sync.Once
+	constant  int // the best constant fault on the train split
+	constErr  error
+}
+
+// New makes a FloDial task from a validated config.
+func New(name string, cfg Config) (*Task, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("flodial config: %w", err)
+	}
+	v := tasks.NewVocab(
+		[]string{"<ask>", "<guess>", "<answer>"},
+		replyWords,
+		tasks.Prefixed("q", cfg.Questions),
+		tasks.Numbers(cfg.Levels),
+	)
+	t := &Task{name: name, cfg: cfg, vocab: v,
+		levels: tasks.LevelFormat{First: v.ID("0"), Levels: cfg.Levels},
+		ask:    v.ID("<ask>"), guess: v.ID("<guess>"), answer: v.ID("<answer>"), q0: v.ID("q0")}
+	for i, w := range replyWords {
+		t.reply[i] = v.ID(w)
+	}
+	return t, nil
+}
+
+// Name is the setting's name.
+func (t *Task) Name() string { return t.name }
+
+// Vocab is the task's token set.
+func (t *Task) Vocab() *tasks.Vocab { return t.vocab }
+
+// Config is the task's configuration.
+func (t *Task) Config() Config { return t.cfg }
+
+// promptLen is BOS, Q columns of (question token + K cells), and the header.
+func (t *Task) promptLen() int { return 1 + t.cfg.Questions*(1+t.cfg.Faults) + 1 }
+
+// MaxTokens bounds an episode whose turns respect Turn.MaxTokens: the
+// prompt; per round a query (2 tokens with EOT) and its reply + header (2),
+// then a belief (K + 1) and, unless it is the last, an optional BAD + header.
+func (t *Task) MaxTokens() int {
+	k, r := t.cfg.Faults, t.cfg.Rounds
+	return t.promptLen() + r*4 + r*(k+1) + (r-1)*2
+}
+
+// NewEpisode makes instance index of split.
+func (t *Task) NewEpisode(split tasks.Split, index int) (tasks.Episode, error) {
+	inst, err := t.instance(split, index)
+	if err != nil {
+		return nil, err
+	}
+	return newEpisode(t, inst), nil
+}
+
+// BestConstant searches every answer that ignores the replies. A final answer
+// scores by its unique argmax alone, so the answer space reduces to the K
+// one-hot answers "fault f"; the best is the fault that is most often the
+// truth among the first n instances of split (the truth is uniform, so it
+// scores about 1/K).
+func (t *Task) BestConstant(split tasks.Split, n int) (string, float64, error) {
+	f, succ, err := t.bestConstant(split, n)
+	if err != nil {
+		return "", 0, err
+	}
+	return fmt.Sprintf("fault%d", f), succ, nil
+}
+
+func (t *Task) bestConstant(split tasks.Split, n int) (int, float64, error) {
+	if n < 1 {
+		return 0, 0, fmt.Errorf("best constant over %d instances", n)
+	}
+	count := make([]int, t.cfg.Faults)
+	for i := 0; i < n; i++ {
+		inst, err := t.instance(split, i)
+		if err != nil {
+			return 0, 0, err
+		}
+		count[inst.truth]++
+	}
+	best := 0
+	for f, c := range count {
+		if c > count[best] {
+			best = f
+		}
+	}
+	return best, float64(count[best]) / float64(n), nil
+}

@@ -2,8 +2,6 @@ package kernels
 
 import (
 	"math"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -29,15 +27,19 @@ import (
 // add a few 1e-7 relative. The worst error seen in the tests, at v = 32768,
 // is 5% of this bound (the entropy); lse and logp stay near 1%.
 //
-// Rows are handed out in blocks of about 16384 logits (whole rows) to up to
-// GOMAXPROCS goroutines once there are two or more blocks. Each row is
+// Rows are handed out by parallelFor (parallel.go) in blocks of whole rows
+// to up to GOMAXPROCS goroutines once the work repays them. Each row is
 // computed by one goroutine with the same operations whatever the split, so
 // results do not depend on the thread count (TestTokenLogProbDeterministic).
 func TokenLogProb(logits []float32, n, v int, targets []int32, logp, lse, ent []float32) error {
 	if err := checkLogProbArgs(logits, n, v, targets, logp, lse, ent); err != nil {
 		return err
 	}
-	forRowBlocks(n, v, func(lo, hi int) {
+	if !worthParallel(n, 4*v) { // inline: no closure, no allocation
+		forwardRows(logits, v, targets, logp, lse, ent, 0, n)
+		return nil
+	}
+	parallelFor(n, 4*v, func(lo, hi int) {
 		forwardRows(logits, v, targets, logp, lse, ent, lo, hi)
 	})
 	return nil
@@ -56,7 +58,11 @@ func TokenLogProbBackward(logits []float32, n, v int, targets []int32, lse, ent,
 		return err
 	}
 	mode := backwardMode(n, v, dlogits, gEnt != nil, accumulate)
-	forRowBlocks(n, v, func(lo, hi int) {
+	if !worthParallel(n, 4*v) {
+		backwardRows(logits, v, targets, lse, ent, gLogp, gEnt, dlogits, mode, 0, n)
+		return nil
+	}
+	parallelFor(n, 4*v, func(lo, hi int) {
 		backwardRows(logits, v, targets, lse, ent, gLogp, gEnt, dlogits, mode, lo, hi)
 	})
 	return nil
@@ -176,46 +182,4 @@ func backwardRows(logits []float32, v int, targets []int32, lse, ent, gLogp, gEn
 			dlogits[i*v+int(targets[i])] += gLogp[i]
 		}
 	}
-}
-
-// parallelGrain is the number of logits one goroutine takes at a time;
-// below two grains all rows stay on the calling goroutine. 16384 logits are
-// about 5 µs of work on one core, well above the cost of handing out work.
-const parallelGrain = 1 << 14
-
-// forRowBlocks calls fn on consecutive row ranges covering [0, n), each of
-// about parallelGrain logits, from up to GOMAXPROCS goroutines that take
-// the next range from a shared counter (so a core slowed by other work
-// does less). Every row goes to exactly one call.
-func forRowBlocks(n, v int, fn func(lo, hi int)) {
-	rowsPer := max(1, parallelGrain/v)
-	blocks := (n + rowsPer - 1) / rowsPer
-	workers := min(runtime.GOMAXPROCS(0), blocks)
-	if workers <= 1 {
-		if n > 0 {
-			fn(0, n)
-		}
-		return
-	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			b := int(next.Add(1) - 1)
-			if b >= blocks {
-				return
-			}
-			lo := b * rowsPer
-			fn(lo, min(lo+rowsPer, n))
-		}
-	}
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	for range workers - 1 {
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
 }

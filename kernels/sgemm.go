@@ -54,8 +54,8 @@ package kernels
 // they run as dot products or axpy updates in one pass (sgemm_small.go).
 //
 // The portable kernels (sgemm_tile_go.go, sgemm_small.go) run off amd64, on
-// CPUs without AVX2/FMA, or with the purego build tag; the tests run them
-// here too.
+// CPUs without AVX2/FMA, with the noasm build tag or AREW_NOASM=1 (cpu.go);
+// the tests run them here too.
 
 import "fmt"
 
@@ -68,7 +68,7 @@ import "fmt"
 // without reading it (NaN there does not propagate); α = 0 or k = 0 reads
 // neither A nor B. See SgemmRef for the reference loop.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) error {
-	return sgemmWith(sgemmFast, sgemmWorkers(m, n, k), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	return sgemmWith(sgemmKernels(), sgemmWorkers(m, n, k), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // sgemmWith is Sgemm with the kernels and goroutine count chosen by the

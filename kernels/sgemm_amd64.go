@@ -1,19 +1,12 @@
-//go:build amd64 && !purego
+//go:build !noasm
 
 package kernels
 
-import "github.com/klauspost/cpuid/v2"
-
-// sgemmHasAVX2 says the AVX2/FMA kernels may run: cpuid reports AVX2 and
-// FMA3 only when the OS also saves the YMM registers. (Unexported on purpose:
-// it may later move to the package's common CPU-feature file.)
-var sgemmHasAVX2 = cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3)
-
+// The AVX2/FMA set exists in every amd64 build without the noasm tag;
+// sgemmKernels uses it when the package's CPU switch useAVX2 (cpu.go) is on.
 func init() {
-	if sgemmHasAVX2 {
-		sgemmFast = &sgemmKernelSet{name: "avx2-fma", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
-			pack6: sgemmPack6AVX2Slice, pack16: sgemmPack16AVX2Slice}
-	}
+	sgemmAVX2 = &sgemmKernelSet{name: "avx2-fma", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
+		pack6: sgemmPack6AVX2Slice, pack16: sgemmPack16AVX2Slice}
 }
 
 // The assembly is in sgemm_amd64.s.

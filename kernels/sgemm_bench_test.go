@@ -71,7 +71,7 @@ func BenchmarkSgemm(b *testing.B) {
 				return Sgemm(s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
 			}},
 			{"fast1", func() error { // one goroutine
-				return sgemmWith(sgemmFast, 1, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
+				return sgemmWith(sgemmKernels(), 1, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
 			}},
 			{"go", func() error {
 				return sgemmWith(sgemmGo, workers, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
@@ -96,7 +96,7 @@ func BenchmarkSgemm(b *testing.B) {
 			})
 		}
 	}
-	b.Logf("kernels %s, GOMAXPROCS %d", sgemmFast.name, runtime.GOMAXPROCS(0))
+	b.Logf("kernels %s, GOMAXPROCS %d", sgemmKernels().name, runtime.GOMAXPROCS(0))
 }
 
 func gonumTrans(t bool) blas.Transpose {
@@ -123,8 +123,8 @@ func BenchmarkSgemmTile(b *testing.B) {
 		a      []float32
 		rs, ks int
 	}{
-		{"fast/packed", sgemmFast.tile, packed, 1, sgemmMR},
-		{"fast/inplace", sgemmFast.tile, inPlace, lda, 1},
+		{"fast/packed", sgemmKernels().tile, packed, 1, sgemmMR},
+		{"fast/inplace", sgemmKernels().tile, inPlace, lda, 1},
 		{"go/packed", sgemmTileGo, packed, 1, sgemmMR},
 	} {
 		b.Run(k.name, func(b *testing.B) {

@@ -46,13 +46,23 @@ type sgemmKernelSet struct {
 	pack6, pack16 func(dst, src []float32, kc, ld int)
 }
 
-// sgemmGo is the portable set; sgemmFast is the one Sgemm uses, replaced at
-// start-up by the assembly set where the CPU has it (sgemm_amd64.go).
+// sgemmGo is the portable set; sgemmAVX2 the assembly one, set at start-up
+// in amd64 builds without the noasm tag (sgemm_amd64.go), nil elsewhere.
 var (
 	sgemmGo = &sgemmKernelSet{name: "go", tile: sgemmTileGo, dot: sdotGo, axpy: saxpyGo,
 		pack6: sgemmPack6Go, pack16: sgemmPack16Go}
-	sgemmFast = sgemmGo
+	sgemmAVX2 *sgemmKernelSet
 )
+
+// sgemmKernels is the set Sgemm uses now: the assembly one when the
+// package's CPU switch (useAVX2, cpu.go: CPU has AVX2+FMA, assembly built,
+// AREW_NOASM unset) is on, else the portable one.
+func sgemmKernels() *sgemmKernelSet {
+	if useAVX2 && sgemmAVX2 != nil {
+		return sgemmAVX2
+	}
+	return sgemmGo
+}
 
 // sgemmArgs are Sgemm's arguments, already validated.
 type sgemmArgs struct {

@@ -130,7 +130,8 @@ func checkSgemmAgainstRef(t *testing.T, rng *rand.Rand, tc sgemmCase, kern *sgem
 // sgemmTestSets are the kernel sets to test: the one Sgemm uses here and the
 // portable one (the same on machines without AVX2).
 func sgemmTestSets() map[string]*sgemmKernelSet {
-	return map[string]*sgemmKernelSet{"fast=" + sgemmFast.name: sgemmFast, "go": sgemmGo}
+	fast := sgemmKernels()
+	return map[string]*sgemmKernelSet{"fast=" + fast.name: fast, "go": sgemmGo}
 }
 
 func TestSgemmEdgeShapesMatchRef(t *testing.T) {
@@ -200,10 +201,10 @@ func TestSgemmDeterministicAcrossWorkers(t *testing.T) {
 	} {
 		o := newSgemmOperands(rng, tc)
 		ref := append([]float32(nil), o.c...)
-		require.NoError(t, sgemmWith(sgemmFast, 1, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, ref, o.ldc))
+		require.NoError(t, sgemmWith(sgemmKernels(), 1, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, ref, o.ldc))
 		for _, w := range []int{2, 3, 8} {
 			got := append([]float32(nil), o.c...)
-			require.NoError(t, sgemmWith(sgemmFast, w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
+			require.NoError(t, sgemmWith(sgemmKernels(), w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
 			assert.Equal(t, ref, got, "%v workers=%d", tc, w)
 		}
 		got := append([]float32(nil), o.c...)
@@ -332,7 +333,7 @@ func TestSgemmTileKernelsAgree(t *testing.T) {
 				want := append([]float32(nil), c0...)
 				got := append([]float32(nil), c0...)
 				sgemmTileGo(kc, layout.a, layout.rs, layout.ks, b, want, ldc, 1.5, beta)
-				sgemmFast.tile(kc, layout.a, layout.rs, layout.ks, b, got, ldc, 1.5, beta)
+				sgemmKernels().tile(kc, layout.a, layout.rs, layout.ks, b, got, ldc, 1.5, beta)
 				assert.InDeltaSlice(t, want, got, 1e-5, "kc=%d rs=%d beta=%g", kc, layout.rs, beta)
 				assert.False(t, math.IsNaN(float64(got[0])), "kc=%d rs=%d: β=0 read C", kc, layout.rs)
 			}
@@ -414,5 +415,19 @@ func TestSgemmPackCopiers(t *testing.T) {
 				assert.Equal(t, sgemmSentinel, dst[kc*w], "%s w=%d kc=%d wrote past the end", name, w, kc)
 			}
 		}
+	}
+}
+
+func TestSgemmFollowsCPUSwitch(t *testing.T) {
+	// Sgemm takes the package's one CPU switch (cpu.go): the assembly set
+	// where the CPU and build have it, the portable set when it is off.
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	useAVX2 = false
+	assert.Same(t, sgemmGo, sgemmKernels())
+	useAVX2 = hasAVX2FMA && asmBuilt
+	if useAVX2 {
+		require.NotNil(t, sgemmAVX2)
+		assert.Same(t, sgemmAVX2, sgemmKernels())
 	}
 }

@@ -10,11 +10,11 @@ import (
 	"arew/kernels"
 )
 
-// FastBLAS is the BLAS that gorgonia uses after UseFastBLAS: gonum's pure-Go
-// implementation (gorgonia's default, gonum v0.11) with the float32 matrix
-// product replaced by kernels.Sgemm (AVX2/FMA assembly where the CPU has it,
-// packed, blocked and parallel; see kernels/sgemm.go). Every other routine,
-// float64 and complex included, is gonum's.
+// FastBLAS is the BLAS that gorgonia uses after UseFastBLAS: gonum's native
+// (cgo-free) implementation, gorgonia's default (gonum v0.11), with the
+// float32 matrix product replaced by kernels.Sgemm (AVX2/FMA assembly where
+// the CPU has it, packed, blocked and parallel; see kernels/sgemm.go). Every
+// other routine, float64 and complex included, is gonum's.
 //
 // Where gorgonia calls it. tensor's StdEng.MatMul (gorgonia's Mul of two
 // matrices, forward and backward) calls Sgemm; the backward passes the

@@ -1,0 +1,65 @@
+//go:build !noasm
+
+package kernels
+
+// The AVX2/FMA set exists in every amd64 build without the noasm tag;
+// sgemmKernels uses it when the package's CPU switch useAVX2 (cpu.go) is on.
+func init() {
+	sgemmAVX2 = &sgemmKernelSet{name: "avx2-fma", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
+		pack6: sgemmPack6AVX2Slice, pack16: sgemmPack16AVX2Slice}
+}
+
+// The assembly is in sgemm_amd64.s.
+
+//go:noescape
+func sgemmKernelAVX2(kc int, a *float32, rs, ks int, b, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func sdotAVX2(x, y *float32, n int) float32
+
+//go:noescape
+func saxpyAVX2(alpha float32, x, y *float32, n int)
+
+//go:noescape
+func sgemmPack6AVX2(dst, src *float32, kc, ld int)
+
+//go:noescape
+func sgemmPack16AVX2(dst, src *float32, kc, ld int)
+
+// The wrappers check, cheaply, that the slices hold what the assembly will
+// touch (a driver bug becomes a panic, not memory corruption), then run it.
+
+func sgemmTileAVX2(kc int, a []float32, rs, ks int, b, c []float32, ldc int, alpha, beta float32) {
+	_ = a[(sgemmMR-1)*rs+(kc-1)*ks]
+	_ = b[kc*sgemmNR-1]
+	_ = c[(sgemmMR-1)*ldc+sgemmNR-1]
+	sgemmKernelAVX2(kc, &a[0], rs, ks, &b[0], &c[0], ldc, alpha, beta)
+}
+
+func sdotAVX2Slice(x, y []float32) float32 {
+	if len(x) == 0 {
+		return 0
+	}
+	_ = y[len(x)-1]
+	return sdotAVX2(&x[0], &y[0], len(x))
+}
+
+func saxpyAVX2Slice(alpha float32, x, y []float32) {
+	if len(x) == 0 {
+		return
+	}
+	_ = y[len(x)-1]
+	saxpyAVX2(alpha, &x[0], &y[0], len(x))
+}
+
+func sgemmPack6AVX2Slice(dst, src []float32, kc, ld int) {
+	_ = dst[kc*sgemmMR-1]
+	_ = src[(kc-1)*ld+sgemmMR-1]
+	sgemmPack6AVX2(&dst[0], &src[0], kc, ld)
+}
+
+func sgemmPack16AVX2Slice(dst, src []float32, kc, ld int) {
+	_ = dst[kc*sgemmNR-1]
+	_ = src[(kc-1)*ld+sgemmNR-1]
+	sgemmPack16AVX2(&dst[0], &src[0], kc, ld)
+}

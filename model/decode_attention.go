@@ -25,7 +25,7 @@ func (d *Decoder) attention(l, rows int) {
 	for r := range rows {
 		work += (d.rowPos[r] + 1) * 2 * C
 	}
-	workers := min(runtime.GOMAXPROCS(0), rows*H, max(1, work/parallelMinWork))
+	workers := min(runtime.GOMAXPROCS(0), rows*H, max(1, work/attentionMinWork))
 	if len(d.scores) < workers*c.Context {
 		d.scores = make([]float32, workers*c.Context)
 	}
@@ -108,3 +108,7 @@ func axpy32(alpha float32, x, y []float32) {
 		y[j] += alpha * x[j]
 	}
 }
+
+// attentionMinWork is the work (multiply-adds) below which splitting the
+// decoder's attention over goroutines costs more than it saves.
+const attentionMinWork = 1 << 16

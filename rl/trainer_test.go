@@ -30,6 +30,7 @@ func TestPPOFirstMinibatchIsOnPolicy(t *testing.T) {
 	task := flodialEasy(t)
 	cfg := flodialPPOConfig()
 	cfg.Policy.Epochs, cfg.Policy.MiniBatch = 1, cfg.Episodes // one minibatch: its metrics are the first's
+	cfg.Policy.KLCoef = 0.1                                   // the reference is the initial policy
 	ppo, err := NewPPO(task, tinyPolicy(t, task, 12, false), nil, cfg)
 	require.NoError(t, err)
 	defer ppo.Close()
@@ -40,18 +41,22 @@ func TestPPOFirstMinibatchIsOnPolicy(t *testing.T) {
 	assert.Zero(t, m.ClipFrac)
 	assert.Zero(t, m.ClipFracLower)
 	assert.Zero(t, m.ApproxKL)
+	assert.Zero(t, m.RefKL)
 	assert.Less(t, m.LogpGapMax, 1e-4)
 	t.Logf("max |sampling − recomputed| log-prob %.2g", m.LogpGapMax)
 
-	// Later minibatches see a moved policy.
-	cfg.Policy.MiniBatch = 2
+	// Later minibatches see a moved policy; 3 + 3 + 2 rows (the last
+	// minibatch padded).
+	cfg.Policy.MiniBatch = 3
 	ppo2, err := NewPPO(task, tinyPolicy(t, task, 12, false), nil, cfg)
 	require.NoError(t, err)
 	defer ppo2.Close()
 	m, err = ppo2.Update()
 	require.NoError(t, err)
 	assert.Zero(t, m.FirstLogRatioMax)
-	assert.NotZero(t, m.ApproxKL, "the mean over 4 minibatches includes moved ones")
+	assert.Equal(t, 3, m.OptimSteps)
+	assert.NotZero(t, m.ApproxKL, "the mean over 3 minibatches includes moved ones")
+	assert.NotZero(t, m.RefKL)
 }
 
 // A full PPO + AREW update on flodial-easy with the tiny model, a separate

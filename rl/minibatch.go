@@ -102,6 +102,3 @@ func (r *rows) scatter(b *Batch, src []float32, dst []float32, agentOnly bool) {
 		}
 	}
 }
-
-// agentTokens counts the loaded rows' agent predictions.
-func (r *rows) agentTokens() int { return r.packed.AgentTokens() }

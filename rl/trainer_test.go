@@ -1,8 +1,10 @@
 package rl
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,7 +99,7 @@ func TestTrainersRunOnFloDial(t *testing.T) {
 			tr, err := c.make()
 			require.NoError(t, err)
 			defer tr.Close()
-			for range 2 {
+			for u := range 2 {
 				m, err := tr.Update()
 				require.NoError(t, err)
 				raw, err := json.Marshal(m)
@@ -113,7 +115,9 @@ func TestTrainersRunOnFloDial(t *testing.T) {
 				}
 				assert.Equal(t, 8, m.Episodes)
 				assert.True(t, m.AREWActive)
-				t.Logf("%s", raw)
+				if u == 1 {
+					t.Logf("%s", raw)
+				}
 			}
 		})
 	}
@@ -225,5 +229,26 @@ func TestTrainerConfigValidation(t *testing.T) {
 		mut(&cfg)
 		_, err := NewGRPO(task, tinyPolicy(t, task, 1, false), cfg)
 		assert.Error(t, err, name)
+	}
+}
+
+// The defaults are valid and survive a JSON round trip (a run's
+// config.json), unknown fields rejected.
+func TestDefaultConfigsJSON(t *testing.T) {
+	for name, c := range map[string]any{
+		"ppo": DefaultPPOConfig(), "grpo": DefaultGRPOConfig(), "gspo": DefaultGSPOConfig(),
+		"sft": DefaultSFTConfig(), "eval": DefaultEvalConfig(),
+	} {
+		if v, ok := c.(interface{ Validate() error }); ok {
+			require.NoError(t, v.Validate(), name)
+		}
+		raw, err := json.Marshal(c)
+		require.NoError(t, err, name)
+		back := reflect.New(reflect.TypeOf(c))
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		require.NoError(t, dec.Decode(back.Interface()), name)
+		assert.Equal(t, c, back.Elem().Interface(), name)
+		t.Logf("%s: %s", name, raw)
 	}
 }

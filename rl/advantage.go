@@ -2,6 +2,7 @@ package rl
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"arew/kernels"
@@ -49,6 +50,41 @@ type AdvantageConfig struct {
 	// GroupEps is the ε of the GRPO std denominator (verl: 1e-6).
 	GroupEps float64 `json:"group_eps"`
 	AREW     AREW    `json:"arew"`
+}
+
+// Validate reports the first bad field, before any rollout is spent.
+func (c AdvantageConfig) Validate() error {
+	switch c.Estimator {
+	case "gae":
+		if !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) {
+			return fmt.Errorf("advantage: gamma and lambda must lie in [0, 1], got %v, %v", c.Gamma, c.Lambda)
+		}
+	case "grpo", "drgrpo":
+		if !(c.GroupEps >= 0) || math.IsInf(c.GroupEps, 0) {
+			return fmt.Errorf("advantage: group_eps must be finite and ≥ 0, got %v", c.GroupEps)
+		}
+	default:
+		return fmt.Errorf("advantage: estimator must be gae, grpo or drgrpo, got %q", c.Estimator)
+	}
+	a := c.AREW
+	if _, _, err := parseKinds(a.Critiques); err != nil {
+		return fmt.Errorf("advantage: arew: %w", err)
+	}
+	if a.Critiques != "none" && a.Critiques != "" {
+		if _, err := kernels.ParseMarginMode(a.Mode); err != nil {
+			return fmt.Errorf("advantage: arew: %w", err)
+		}
+	}
+	if math.IsNaN(a.Lambda) || math.IsInf(a.Lambda, 0) {
+		return fmt.Errorf("advantage: arew: lambda must be finite, got %v", a.Lambda)
+	}
+	if a.Start < 0 || a.End < 0 || (a.End > 0 && a.End <= a.Start) {
+		return fmt.Errorf("advantage: arew: need 0 ≤ start < end (or end = 0: no end), got %d, %d", a.Start, a.End)
+	}
+	if err := a.Perturb.Validate(); err != nil {
+		return fmt.Errorf("advantage: arew: %w", err)
+	}
+	return nil
 }
 
 // AdvantageStats are logged with every update.

@@ -57,7 +57,9 @@ func (r *recorder) finish(ep tasks.Episode) *Trajectory {
 // PlayScripted plays a scripted policy on instance index of split and
 // records the episode as a trajectory (log-probs 0): the demonstrations
 // that SFT warm starts and imitation learning train on. Each turn ends with
-// EOT, as a policy must learn to emit it.
+// EOT, as a policy must learn to emit it — unless the action fills the
+// turn's MaxTokens, where a rollout ends the turn without EOT, and so does
+// the demonstration.
 func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index int, rng *rand.Rand) (*Trajectory, error) {
 	ep, err := task.NewEpisode(split, index)
 	if err != nil {
@@ -68,6 +70,7 @@ func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index
 		if turns > 10000 {
 			return nil, fmt.Errorf("play scripted %s: episode did not end", task.Name())
 		}
+		turn := ep.Next()
 		action, err := policy.Act(ep, rng)
 		if err != nil {
 			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
@@ -76,7 +79,11 @@ func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index
 		if err != nil {
 			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
 		}
-		rec.act(append(append([]tasks.Token(nil), action...), tasks.EOT), nil, st)
+		toks := append([]tasks.Token(nil), action...)
+		if len(toks) < turn.MaxTokens {
+			toks = append(toks, tasks.EOT)
+		}
+		rec.act(toks, nil, st)
 		rec.observe(obs)
 	}
 	tr := rec.finish(ep)

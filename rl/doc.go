@@ -1,0 +1,159 @@
+// Package rl turns played episodes into parameter updates: trajectories and
+// their packing, rollouts, advantage estimation (GAE, the group baseline,
+// the AREW correction), the PPO, GRPO/GSPO and SFT trainers, evaluation and
+// per-update metrics. The objectives themselves (clipped ratio, value loss,
+// KL, GSPO, aggregation) live in optim, the networks in model, the
+// advantage loops in kernels; this package wires them into one update.
+//
+// # One update, in order
+//
+//  1. Rollout (rollout.go, rollout_episode.go). Roller.Play runs the
+//     episodes on worker goroutines, each with its own KV-cache decoder
+//     (model.Decoder) holding up to Slots episodes that advance in
+//     lockstep: one Append feeds every live episode's pending tokens (its
+//     prompt, its last sampled token, the environment's reply) as one
+//     batch, then each samples one token from its own generator, derived
+//     from (seed, update, episode index). A turn ends at EOT or at its
+//     MaxTokens and goes to the environment as it is; each turn becomes a
+//     Step with the environment's critique, and each sampled token keeps
+//     log π at temperature 1 (TestRolloutRecordsTurns). The decoder
+//     computes every sequence's rows independently of its batch mates, so
+//     trajectories are bitwise the same for any number of workers or
+//     slots (TestRolloutIndependentOfWorkers). A stream that reaches
+//     MaxLen before the episode ends is truncated with reward 0
+//     (TestRolloutTruncates).
+//  2. Batch (batch.go). NewBatch packs the trajectories in prediction
+//     order: prediction j reads token j and predicts token j+1, so the mask
+//     marks predictions of agent tokens, and the outcome reward sits on the
+//     trajectory's last agent prediction (TestNewBatchPacksInPredictionOrder).
+//  3. Old log-probs, values, reference (trainer.go, prepare). The training
+//     graph's forward recomputes the old log-probs, as verl does: the
+//     decoder and the graph sum in different orders (Metrics.LogpGapMax,
+//     ~2e-7), and only the graph's own numbers make the ratio of the first
+//     minibatch exactly 1 (TestPPOFirstMinibatchIsOnPolicy: log r = 0
+//     bitwise, clip fraction 0, approx KL 0, KL to the reference 0). The
+//     critic's values come from the same pass, not from the decoder during
+//     the rollout: the chunk is already laid out for the graph, the rollout
+//     stays policy-only (a separate critic would need a second KV cache per
+//     worker), and v_old is bitwise what the critic graph computes, so the
+//     value clip starts centred on it.
+//  4. Advantages (advantage.go; kernels do the loops): GAE with optional
+//     whitening, or the group baseline; then the AREW correction.
+//  5. Optimisation (trainer.go optimise; trainer_graph.go; minibatch.go).
+//     K epochs, each over the batch in a shuffled order (its own stream).
+//     A minibatch is B rows of T = MaxLen − 1 positions, one trajectory per
+//     row, right-padded; the graph for (B, T) and its loss are built once
+//     and refilled in place (optim's nodes read the rows' slices at each
+//     run). The last, partial minibatch fills its spare rows with padding
+//     (mask 0), which changes neither loss nor gradient
+//     (TestPaddingRowsChangeNothing). Each minibatch is one step per
+//     network: zero the gradients, run forward and backward, accumulate,
+//     clip the global norm (a non-finite norm skips the step), AdamW.
+//  6. Metrics (metrics.go): episode means (tasks.Summarize), minibatch
+//     means of the losses and diagnostics, phase timings; JSON with NaN as
+//     null (TestMetricsJSON).
+//
+// Same seed and configuration give the same metrics, whatever the number
+// of workers (TestTrainerIsDeterministic): the rollouts, the minibatch
+// order, the critique perturbation and a fresh critic's weights each draw
+// from their own stream of the run seed (trainer_seed.go).
+//
+// # From the policy gradient to the loss
+//
+// For a trajectory τ of agent tokens y_t in states s_t (everything before
+// them), ∇ E[R(τ)] = E[Σ_t A_t ∇ log π(y_t | s_t)], where A_t is any
+// advantage estimate whose baseline does not depend on y_t (it then adds
+// zero in expectation: E_y[∇ log π(y)] = ∇ Σ_y π(y) = 0). optim turns this
+// into the loss −A_t r_t with r_t = π/π_old, clips it (PPO) or uses the
+// sequence ratio (GSPO), and derives each gradient (optim/doc.go;
+// TestPPOClipHandValues, TestGSPOTokenFormEqualsSequenceForm). Here we only
+// choose A.
+//
+// # GAE, and why observation tokens are skipped
+//
+// Each agent token is an action. With V_t the critic's estimate of the
+// return from s_t and the reward r_t (the outcome on the last agent token),
+//
+//	δ_t = r_t + γ V_{t'} − V_t,     A_t = δ_t + γλ A_{t'},     R_t = A_t + V_t
+//
+// where t' is the next agent token (V, A = 0 after the last). With
+// γ = λ = 1 (the paper's setting) the V terms telescope: A_t = outcome − V_t,
+// the outcome against the critic's expectation at that token; λ = 0 gives
+// the one-step TD error. Observation tokens are not actions — π did not
+// choose them, so there is no log-prob to push — they are part of the
+// transition from one agent token to the next, so the recursion carries V'
+// and A' across them unchanged: GAE on the trajectory with them cut out
+// (kernels.TestGAESkipEqualsRemoval, TestGAEMatchesDirectSum,
+// TestGAEHandComputed). Whitening (verl's default) rescales A over the
+// batch's agent tokens (kernels.TestMaskedWhiten). R_t is the critic's
+// regression target.
+//
+// # The group baseline
+//
+// GRPO drops the critic: the G rollouts of one prompt share the baseline
+// b = their mean reward, A_i = (r_i − b)/(σ + ε) (Dr.GRPO: r_i − b) on every
+// agent token of rollout i. A baseline only centres the estimate when it
+// does not depend on the rollout it scores; the group mean includes r_i,
+// which scales the expected gradient by (G−1)/G — a constant, the bias
+// verl accepts. Dividing by σ reweights prompts (low-variance groups count
+// more), which Dr.GRPO removes. A group whose rewards agree teaches nothing
+// (A = 0). Tests: kernels.TestGroupAdvantagesHandComputed,
+// TestGroupBaselineProperties; TestGRPOEpisodeLayout (G rollouts of each
+// prompt share a group id); TestGRPOLearnsBandit, TestGSPOLearnsBandit.
+//
+// # AREW: why the margin becomes the advantage term Â = A + λu
+//
+// AREW maximises J + λ E[L̂_τ], with L̂_τ the mean log-likelihood of the
+// steps critiqued +1 minus that of the steps critiqued −1 (spec/arew.md §2).
+// A step's log-likelihood is the sum of its tokens' log π, so
+//
+//	∇ L̂_τ = Σ_s u_s ∇ log π(step s) = Σ_t u_{s(t)} ∇ log π(y_t),
+//	u_s = +1/|P|, −1/|N| or 0,
+//
+// a sum of exactly the policy-gradient form with u in the place of A. So
+// ∇(J + λ L̂) = E[Σ_t (A_t + λ u_t) ∇ log π(y_t)]: the policy gradient with
+// Â = A + λu. The kernel writes λu onto each token of its step
+// (kernels.TestMarginIsTheGradientOfThePaperMargin); at ratio 1 the clipped
+// surrogate's gradient with Â equals that of PPO(A) plus λ·MarginLoss under
+// the same aggregation (optim.TestAREWMarginEqualsAdvantageCorrection,
+// through gorgonia optim.TestGraphObjectivesAdd); off policy the correction
+// is importance-weighted and clipped like the rest
+// (optim.TestAREWMarginOffPolicyIsScaledByRatio). One-sided trajectories
+// get no correction (kernels.TestMarginOneSidedIsZero). The correction is
+// added after GAE and whitening, as in the released code
+// (TestAdvantagesAREWStepMode; separate AS and BT margins:
+// TestAdvantagesSeparateMargins; selection and perturbation of critiques:
+// TestSelectCritiques, TestFlipRate).
+//
+// Why the critic's targets are untouched. u is not a reward: it is the
+// gradient of an auxiliary objective that sums to zero over a trajectory's
+// steps and moves likelihood between them. Put into the rewards, GAE would
+// carry each step's u back to every earlier token (with γλ = 1 a token's
+// advantage would include the sum of all later corrections), smearing the
+// per-step credit that is AREW's point, and the critic would learn to
+// predict it, so the next baseline would subtract it again. So Returns stay
+// A_GAE + V, computed before the correction (TestAdvantagesAREWStepMode
+// checks them), and the importance ratio, clipping, KL and reward are as in
+// vanilla PPO/GRPO/GSPO.
+//
+// # SFT
+//
+// Demonstrations (PlayScripted; Demonstrations) are trajectories whose
+// agent tokens a scripted policy chose. SFT minimises the token-mean
+// negative log-likelihood of those tokens, −(1/N) Σ log π(y_t | s_t), on the
+// same (B, T) rows; prompts and observations are context only. Held-out
+// accuracy is the fraction of agent tokens that are the policy's argmax
+// given the demonstration's prefix (TestSFTLearnsBanditDemonstrations:
+// 0.19 → 1.0; TestSFTOnFloDialLowersLoss).
+//
+// # Smoke tests
+//
+// On a bandit ("the prompt names a token; reply with it", chance 1/8),
+// PPO with a separate or shared critic, GRPO and GSPO each raise the
+// sampled test reward from ~0.12 to > 0.8 in 20–35 updates (< 150
+// optimiser steps, < 0.5 s each): TestPPOLearnsBandit,
+// TestPPOSharedCriticLearnsBandit, TestGRPOLearnsBandit,
+// TestGSPOLearnsBandit. Full updates with AREW (and KL, entropy, a shared
+// critic, Dr.GRPO, separate margins) run on flodial-easy with finite
+// metrics: TestTrainersRunOnFloDial.
+package rl

@@ -1,0 +1,59 @@
+package rl
+
+import (
+	"fmt"
+
+	"arew/model"
+	"arew/tasks"
+)
+
+// EvalConfig is an evaluation: the first Episodes instances of Split played
+// once each, greedily by default (the paper evaluates greedily), with the
+// rollout machinery.
+type EvalConfig struct {
+	Split    tasks.Split   `json:"split"`
+	Episodes int           `json:"episodes"`
+	Seed     uint64        `json:"seed"` // for sampled evaluation
+	Rollout  RolloutConfig `json:"rollout"`
+}
+
+// DefaultEvalConfig plays 100 test instances greedily.
+func DefaultEvalConfig() EvalConfig {
+	r := DefaultRolloutConfig()
+	r.Sampler = SamplerConfig{Greedy: true}
+	return EvalConfig{Split: tasks.Test, Episodes: 100, Seed: 1, Rollout: r}
+}
+
+// EvalResult is the evaluation's summary and its trajectories.
+type EvalResult struct {
+	Summary      tasks.Summary
+	Truncated    int
+	Trajectories []*Trajectory
+}
+
+// Evaluate plays cfg.Episodes instances of cfg.Split with the policy and
+// summarises their measures (tasks.Summarize). A sampled evaluation draws
+// episode i from a stream of (Seed, i) distinct from every training
+// rollout's.
+func Evaluate(policy *model.Model, task tasks.Task, cfg EvalConfig) (EvalResult, error) {
+	if cfg.Episodes < 1 {
+		return EvalResult{}, fmt.Errorf("evaluate: episodes must be ≥ 1, got %d", cfg.Episodes)
+	}
+	r, err := NewRoller(policy, task, cfg.Rollout)
+	if err != nil {
+		return EvalResult{}, fmt.Errorf("evaluate: %w", err)
+	}
+	specs := make([]EpisodeSpec, cfg.Episodes)
+	for i := range specs {
+		specs[i] = EpisodeSpec{Split: cfg.Split, Index: i, Group: i}
+	}
+	trajs, st, err := r.Play(specs, deriveSeed(cfg.Seed, streamEval), 0)
+	if err != nil {
+		return EvalResult{}, fmt.Errorf("evaluate: %w", err)
+	}
+	ms := make([]tasks.Measures, len(trajs))
+	for i, t := range trajs {
+		ms[i] = t.Measures
+	}
+	return EvalResult{Summary: tasks.Summarize(ms), Truncated: st.Truncated, Trajectories: trajs}, nil
+}

@@ -1,0 +1,104 @@
+package rl
+
+import (
+	"fmt"
+
+	"arew/optim"
+)
+
+// rows is a minibatch as the training graph sees it: B rows of T
+// positions, row r holding one trajectory's predictions right-padded to T
+// (prediction j reads token j and predicts token j+1, as in Batch), and
+// the per-prediction inputs of the losses at the same index r·T + j.
+//
+//	tokens, targets (B·T) int32   Tokens[j], Tokens[j+1]; padding: Pad → Pad
+//	packed                        Offsets r·T (fixed), Mask (B·T) refilled
+//	oldLogp, adv, refLogp,
+//	oldValues, returns (B·T)      float64, refilled in place
+//
+// The loss nodes bind these slices by reference when the graph is built
+// (optim's *Node builders), so they are allocated once and only ever
+// overwritten: a minibatch is loaded by copying into them, and the same
+// compiled graph is rerun. Rows past the minibatch's trajectories are
+// empty (mask 0), so the last, partial minibatch reuses the graph too;
+// every aggregation skips rows without agent tokens.
+type rows struct {
+	B, T            int
+	tokens, targets []int32
+	packed          optim.Packed
+	oldLogp, adv    []float64
+	refLogp         []float64
+	oldValues       []float64
+	returns         []float64
+	traj            []int // the batch trajectory in each row, −1 for padding
+}
+
+func newRows(B, T int) *rows {
+	n := B * T
+	r := &rows{B: B, T: T, tokens: make([]int32, n), targets: make([]int32, n),
+		oldLogp: make([]float64, n), adv: make([]float64, n), refLogp: make([]float64, n),
+		oldValues: make([]float64, n), returns: make([]float64, n), traj: make([]int, B)}
+	r.packed.Offsets = make([]int32, B+1)
+	for i := range r.packed.Offsets {
+		r.packed.Offsets[i] = int32(i * T)
+	}
+	r.packed.Mask = make([]uint8, n)
+	return r
+}
+
+// load fills the rows with trajectories idx of b (at most B of them),
+// copying the per-prediction arrays of b and, if ref is not nil, the
+// reference log-probs (one per prediction of b).
+func (r *rows) load(b *Batch, idx []int, ref []float32) error {
+	if len(idx) > r.B {
+		return fmt.Errorf("minibatch: %d trajectories for %d rows", len(idx), r.B)
+	}
+	clear(r.tokens) // padding is tasks.Pad (0), predicting Pad
+	clear(r.targets)
+	clear(r.packed.Mask)
+	for _, s := range [][]float64{r.oldLogp, r.adv, r.refLogp, r.oldValues, r.returns} {
+		clear(s)
+	}
+	for k := range r.traj {
+		r.traj[k] = -1
+	}
+	for k, i := range idx {
+		tr := b.Trajs[i]
+		off, n := int(b.Packed.Offsets[i]), int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i])
+		if n > r.T {
+			return fmt.Errorf("minibatch: trajectory %d has %d predictions, more than the graph's %d", i, n, r.T)
+		}
+		r.traj[k] = i
+		base := k * r.T
+		copy(r.tokens[base:base+n], tr.Tokens[:n])
+		copy(r.targets[base:base+n], b.Targets[off:off+n])
+		copy(r.packed.Mask[base:base+n], b.Packed.Mask[off:off+n])
+		for j := range n {
+			r.oldLogp[base+j] = float64(b.OldLogp[off+j])
+			r.adv[base+j] = float64(b.Adv[off+j])
+			r.oldValues[base+j] = float64(b.Values[off+j])
+			r.returns[base+j] = float64(b.Returns[off+j])
+			if ref != nil {
+				r.refLogp[base+j] = float64(ref[off+j])
+			}
+		}
+	}
+	return nil
+}
+
+// scatter copies a graph output (B·T, e.g. Logp or Values) back into a
+// per-prediction array of b, for the loaded rows' real predictions; with
+// agentOnly, only at agent predictions.
+func (r *rows) scatter(b *Batch, src []float32, dst []float32, agentOnly bool) {
+	for k, i := range r.traj {
+		if i < 0 {
+			continue
+		}
+		off, n := int(b.Packed.Offsets[i]), int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i])
+		for j := range n {
+			if !agentOnly || b.Packed.Mask[off+j] == 1 {
+				dst[off+j] = src[k*r.T+j]
+			}
+		}
+	}
+}

@@ -1,0 +1,255 @@
+package rl
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"arew/model"
+	"arew/tasks"
+)
+
+// SamplerConfig is how the policy picks its tokens during a rollout: with
+// temperature and optional top-k (the paper trains at temperature 1.0), or
+// greedily (evaluation). Whatever the rule, the recorded log-prob is log π
+// at temperature 1 (model.Sampler), the PPO ratio's denominator.
+type SamplerConfig struct {
+	Temperature float64 `json:"temperature"` // > 0 unless greedy; default 1
+	TopK        int     `json:"top_k"`       // 0 keeps every token
+	Greedy      bool    `json:"greedy"`
+}
+
+func (s SamplerConfig) sampler() *model.Sampler {
+	return &model.Sampler{Temperature: s.Temperature, TopK: s.TopK, Greedy: s.Greedy}
+}
+
+// RolloutConfig configures the rollout workers.
+type RolloutConfig struct {
+	// Workers is the number of goroutines playing episodes, each with its
+	// own KV-cache decoder; 0 means GOMAXPROCS. Results do not depend on it.
+	Workers int `json:"workers"`
+	// Slots is how many episodes one worker advances in lockstep: each
+	// decoder call feeds the pending tokens of all of them as one batch.
+	Slots int `json:"slots"`
+	// MaxLen caps an episode's token stream (prompt, agent turns,
+	// observations); 0 means min(task.MaxTokens(), model context). An
+	// episode that would pass it is truncated: see Roller.Play.
+	MaxLen  int           `json:"max_len"`
+	Sampler SamplerConfig `json:"sampler"`
+}
+
+// DefaultRolloutConfig samples at temperature 1 with 16 lockstep episodes
+// per worker and one worker per CPU.
+func DefaultRolloutConfig() RolloutConfig {
+	return RolloutConfig{Slots: 16, Sampler: SamplerConfig{Temperature: 1}}
+}
+
+// Validate reports the first bad field.
+func (c RolloutConfig) Validate() error {
+	if c.Workers < 0 {
+		return fmt.Errorf("rollout: workers must be ≥ 0 (0 = one per CPU), got %d", c.Workers)
+	}
+	if c.Slots < 1 {
+		return fmt.Errorf("rollout: slots must be ≥ 1, got %d", c.Slots)
+	}
+	if c.MaxLen < 0 {
+		return fmt.Errorf("rollout: max_len must be ≥ 0 (0 = the task's bound), got %d", c.MaxLen)
+	}
+	if err := c.Sampler.sampler().Validate(); err != nil {
+		return fmt.Errorf("rollout: %w", err)
+	}
+	return nil
+}
+
+// EpisodeSpec names one episode to play: an instance of a split, and the
+// group (prompt) it belongs to for GRPO's baseline.
+type EpisodeSpec struct {
+	Split tasks.Split
+	Index int
+	Group int
+}
+
+// RolloutStats counts the work of one Play.
+type RolloutStats struct {
+	Episodes  int
+	Truncated int
+	Tokens    int     // positions run through the decoders (prompts, observations, sampled tokens)
+	Sampled   int     // agent tokens sampled
+	Seconds   float64 // wall time of Play
+}
+
+// Roller plays episodes of a task with a policy: the rollout half of every
+// trainer, and evaluation. It keeps one decoder per worker between calls.
+type Roller struct {
+	policy   *model.Model
+	task     tasks.Task
+	cfg      RolloutConfig
+	maxLen   int
+	workers  int
+	decoders []*model.Decoder
+}
+
+// NewRoller checks that the policy fits the task (its vocabulary covers the
+// task's, its context holds MaxLen) and prepares the workers.
+func NewRoller(policy *model.Model, task tasks.Task, cfg RolloutConfig) (*Roller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := policy.Config
+	if !c.LMHead {
+		return nil, fmt.Errorf("rollout: the policy has no LM head")
+	}
+	if v := task.Vocab().Size(); c.Vocab < v {
+		return nil, fmt.Errorf("rollout: the policy's vocabulary (%d) is smaller than task %s's (%d)", c.Vocab, task.Name(), v)
+	}
+	maxLen := cfg.MaxLen
+	if maxLen == 0 {
+		maxLen = min(task.MaxTokens(), c.Context)
+	}
+	if maxLen > c.Context {
+		return nil, fmt.Errorf("rollout: max_len %d exceeds the policy's context %d", maxLen, c.Context)
+	}
+	if maxLen < 2 {
+		return nil, fmt.Errorf("rollout: max_len %d leaves no room for a prompt and an agent token", maxLen)
+	}
+	w := cfg.Workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return &Roller{policy: policy, task: task, cfg: cfg, maxLen: maxLen, workers: w, decoders: make([]*model.Decoder, w)}, nil
+}
+
+// MaxLen is the longest token stream an episode may have.
+func (r *Roller) MaxLen() int { return r.maxLen }
+
+// Play plays every spec with the current weights and returns the
+// trajectories in spec order.
+//
+// Episode i samples from its own generator derived from (seed, update, i),
+// and the decoder computes each sequence's rows independently of the other
+// sequences in its batch, so the trajectories are bitwise the same for any
+// Workers and Slots (TestRolloutIndependentOfWorkers).
+//
+// Each turn is sampled token by token until EOT or the turn's MaxTokens
+// (an unfinished turn goes to Step as it is, and the env judges it); the
+// step is recorded with the critique and the sampled tokens' log π.
+//
+// Truncation, a defined penalty: if the stream reaches MaxLen tokens before
+// the episode is over, the episode stops there. The trajectory is marked
+// Truncated, its reward is 0, its Measures are Reward 0, Success false,
+// the counts of the judged turns, and NaN for every other measure (the
+// episode was never scored). A turn cut short is recorded as a step with
+// critique 0 without calling Step; observation tokens past MaxLen are
+// dropped. With the default MaxLen (the task's bound) no episode whose
+// turns respect Turn.MaxTokens is ever truncated.
+func (r *Roller) Play(specs []EpisodeSpec, seed uint64, update int) ([]*Trajectory, RolloutStats, error) {
+	start := time.Now()
+	out := make([]*Trajectory, len(specs))
+	stats := make([]RolloutStats, r.workers)
+	errs := make([]error, r.workers)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := range min(r.workers, len(specs)) {
+		if r.decoders[w] == nil {
+			d, err := r.policy.NewDecoder(r.cfg.Slots)
+			if err != nil {
+				return nil, RolloutStats{}, fmt.Errorf("rollout: %w", err)
+			}
+			r.decoders[w] = d
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stats[w], errs[w] = r.work(r.decoders[w], specs, &next, &failed, out, seed, update)
+			if errs[w] != nil {
+				failed.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	var total RolloutStats
+	for w := range stats {
+		if errs[w] != nil {
+			return nil, RolloutStats{}, errs[w]
+		}
+		total.Episodes += stats[w].Episodes
+		total.Truncated += stats[w].Truncated
+		total.Tokens += stats[w].Tokens
+		total.Sampled += stats[w].Sampled
+	}
+	total.Seconds = time.Since(start).Seconds()
+	return out, total, nil
+}
+
+// work is one worker: it keeps up to Slots episodes live in its decoder,
+// pulls the next episode index when a slot frees up, and advances all live
+// episodes by one sampled token per decoder call.
+func (r *Roller) work(d *model.Decoder, specs []EpisodeSpec, next *atomic.Int64, failed *atomic.Bool,
+	out []*Trajectory, seed uint64, update int) (RolloutStats, error) {
+	var st RolloutStats
+	d.ResetAll()
+	smp := r.cfg.Sampler.sampler()
+	slots := make([]*liveEpisode, d.MaxSeqs())
+	V := r.policy.Config.Vocab
+	var seqs []int
+	var chunks [][]int32
+	var live []*liveEpisode
+	drained := false
+	for !failed.Load() {
+		for s := range slots {
+			if slots[s] != nil || drained {
+				continue
+			}
+			i := int(next.Add(1) - 1)
+			if i >= len(specs) {
+				drained = true
+				break
+			}
+			e, err := startEpisode(r.task, specs[i], i, derive(seed, streamRollout, uint64(update), uint64(i)), r.maxLen)
+			if err != nil {
+				return st, fmt.Errorf("rollout: episode %d: %w", i, err)
+			}
+			if err := d.Reset(s); err != nil {
+				return st, err
+			}
+			slots[s] = e
+		}
+		seqs, chunks, live = seqs[:0], chunks[:0], live[:0]
+		for s, e := range slots {
+			if e != nil {
+				seqs, chunks, live = append(seqs, s), append(chunks, e.pending), append(live, e)
+				st.Tokens += len(e.pending)
+			}
+		}
+		if len(live) == 0 {
+			return st, nil
+		}
+		logits, err := d.Append(seqs, chunks)
+		if err != nil {
+			return st, fmt.Errorf("rollout: %w", err)
+		}
+		for k, e := range live {
+			smpl, err := smp.Sample(e.rng, logits[k*V:(k+1)*V])
+			if err != nil {
+				return st, fmt.Errorf("rollout: episode %d: %w", e.index, err)
+			}
+			st.Sampled++
+			done, err := e.take(smpl.Token, smpl.LogProb)
+			if err != nil {
+				return st, fmt.Errorf("rollout: episode %d: %w", e.index, err)
+			}
+			if done {
+				out[e.index] = e.rec.tr
+				st.Episodes++
+				if e.rec.tr.Truncated {
+					st.Truncated++
+				}
+				slots[seqs[k]] = nil
+			}
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,131 @@
+package rl
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"arew/tasks"
+)
+
+// liveEpisode is one live episode of a rollout: the environment, the recorder
+// of its trajectory, its own generator, the turn being sampled, and the
+// tokens the decoder must read before the next sample.
+type liveEpisode struct {
+	index   int
+	ep      tasks.Episode
+	rec     *recorder
+	rng     *rand.Rand
+	maxLen  int
+	turn    tasks.Turn
+	toks    []int32   // this turn's sampled tokens
+	logp    []float32 // and their log π
+	pending []int32   // tokens to feed before the next sample
+	length  int       // tokens in the stream so far, pending and this turn's included
+}
+
+// startEpisode makes instance spec of task and queues its prompt.
+func startEpisode(task tasks.Task, spec EpisodeSpec, index int, rng *rand.Rand, maxLen int) (*liveEpisode, error) {
+	ep, err := task.NewEpisode(spec.Split, spec.Index)
+	if err != nil {
+		return nil, err
+	}
+	prompt := ep.Prompt()
+	if len(prompt) >= maxLen {
+		return nil, fmt.Errorf("the prompt of %d tokens leaves no room for an agent token under max_len %d", len(prompt), maxLen)
+	}
+	rec := newRecorder(ep)
+	rec.tr.Group = spec.Group
+	e := &liveEpisode{index: index, ep: ep, rec: rec, rng: rng, maxLen: maxLen,
+		pending: append([]int32(nil), prompt...), length: len(prompt)}
+	if err := e.nextTurn(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *liveEpisode) nextTurn() error {
+	e.turn = e.ep.Next()
+	if e.turn.MaxTokens < 1 {
+		return fmt.Errorf("the task asks for a turn of at most %d tokens", e.turn.MaxTokens)
+	}
+	return nil
+}
+
+// take records one sampled token and advances the episode: the turn ends
+// at EOT or at the turn's MaxTokens, and then the environment judges it
+// and replies. It reports whether the episode is over (finished or
+// truncated); otherwise pending holds what the decoder reads next.
+func (e *liveEpisode) take(tok int32, logp float64) (bool, error) {
+	e.toks = append(e.toks, tok)
+	e.logp = append(e.logp, float32(logp))
+	e.length++
+	eot := tok == tasks.EOT
+	if !eot && len(e.toks) < e.turn.MaxTokens {
+		if e.length >= e.maxLen {
+			// Cut short mid-turn: the step is recorded, unjudged (z = 0).
+			e.rec.act(e.toks, e.logp, tasks.Step{Turn: len(e.ep.Steps()), Kind: e.turn.Kind, Final: e.turn.Final})
+			e.finish(true)
+			return true, nil
+		}
+		e.pending = append(e.pending[:0], tok)
+		return false, nil
+	}
+	action := e.toks
+	if eot {
+		action = action[:len(action)-1]
+	}
+	obs, st, err := e.ep.Step(append([]tasks.Token(nil), action...))
+	if err != nil {
+		return false, err
+	}
+	e.rec.act(e.toks, e.logp, st)
+	e.rec.observe(obs)
+	e.length += len(obs)
+	e.toks, e.logp = e.toks[:0], e.logp[:0]
+	if e.ep.Done() {
+		e.finish(false)
+		return true, nil
+	}
+	if e.length >= e.maxLen {
+		e.finish(true)
+		return true, nil
+	}
+	if err := e.nextTurn(); err != nil {
+		return false, err
+	}
+	e.pending = append(append(e.pending[:0], tok), obs...)
+	return false, nil
+}
+
+// finish records the outcome (or the truncation penalty) and drops any
+// observation tokens past maxLen (agent tokens never pass it).
+func (e *liveEpisode) finish(truncated bool) {
+	tr := e.rec.tr
+	if truncated {
+		tr.Truncated = true
+		tr.Reward = 0
+		tr.Measures = truncatedMeasures(e.ep.Steps())
+	} else {
+		e.rec.finish(e.ep)
+	}
+	if n := len(tr.Tokens); n > e.maxLen {
+		tr.Tokens, tr.Agent, tr.Logp = tr.Tokens[:e.maxLen], tr.Agent[:e.maxLen], tr.Logp[:e.maxLen]
+	}
+}
+
+// truncatedMeasures scores an episode that never finished: reward 0, not a
+// success, the counts of its judged turns, NaN for the rest.
+func truncatedMeasures(steps []tasks.Step) tasks.Measures {
+	nan := math.NaN()
+	m := tasks.Measures{ASProxy: nan, BTProxy: nan, IAS: nan, CBT: nan, Evidence: nan, Turns: len(steps)}
+	for _, s := range steps {
+		if s.Malformed {
+			m.Malformed++
+		}
+		if s.Repeat {
+			m.Repeats++
+		}
+	}
+	return m
+}

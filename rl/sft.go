@@ -1,0 +1,268 @@
+package rl
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	G "gorgonia.org/gorgonia"
+
+	"arew/model"
+	"arew/optim"
+	"arew/tasks"
+)
+
+// SFTConfig is supervised fine-tuning on demonstrations (warm starts,
+// imitation learning): Epochs passes over the training trajectories in
+// shuffled minibatches, each minibatch one AdamW step on the masked
+// next-token loss. The learning-rate schedule is indexed by optimiser step.
+type SFTConfig struct {
+	Seed      uint64      `json:"seed"`
+	Epochs    int         `json:"epochs"`
+	MiniBatch int         `json:"mini_batch"`
+	MaxLen    int         `json:"max_len"` // longest trajectory; 0: the policy's context
+	Optim     OptimConfig `json:"optim"`
+}
+
+// DefaultSFTConfig: 3 epochs of minibatches of 16 at lr 1e-3 (AdamW as
+// DefaultOptim).
+func DefaultSFTConfig() SFTConfig {
+	return SFTConfig{Seed: 1, Epochs: 3, MiniBatch: 16, Optim: DefaultOptim(1e-3)}
+}
+
+// Validate reports the first bad field.
+func (c SFTConfig) Validate() error {
+	if c.Epochs < 1 || c.MiniBatch < 1 || c.MaxLen < 0 {
+		return fmt.Errorf("sft: need epochs ≥ 1, mini_batch ≥ 1, max_len ≥ 0, got %d, %d, %d", c.Epochs, c.MiniBatch, c.MaxLen)
+	}
+	if err := c.Optim.Validate(); err != nil {
+		return fmt.Errorf("sft optimiser: %w", err)
+	}
+	return nil
+}
+
+// SFTMetrics describe one epoch.
+type SFTMetrics struct {
+	Epoch        int     `json:"epoch"`
+	Steps        int     `json:"steps"`      // optimiser steps so far
+	TrainLoss    float64 `json:"train_loss"` // mean over the epoch's minibatches
+	TestLoss     float64 `json:"test_loss"`  // −mean log π of the held-out agent tokens
+	TestAccuracy float64 `json:"test_accuracy"`
+	GradNorm     float64 `json:"grad_norm"` // mean, before clipping
+	LR           float64 `json:"lr"`        // at the epoch's last step
+	Seconds      float64 `json:"seconds"`
+	TokensPerSec float64 `json:"tok_s"`
+}
+
+// SFT trains a policy to imitate demonstrations. The loss of a minibatch is
+//
+//	L = −(1/N) Σ_{agent predictions t} log π(y_t | y_<t)
+//
+// over its N agent tokens (token-mean): only the agent's turns (EOT
+// included) are learnt, the prompt and observations are context.
+type SFT struct {
+	cfg    SFTConfig
+	policy *model.Model
+	rows   *rows
+	g      *model.Graph
+	opt    *optim.AdamW
+	epoch  int
+	steps  int
+}
+
+// NewSFT builds the (MiniBatch, MaxLen−1) graph and the optimiser.
+func NewSFT(policy *model.Model, cfg SFTConfig) (*SFT, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	maxLen := cfg.MaxLen
+	if maxLen == 0 {
+		maxLen = policy.Config.Context
+	}
+	if maxLen < 2 || maxLen > policy.Config.Context {
+		return nil, fmt.Errorf("sft: max_len %d must lie in [2, context %d]", maxLen, policy.Config.Context)
+	}
+	if !policy.Config.LMHead {
+		return nil, fmt.Errorf("sft: the policy has no LM head")
+	}
+	r := newRows(cfg.MiniBatch, maxLen-1)
+	g, err := policy.NewGraph(r.B, r.T)
+	if err != nil {
+		return nil, fmt.Errorf("sft: %w", err)
+	}
+	loss, err := nllNode(g.Logp, r)
+	if err == nil {
+		err = g.Compile(loss)
+	}
+	if err != nil {
+		g.Close()
+		return nil, fmt.Errorf("sft: %w", err)
+	}
+	opt, err := optim.NewAdamW(policy.Params.Params(), cfg.Optim.adamw())
+	if err != nil {
+		g.Close()
+		return nil, fmt.Errorf("sft: %w", err)
+	}
+	return &SFT{cfg: cfg, policy: policy, rows: r, g: g, opt: opt}, nil
+}
+
+// nllNode is the token-mean negative log-likelihood of the rows' agent
+// predictions: loss −Σ w_t logp_t, gradient −w_t, w = 1/N on the mask.
+func nllNode(logp *G.Node, r *rows) (*G.Node, error) {
+	agg := optim.Agg{Mode: optim.TokenMean}
+	return optim.SliceLoss(logp, "sft_nll", len(r.packed.Mask), func(x []float64) (float64, []float64, error) {
+		w, err := agg.Weights(r.packed)
+		if err != nil {
+			return 0, nil, err
+		}
+		loss, grad := 0.0, make([]float64, len(x))
+		for t, wt := range w {
+			if wt != 0 {
+				loss -= wt * x[t]
+				grad[t] = -wt
+			}
+		}
+		return loss, grad, nil
+	})
+}
+
+// Close releases the graph.
+func (s *SFT) Close() { s.g.Close() }
+
+// Train runs the configured epochs, evaluating on test after each (test
+// may be empty: then its metrics are NaN).
+func (s *SFT) Train(train, test []*Trajectory) ([]SFTMetrics, error) {
+	var out []SFTMetrics
+	for range s.cfg.Epochs {
+		m, err := s.Epoch(train)
+		if err != nil {
+			return out, err
+		}
+		m.TestLoss, m.TestAccuracy = nan, nan
+		if len(test) > 0 {
+			if m.TestLoss, m.TestAccuracy, err = s.Evaluate(test); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Epoch makes one pass over train in an order drawn from (seed, epoch).
+func (s *SFT) Epoch(train []*Trajectory) (SFTMetrics, error) {
+	start := time.Now()
+	m := SFTMetrics{Epoch: s.epoch, TestLoss: nan, TestAccuracy: nan}
+	b, err := NewBatch(train)
+	if err != nil {
+		return m, fmt.Errorf("sft: %w", err)
+	}
+	r := s.rows
+	perm := derive(s.cfg.Seed, streamSFT, uint64(s.epoch)).Perm(len(train))
+	sched := s.cfg.Optim.schedule()
+	n, positions := 0, 0
+	for lo := 0; lo < len(perm); lo += r.B {
+		idx := perm[lo:min(lo+r.B, len(perm))]
+		if err := r.load(b, idx, nil); err != nil {
+			return m, fmt.Errorf("sft: %w", err)
+		}
+		if err := s.g.SetInputs(r.tokens, r.targets); err != nil {
+			return m, fmt.Errorf("sft: %w", err)
+		}
+		if err := s.g.Run(); err != nil {
+			return m, fmt.Errorf("sft: %w", err)
+		}
+		loss, err := s.g.Loss()
+		if err != nil {
+			return m, fmt.Errorf("sft: %w", err)
+		}
+		m.LR = sched.LR(s.steps)
+		norm, _, err := step(s.g, s.policy, s.opt, s.cfg.Optim.MaxGradNorm, m.LR)
+		if err != nil {
+			return m, fmt.Errorf("sft: %w", err)
+		}
+		for _, i := range idx {
+			positions += int(b.Packed.Offsets[i+1] - b.Packed.Offsets[i])
+		}
+		m.TrainLoss += loss
+		m.GradNorm += norm
+		s.steps++
+		n++
+	}
+	m.TrainLoss /= float64(n)
+	m.GradNorm /= float64(n)
+	m.Steps = s.steps
+	m.Seconds = time.Since(start).Seconds()
+	m.TokensPerSec = float64(positions) / math.Max(m.Seconds, 1e-9)
+	s.epoch++
+	return m, nil
+}
+
+// Evaluate is the held-out loss (−mean log π over all agent tokens of
+// test) and accuracy (the fraction of agent tokens that are the argmax of
+// the policy given the demonstration's prefix: teacher-forced).
+func (s *SFT) Evaluate(test []*Trajectory) (loss, accuracy float64, err error) {
+	b, err := NewBatch(test)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sft evaluate: %w", err)
+	}
+	r, V := s.rows, s.policy.Config.Vocab
+	sum, right, n := 0.0, 0, 0
+	idx := make([]int, 0, r.B)
+	for lo := 0; lo < len(test); lo += r.B {
+		idx = idx[:0]
+		for i := lo; i < min(lo+r.B, len(test)); i++ {
+			idx = append(idx, i)
+		}
+		if err := r.load(b, idx, nil); err != nil {
+			return 0, 0, fmt.Errorf("sft evaluate: %w", err)
+		}
+		if err := s.g.SetInputs(r.tokens, r.targets); err != nil {
+			return 0, 0, fmt.Errorf("sft evaluate: %w", err)
+		}
+		if err := s.g.Forward(); err != nil {
+			return 0, 0, fmt.Errorf("sft evaluate: %w", err)
+		}
+		logp, logits := model.Float32s(s.g.Logp), model.Float32s(s.g.Logits)
+		for t, mk := range r.packed.Mask {
+			if mk == 0 {
+				continue
+			}
+			sum -= float64(logp[t])
+			if argmax(logits[t*V:(t+1)*V]) == r.targets[t] {
+				right++
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nan, nan, nil
+	}
+	return sum / float64(n), float64(right) / float64(n), nil
+}
+
+// argmax is the index of the largest value (the lowest on ties).
+func argmax(x []float32) int32 {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return int32(best)
+}
+
+// Demonstrations plays a scripted policy on instances [first, first+n) of
+// split and records them (PlayScripted), instance i with its own stream of
+// (seed, i): the training data of SFT.
+func Demonstrations(task tasks.Task, policy tasks.Policy, split tasks.Split, first, n int, seed uint64) ([]*Trajectory, error) {
+	out := make([]*Trajectory, 0, n)
+	for i := first; i < first+n; i++ {
+		tr, err := PlayScripted(task, policy, split, i, derive(seed, streamSFT, uint64(split), uint64(i)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tr)
+	}
+	return out, nil
+}

@@ -1,0 +1,403 @@
+package rl
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"arew/model"
+	"arew/optim"
+	"arew/tasks"
+)
+
+// Trainer is what the RL trainers (PPO, GRPO, GSPO) share: Update runs one
+// update — rollout → batch → old log-probs and values → advantages →
+// optimisation — and returns its metrics.
+type Trainer interface {
+	Update() (Metrics, error)
+	Close()
+}
+
+// trainerSpec is the common form PPOConfig and GRPOConfig reduce to.
+type trainerSpec struct {
+	algo      string // for the metrics: ppo, grpo, gspo
+	seed      uint64
+	prompts   int // instances per update
+	group     int // rollouts per instance
+	instances int // train instances cycled through; 0: fresh ones every update
+	rollout   RolloutConfig
+	adv       AdvantageConfig
+	policy    PolicyConfig
+	objective string        // ppo (clipped token ratio) or gspo
+	critic    *CriticConfig // nil: no critic (GRPO, GSPO)
+}
+
+// trainer holds the models, the graphs for the minibatch shape (B, T),
+// built once, and the optimisers.
+type trainer struct {
+	spec     trainerSpec
+	task     tasks.Task
+	policy   *model.Model
+	critic   *model.Model // separate critic, or nil
+	ref      *model.Model // frozen initial policy when KL is on, or nil
+	roller   *Roller
+	rows     *rows
+	actor    *actorGraph
+	criticG  *criticGraph
+	refG     *model.Graph
+	actorOpt *optim.AdamW
+	critOpt  *optim.AdamW
+	update   int
+}
+
+// newTrainer validates the models against the spec and builds everything
+// an update needs. critic is the separate critic (nil: a fresh one of the
+// policy's architecture, initialised from the run seed).
+func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*trainer, error) {
+	roller, err := NewRoller(policy, task, s.rollout)
+	if err != nil {
+		return nil, err
+	}
+	t := &trainer{spec: s, task: task, policy: policy, roller: roller}
+	T := roller.MaxLen() - 1 // a trajectory of ≤ MaxLen tokens has ≤ MaxLen−1 predictions
+	B := min(s.policy.MiniBatch, s.prompts*s.group)
+	t.rows = newRows(B, T)
+	var shared *CriticConfig
+	if s.critic != nil && s.critic.Mode == "shared" {
+		if !policy.Config.ValueHead {
+			return nil, fmt.Errorf("%s: a shared critic needs a policy with a value head (model.Config.WithValueHead)", s.algo)
+		}
+		shared = s.critic
+	}
+	if t.actor, err = newActorGraph(policy, t.rows, s.policy, s.objective, shared); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.algo, err)
+	}
+	if t.actorOpt, err = optim.NewAdamW(policy.Params.Params(), s.policy.Optim.adamw()); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.algo, err)
+	}
+	if s.critic != nil && s.critic.Mode == "separate" {
+		if critic == nil {
+			if critic, err = model.New(policy.Config.Critic(), deriveSeed(s.seed, streamCritic)); err != nil {
+				return nil, fmt.Errorf("%s: critic: %w", s.algo, err)
+			}
+		}
+		if !critic.Config.ValueHead || critic.Config.Vocab != policy.Config.Vocab || critic.Config.Context < T {
+			return nil, fmt.Errorf("%s: the critic needs a value head, the policy's vocabulary (%d) and a context ≥ %d; got %+v",
+				s.algo, policy.Config.Vocab, T, critic.Config)
+		}
+		t.critic = critic
+		if t.criticG, err = newCriticGraph(critic, t.rows, *s.critic); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.algo, err)
+		}
+		if t.critOpt, err = optim.NewAdamW(critic.Params.Params(), s.critic.Optim.adamw()); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.algo, err)
+		}
+	}
+	if s.policy.KLCoef > 0 {
+		if t.ref, err = frozenCopy(policy); err != nil {
+			return nil, fmt.Errorf("%s: reference: %w", s.algo, err)
+		}
+		if t.refG, err = t.ref.NewGraph(B, T); err != nil {
+			return nil, fmt.Errorf("%s: reference: %w", s.algo, err)
+		}
+	}
+	return t, nil
+}
+
+// frozenCopy is a copy of m's weights that training never touches: the
+// reference policy of the KL term.
+func frozenCopy(m *model.Model) (*model.Model, error) {
+	c, err := model.New(m.Config, 0)
+	if err != nil {
+		return nil, err
+	}
+	src := m.Params.Params()
+	for i, p := range c.Params.Params() {
+		copy(p.Data(), src[i].Data())
+	}
+	return c, nil
+}
+
+// Close releases the graphs' machines.
+func (t *trainer) Close() {
+	t.actor.g.Close()
+	if t.criticG != nil {
+		t.criticG.g.Close()
+	}
+	if t.refG != nil {
+		t.refG.Close()
+	}
+}
+
+// Policy is the model being trained.
+func (t *trainer) Policy() *model.Model { return t.policy }
+
+// Critic is the separate critic, or nil.
+func (t *trainer) Critic() *model.Model { return t.critic }
+
+// Updates is the number of updates done so far (the next update's index).
+func (t *trainer) Updates() int { return t.update }
+
+// specs lists update u's episodes: prompts consecutive train instances
+// (cycling through the first `instances` ones if set), group rollouts each.
+func (t *trainer) specs(u int) []EpisodeSpec {
+	s := t.spec
+	out := make([]EpisodeSpec, 0, s.prompts*s.group)
+	for p := range s.prompts {
+		idx := u*s.prompts + p
+		if s.instances > 0 {
+			idx %= s.instances
+		}
+		for range s.group {
+			out = append(out, EpisodeSpec{Split: tasks.Train, Index: idx, Group: p})
+		}
+	}
+	return out
+}
+
+// Update runs one update and returns its metrics.
+func (t *trainer) Update() (Metrics, error) {
+	u := t.update
+	m := Metrics{Update: u, Algo: t.spec.algo}
+	trajs, rs, err := t.roller.Play(t.specs(u), t.spec.seed, u)
+	if err != nil {
+		return m, fmt.Errorf("%s update %d: %w", t.spec.algo, u, err)
+	}
+	m.setEpisodes(trajs)
+	m.RolloutSeconds = rs.Seconds
+	m.RolloutTokensPerSec = float64(rs.Tokens) / math.Max(rs.Seconds, 1e-9)
+
+	start := time.Now()
+	b, err := NewBatch(trajs)
+	if err != nil {
+		return m, fmt.Errorf("%s update %d: %w", t.spec.algo, u, err)
+	}
+	ref, gap, err := t.prepare(b)
+	if err != nil {
+		return m, fmt.Errorf("%s update %d: %w", t.spec.algo, u, err)
+	}
+	m.LogpGapMax = gap
+	st, err := Advantages(b, t.spec.adv, u, derive(t.spec.seed, streamCritique, uint64(u)))
+	if err != nil {
+		return m, fmt.Errorf("%s update %d: %w", t.spec.algo, u, err)
+	}
+	m.AREWActive = t.spec.adv.AREW.Active(u)
+	m.AREWTrajectories, m.AREWMeanAbs, m.AREWFlipped = st.MarginTrajectories, st.MeanAbsCorrection, st.Flipped
+	m.AdvMean, m.AdvStd = agentMeanStd(b.Adv, b.Packed.Mask)
+	m.PrepSeconds = time.Since(start).Seconds()
+
+	start = time.Now()
+	positions, err := t.optimise(b, ref, u, &m)
+	if err != nil {
+		return m, fmt.Errorf("%s update %d: %w", t.spec.algo, u, err)
+	}
+	m.OptimSeconds = time.Since(start).Seconds()
+	m.TrainTokensPerSec = float64(positions) / math.Max(m.OptimSeconds, 1e-9)
+	t.update++
+	return m, nil
+}
+
+// prepare recomputes, with the training graph's forward and the current
+// weights, what the losses compare against (as verl does): b.OldLogp (the
+// sampling log-probs, recomputed so that the first minibatch's ratio is
+// exactly 1; it returns the largest gap between the two), b.Values from the
+// critic, and the reference policy's log-probs (nil without KL). Chunks of
+// B trajectories in batch order go through the same (B, T) graphs as the
+// optimisation.
+func (t *trainer) prepare(b *Batch) (ref []float32, gap float64, err error) {
+	if t.refG != nil {
+		ref = make([]float32, b.NumTokens())
+	}
+	r, g := t.rows, t.actor.g
+	idx := make([]int, 0, r.B)
+	for lo := 0; lo < len(b.Trajs); lo += r.B {
+		idx = idx[:0]
+		for i := lo; i < min(lo+r.B, len(b.Trajs)); i++ {
+			idx = append(idx, i)
+		}
+		if err := r.load(b, idx, nil); err != nil {
+			return nil, 0, err
+		}
+		if err := setInputs(g, r); err != nil {
+			return nil, 0, err
+		}
+		if err := g.Forward(); err != nil {
+			return nil, 0, err
+		}
+		logp := model.Float32s(g.Logp)
+		for k, i := range r.traj {
+			if i < 0 {
+				continue
+			}
+			off := int(b.Packed.Offsets[i])
+			for j := range int(b.Packed.Offsets[i+1]) - off {
+				if b.Packed.Mask[off+j] == 1 {
+					gap = math.Max(gap, math.Abs(float64(logp[k*r.T+j])-float64(b.OldLogp[off+j])))
+				}
+			}
+		}
+		r.scatter(b, logp, b.OldLogp, true)
+		switch {
+		case t.criticG != nil:
+			if err := setInputs(t.criticG.g, r); err != nil {
+				return nil, 0, err
+			}
+			if err := t.criticG.g.Forward(); err != nil {
+				return nil, 0, err
+			}
+			r.scatter(b, model.Float32s(t.criticG.g.Values), b.Values, false)
+		case g.Values != nil:
+			r.scatter(b, model.Float32s(g.Values), b.Values, false)
+		}
+		if t.refG != nil {
+			if err := setInputs(t.refG, r); err != nil {
+				return nil, 0, err
+			}
+			if err := t.refG.Forward(); err != nil {
+				return nil, 0, err
+			}
+			r.scatter(b, model.Float32s(t.refG.Logp), ref, true)
+		}
+	}
+	return ref, gap, nil
+}
+
+// optimise runs the epochs: each shuffles the batch (its own stream of the
+// run seed) and takes one actor step (and one critic step) per minibatch.
+// It fills the optimisation metrics and returns the unpadded positions
+// processed.
+func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, error) {
+	s, r, a := t.spec, t.rows, t.actor
+	rng := derive(s.seed, streamShuffle, uint64(u))
+	m.LR = s.policy.Optim.schedule().LR(u)
+	m.CriticLR, m.ValueLoss, m.ValueClipFrac, m.CriticGradNorm, m.RefKL = nan, nan, nan, nan, nan
+	if t.critOpt != nil {
+		m.CriticLR = s.critic.Optim.schedule().LR(u)
+	}
+	var sum struct{ pol, ent, akl, rkl, cf, cfl, gn, vl, vcf, cgn float64 }
+	steps, positions := 0, 0
+	idx := make([]int, 0, r.B)
+	for epoch := range s.policy.Epochs {
+		perm := rng.Perm(len(b.Trajs))
+		for lo := 0; lo < len(perm); lo += r.B {
+			idx = append(idx[:0], perm[lo:min(lo+r.B, len(perm))]...)
+			if err := r.load(b, idx, ref); err != nil {
+				return 0, err
+			}
+			for _, i := range idx {
+				positions += int(b.Packed.Offsets[i+1] - b.Packed.Offsets[i])
+			}
+			if err := setInputs(a.g, r); err != nil {
+				return 0, err
+			}
+			if err := a.g.Run(); err != nil {
+				return 0, err
+			}
+			if epoch == 0 && lo == 0 {
+				m.FirstLogRatioMax = maxAbsLogRatio(model.Float32s(a.g.Logp), r.oldLogp, r.packed.Mask)
+			}
+			ent, err := entropyOf(model.Float32s(a.g.Entropy), r, a)
+			if err != nil {
+				return 0, err
+			}
+			sum.pol += a.pol.Loss
+			sum.ent += ent
+			sum.akl += a.pol.ApproxKL
+			sum.cf += a.pol.ClipFrac
+			sum.cfl += a.pol.ClipFracLower
+			if a.kl != nil {
+				sum.rkl += a.kl.KL
+			}
+			if a.val != nil {
+				sum.vl += a.val.Loss
+				sum.vcf += a.val.ClipFrac
+			}
+			norm, skipped, err := step(a.g, t.policy, t.actorOpt, s.policy.Optim.MaxGradNorm, m.LR)
+			if err != nil {
+				return 0, err
+			}
+			sum.gn += norm
+			if skipped {
+				m.SkippedSteps++
+			}
+			if t.criticG != nil {
+				cg := t.criticG
+				if err := setInputs(cg.g, r); err != nil {
+					return 0, err
+				}
+				if err := cg.g.Run(); err != nil {
+					return 0, err
+				}
+				sum.vl += cg.val.Loss
+				sum.vcf += cg.val.ClipFrac
+				norm, skipped, err := step(cg.g, t.critic, t.critOpt, s.critic.Optim.MaxGradNorm, m.CriticLR)
+				if err != nil {
+					return 0, err
+				}
+				sum.cgn += norm
+				if skipped {
+					m.SkippedSteps++
+				}
+			}
+			steps++
+		}
+	}
+	n := float64(steps)
+	m.OptimSteps = steps
+	m.PolicyLoss, m.Entropy, m.ApproxKL = sum.pol/n, sum.ent/n, sum.akl/n
+	m.ClipFrac, m.ClipFracLower, m.GradNorm = sum.cf/n, sum.cfl/n, sum.gn/n
+	if a.kl != nil {
+		m.RefKL = sum.rkl / n
+	}
+	if a.val != nil || t.criticG != nil {
+		m.ValueLoss, m.ValueClipFrac = sum.vl/n, sum.vcf/n
+	}
+	if t.criticG != nil {
+		m.CriticGradNorm = sum.cgn / n
+	}
+	return positions, nil
+}
+
+var nan = math.NaN()
+
+// entropyOf is the policy's entropy aggregated like the loss (verl
+// actor/entropy).
+func entropyOf(ent []float32, r *rows, a *actorGraph) (float64, error) {
+	h, _, err := optim.Aggregate(optim.F64(ent), r.packed, a.agg)
+	return h, err
+}
+
+// maxAbsLogRatio is max |logp − old| over the agent predictions.
+func maxAbsLogRatio(logp []float32, old []float64, mask []uint8) float64 {
+	worst := 0.0
+	for t, mk := range mask {
+		if mk == 1 {
+			worst = math.Max(worst, math.Abs(float64(logp[t])-old[t]))
+		}
+	}
+	return worst
+}
+
+// agentMeanStd is the mean and (population) standard deviation of x over
+// the agent predictions, in float64.
+func agentMeanStd(x []float32, mask []uint8) (float64, float64) {
+	s, n := 0.0, 0
+	for t, mk := range mask {
+		if mk == 1 {
+			s += float64(x[t])
+			n++
+		}
+	}
+	if n == 0 {
+		return nan, nan
+	}
+	mean := s / float64(n)
+	v := 0.0
+	for t, mk := range mask {
+		if mk == 1 {
+			d := float64(x[t]) - mean
+			v += d * d
+		}
+	}
+	return mean, math.Sqrt(v / float64(n))
+}

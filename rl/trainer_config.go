@@ -1,0 +1,183 @@
+package rl
+
+import (
+	"fmt"
+	"math"
+
+	"arew/optim"
+)
+
+// OptimConfig is one network's optimiser: AdamW, its learning-rate
+// schedule (indexed by update for the RL trainers, by optimiser step for
+// SFT) and global-norm gradient clipping.
+type OptimConfig struct {
+	LR     float64 `json:"lr"`     // peak learning rate
+	MinLR  float64 `json:"min_lr"` // cosine floor
+	Warmup int     `json:"warmup"` // linear warm-up length
+	// Decay is where the cosine reaches MinLR; 0 keeps LR constant after
+	// the warm-up.
+	Decay       int     `json:"decay"`
+	Beta1       float64 `json:"beta1"`
+	Beta2       float64 `json:"beta2"`
+	Eps         float64 `json:"eps"`
+	WeightDecay float64 `json:"weight_decay"` // decoupled; matrices only
+	MaxGradNorm float64 `json:"max_grad_norm"`
+}
+
+// DefaultOptim is verl's actor optimiser (betas 0.9/0.999, weight decay
+// 0.01, clip 1.0, constant LR) at the given learning rate.
+func DefaultOptim(lr float64) OptimConfig {
+	return OptimConfig{LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, MaxGradNorm: 1}
+}
+
+func (c OptimConfig) schedule() optim.Schedule {
+	return optim.Schedule{Peak: c.LR, Floor: c.MinLR, Warmup: c.Warmup, Total: c.Decay}
+}
+
+// Validate reports the first bad field.
+func (c OptimConfig) Validate() error {
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		return fmt.Errorf("lr must be a positive number, got %v", c.LR)
+	}
+	if err := c.schedule().Validate(); err != nil {
+		return err
+	}
+	if !(c.Beta1 >= 0 && c.Beta1 < 1) || !(c.Beta2 >= 0 && c.Beta2 < 1) {
+		return fmt.Errorf("betas must lie in [0, 1), got %v, %v", c.Beta1, c.Beta2)
+	}
+	if !(c.Eps > 0) || !(c.WeightDecay >= 0) {
+		return fmt.Errorf("need eps > 0 and weight_decay ≥ 0, got %v, %v", c.Eps, c.WeightDecay)
+	}
+	if !(c.MaxGradNorm > 0) {
+		return fmt.Errorf("max_grad_norm must be > 0, got %v", c.MaxGradNorm)
+	}
+	return nil
+}
+
+func (c OptimConfig) adamw() optim.AdamWConfig {
+	return optim.AdamWConfig{Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Eps, WeightDecay: c.WeightDecay}
+}
+
+// PolicyConfig is the actor's half of an update, shared by PPO, GRPO and
+// GSPO: K epochs over the rollout batch in minibatches, each minibatch one
+// optimiser step on the objective
+//
+//	L = surrogate(logp; old, Â) − EntropyCoef·H + KLCoef·KL(π ‖ π_ref)
+//
+// where the surrogate is PPO's clipped ratio (PPO, GRPO) or GSPO's clipped
+// sequence ratio.
+type PolicyConfig struct {
+	Epochs    int `json:"epochs"`
+	MiniBatch int `json:"mini_batch"` // trajectories per minibatch (one graph run, one step)
+	// ClipLow, ClipHigh: the ratio's clip range [1−low, 1+high].
+	ClipLow  float64 `json:"clip_low"`
+	ClipHigh float64 `json:"clip_high"`
+	// DualClip is c > 1 of dual-clip PPO (0: off); unused by GSPO.
+	DualClip float64 `json:"dual_clip"`
+	// LossAgg is verl's loss_agg_mode for the surrogate, entropy and KL:
+	// token-mean, seq-mean-token-sum, seq-mean-token-mean or
+	// seq-mean-token-sum-norm (GSPO always uses seq-mean-token-mean).
+	LossAgg string `json:"loss_agg"`
+	// NormConst is seq-mean-token-sum-norm's constant; 0 means the graph's
+	// sequence length.
+	NormConst   float64 `json:"norm_const"`
+	EntropyCoef float64 `json:"entropy_coef"`
+	// KLCoef > 0 adds the KL to a frozen copy of the initial policy, with
+	// KLEstimator (kl/k1, abs, mse/k2, low_var_kl/k3).
+	KLCoef      float64     `json:"kl_coef"`
+	KLEstimator string      `json:"kl_estimator"`
+	Optim       OptimConfig `json:"optim"`
+}
+
+// DefaultPolicy is PPO's actor: 2 epochs of minibatches of 16, clip 0.2,
+// verl's dual clip 3 and token-mean, no entropy bonus, no KL, lr 1e-4.
+func DefaultPolicy() PolicyConfig {
+	return PolicyConfig{Epochs: 2, MiniBatch: 16, ClipLow: 0.2, ClipHigh: 0.2, DualClip: 3,
+		LossAgg: string(optim.TokenMean), KLEstimator: string(optim.KLK3), Optim: DefaultOptim(1e-4)}
+}
+
+// Validate reports the first bad field.
+func (c PolicyConfig) Validate() error {
+	if c.Epochs < 1 || c.MiniBatch < 1 {
+		return fmt.Errorf("policy: epochs and mini_batch must be ≥ 1, got %d, %d", c.Epochs, c.MiniBatch)
+	}
+	if !(c.ClipLow >= 0 && c.ClipLow < 1) || !(c.ClipHigh >= 0) || math.IsInf(c.ClipHigh, 0) {
+		return fmt.Errorf("policy: need 0 ≤ clip_low < 1 and 0 ≤ clip_high < ∞, got %v, %v", c.ClipLow, c.ClipHigh)
+	}
+	if c.DualClip != 0 && !(c.DualClip > 1) {
+		return fmt.Errorf("policy: dual_clip must be 0 (off) or > 1, got %v", c.DualClip)
+	}
+	switch optim.AggMode(c.LossAgg) {
+	case optim.TokenMean, optim.SeqMeanTokenSum, optim.SeqMeanTokenMean, optim.SeqMeanTokenSumNorm:
+	default:
+		return fmt.Errorf("policy: loss_agg must be token-mean, seq-mean-token-sum, seq-mean-token-mean or seq-mean-token-sum-norm, got %q", c.LossAgg)
+	}
+	if !(c.NormConst >= 0) || math.IsInf(c.NormConst, 0) {
+		return fmt.Errorf("policy: norm_const must be ≥ 0, got %v", c.NormConst)
+	}
+	if !(c.EntropyCoef >= 0) || math.IsInf(c.EntropyCoef, 0) || !(c.KLCoef >= 0) || math.IsInf(c.KLCoef, 0) {
+		return fmt.Errorf("policy: entropy_coef and kl_coef must be finite and ≥ 0, got %v, %v", c.EntropyCoef, c.KLCoef)
+	}
+	if c.KLCoef > 0 {
+		if _, _, err := optim.KLToken(optim.KLEstimator(c.KLEstimator), 0, 0); err != nil {
+			return fmt.Errorf("policy: %w", err)
+		}
+	}
+	if err := c.Optim.Validate(); err != nil {
+		return fmt.Errorf("policy optimiser: %w", err)
+	}
+	return nil
+}
+
+// agg is the aggregation of the actor's terms on a graph of sequence length T.
+func (c PolicyConfig) agg(T int) optim.Agg {
+	a := optim.Agg{Mode: optim.AggMode(c.LossAgg)}
+	if a.Mode == optim.SeqMeanTokenSumNorm {
+		a.NormConst = c.NormConst
+		if a.NormConst == 0 {
+			a.NormConst = float64(T)
+		}
+	}
+	return a
+}
+
+// CriticConfig is PPO's critic: a separate network of the policy's
+// architecture with a value head only (verl's layout, the default), or a
+// value head on the policy's own trunk.
+type CriticConfig struct {
+	// Mode: "separate" (own network and optimiser) or "shared" (the
+	// policy's value head; its loss joins the actor's with ValueCoef, and
+	// the actor's optimiser steps both).
+	Mode string `json:"mode"`
+	// ValueClip is ε_v of the clipped value loss (verl cliprange_value);
+	// +Inf turns clipping off.
+	ValueClip float64 `json:"value_clip"`
+	// ValueCoef weighs the value loss in the shared mode.
+	ValueCoef float64     `json:"value_coef"`
+	Optim     OptimConfig `json:"optim"` // separate mode only
+}
+
+// DefaultCritic is a separate critic with verl's value clip 0.5 and lr 1e-3.
+func DefaultCritic() CriticConfig {
+	return CriticConfig{Mode: "separate", ValueClip: 0.5, ValueCoef: 0.5, Optim: DefaultOptim(1e-3)}
+}
+
+// Validate reports the first bad field.
+func (c CriticConfig) Validate() error {
+	if !(c.ValueClip > 0) {
+		return fmt.Errorf("critic: value_clip must be > 0 (+Inf: off), got %v", c.ValueClip)
+	}
+	switch c.Mode {
+	case "separate":
+		if err := c.Optim.Validate(); err != nil {
+			return fmt.Errorf("critic optimiser: %w", err)
+		}
+	case "shared":
+		if !(c.ValueCoef > 0) || math.IsInf(c.ValueCoef, 0) {
+			return fmt.Errorf("critic: value_coef must be a positive number, got %v", c.ValueCoef)
+		}
+	default:
+		return fmt.Errorf("critic: mode must be separate or shared, got %q", c.Mode)
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package rl
+
+import (
+	"errors"
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"arew/model"
+	"arew/optim"
+)
+
+// actorGraph is the policy's training graph for one minibatch shape
+// (B rows of T) and its loss, built and compiled once and rerun for every
+// minibatch of every update:
+//
+//	L = surrogate + [−EntropyCoef·H] + [KLCoef·KL] + [ValueCoef·value loss]
+//
+// with the bracketed terms present only when switched on (the value loss
+// only with a shared critic). The loss nodes read rows' slices at each run;
+// the result pointers are refilled by each forward.
+type actorGraph struct {
+	g   *model.Graph
+	agg optim.Agg
+	pol *optim.PolicyResult
+	kl  *optim.KLResult    // nil without KL
+	val *optim.ValueResult // nil without a shared critic
+}
+
+// newActorGraph builds the graph; objective is "ppo" (the clipped token
+// ratio, also GRPO's) or "gspo" (the clipped sequence ratio).
+func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, objective string, shared *CriticConfig) (*actorGraph, error) {
+	g, err := m.NewGraph(r.B, r.T)
+	if err != nil {
+		return nil, err
+	}
+	a := &actorGraph{g: g, agg: pc.agg(r.T)}
+	fail := func(err error) (*actorGraph, error) {
+		g.Close()
+		return nil, fmt.Errorf("actor graph: %w", err)
+	}
+	var loss *G.Node
+	switch objective {
+	case "ppo":
+		loss, a.pol, err = optim.PPOClipNode(g.Logp, r.oldLogp, r.adv, r.packed,
+			optim.PPOConfig{ClipLow: pc.ClipLow, ClipHigh: pc.ClipHigh, DualClip: pc.DualClip, Agg: a.agg})
+	case "gspo":
+		loss, a.pol, err = optim.GSPONode(g.Logp, r.oldLogp, r.adv, r.packed,
+			optim.GSPOConfig{ClipLow: pc.ClipLow, ClipHigh: pc.ClipHigh})
+	default:
+		err = fmt.Errorf("objective must be ppo or gspo, got %q", objective)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	add := func(term *G.Node, err error) error {
+		if err != nil {
+			return err
+		}
+		loss, err = G.Add(loss, term)
+		return err
+	}
+	if pc.EntropyCoef > 0 {
+		n, _, err := optim.EntropyBonusNode(g.Entropy, r.packed, pc.EntropyCoef, a.agg)
+		if err := add(n, err); err != nil {
+			return fail(err)
+		}
+	}
+	if pc.KLCoef > 0 {
+		n, res, err := optim.KLPenaltyNode(g.Logp, r.refLogp, r.packed,
+			optim.KLConfig{Estimator: optim.KLEstimator(pc.KLEstimator), Coef: pc.KLCoef, Agg: a.agg})
+		a.kl = res
+		if err := add(n, err); err != nil {
+			return fail(err)
+		}
+	}
+	if shared != nil {
+		if g.Values == nil {
+			return fail(fmt.Errorf("a shared critic needs a policy with a value head (model.Config.WithValueHead)"))
+		}
+		n, res, err := optim.ValueLossNode(g.Values, r.oldValues, r.returns, r.packed, valueConfig(*shared))
+		a.val = res
+		if err == nil {
+			coef := G.NewScalar(g.G, tensor.Float32, G.WithValue(float32(shared.ValueCoef)), G.WithName("value_coef"))
+			n, err = G.Mul(n, coef)
+		}
+		if err := add(n, err); err != nil {
+			return fail(err)
+		}
+	}
+	if err := g.Compile(loss); err != nil {
+		return fail(err)
+	}
+	return a, nil
+}
+
+// valueConfig is the clipped value loss, token-mean over agent predictions
+// (verl's critic default).
+func valueConfig(c CriticConfig) optim.ValueConfig {
+	return optim.ValueConfig{ClipValue: c.ValueClip, Agg: optim.Agg{Mode: optim.TokenMean}}
+}
+
+// criticGraph is a separate critic's training graph with its clipped value
+// loss on the same rows.
+type criticGraph struct {
+	g   *model.Graph
+	val *optim.ValueResult
+}
+
+func newCriticGraph(m *model.Model, r *rows, c CriticConfig) (*criticGraph, error) {
+	g, err := m.NewGraph(r.B, r.T)
+	if err != nil {
+		return nil, err
+	}
+	if g.Values == nil {
+		g.Close()
+		return nil, fmt.Errorf("critic graph: the critic has no value head")
+	}
+	loss, res, err := optim.ValueLossNode(g.Values, r.oldValues, r.returns, r.packed, valueConfig(c))
+	if err == nil {
+		err = g.Compile(loss)
+	}
+	if err != nil {
+		g.Close()
+		return nil, fmt.Errorf("critic graph: %w", err)
+	}
+	return &criticGraph{g: g, val: res}, nil
+}
+
+// setInputs loads rows into a graph (a value-only model takes no targets).
+func setInputs(g *model.Graph, r *rows) error {
+	if g.Targets == nil {
+		return g.SetInputs(r.tokens, nil)
+	}
+	return g.SetInputs(r.tokens, r.targets)
+}
+
+// step turns the gradients of the graph's last Run into one optimiser step:
+// zero, accumulate, clip the global norm, step. It returns the norm before
+// clipping and whether the step was skipped (a non-finite norm: the
+// gradients are zeroed and the weights left alone, as verl does).
+func step(g *model.Graph, m *model.Model, opt *optim.AdamW, maxNorm, lr float64) (float64, bool, error) {
+	m.Params.ZeroGrad()
+	if err := g.AccumulateGrads(); err != nil {
+		return 0, false, err
+	}
+	norm, err := optim.ClipGradNorm(m.Params.Params(), maxNorm)
+	if errors.Is(err, optim.ErrNonFiniteGrad) {
+		m.Params.ZeroGrad()
+		return norm, true, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return norm, false, opt.Step(lr)
+}

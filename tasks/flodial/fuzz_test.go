@@ -8,18 +8,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/taskstest"
 )
 
 // FuzzEpisode feeds arbitrary token sequences to both parsers (queries and
-// beliefs): each turn takes a length byte and that many bytes as signed token
-// ids (so ids below 0 and past the vocabulary occur). No input may panic,
-// every episode ends within 2·Rounds turns, and every observation token is
-// in the vocabulary.
+// beliefs) through taskstest.CheckEpisode, which holds the episode to the
+// tasks contract (no panic, critiques in range, vocabulary, turn limit,
+// MaxTokens); every episode also plays all 2·Rounds turns and has finite
+// measures.
 func FuzzEpisode(f *testing.F) {
-	f.Add([]byte{1, 7, 6, 22, 25, 25, 25, 25, 25}) // a query, a belief
-	f.Add([]byte{0, 0, 9, 200, 100, 0, 255, 1, 2, 3, 4, 5})
-	f.Add([]byte{1, 20, 1, 20, 1, 20, 1, 20, 1, 20})
-	f.Add([]byte{3, 9, 9, 9, 6, 24, 24, 24, 24, 24, 24})
+	const sep = taskstest.TurnSeparator
+	f.Add([]byte{7, sep, 22, 25, 25, 25, 25, 25})
+	f.Add([]byte{sep, sep, 200, 100, 0, 255, 1, 2, 3, 4, 5})
+	f.Add([]byte{20, sep, 20, sep, 20, sep, 20, sep, 20})
+	f.Add([]byte{9, 9, 9, sep, 24, 24, 24, 24, 24, 24})
 	f.Add([]byte{})
 	var all []*Task
 	for _, critiques := range []string{"spec", "consistent"} {
@@ -31,36 +33,12 @@ func FuzzEpisode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, task := range all {
-			fuzzOne(t, task, data)
+			ep, err := task.NewEpisode(tasks.Test, len(data)%7)
+			require.NoError(t, err)
+			limit := 2 * task.cfg.Rounds
+			m := taskstest.CheckEpisode(t, task, ep, taskstest.TurnsFromBytes(data), limit)
+			assert.Equal(t, limit, m.Turns)
+			assert.False(t, math.IsNaN(m.Evidence) || math.IsNaN(m.IAS) || math.IsNaN(m.CBT))
 		}
 	})
-}
-
-func fuzzOne(t *testing.T, task *Task, data []byte) {
-	ep, err := task.NewEpisode(tasks.Test, len(data)%7)
-	require.NoError(t, err)
-	limit := 2 * task.cfg.Rounds
-	for turn := 0; !ep.Done(); turn++ {
-		require.Less(t, turn, limit, "episode did not end")
-		var a []tasks.Token
-		if len(data) > 0 {
-			n := int(data[0]) % 12
-			data = data[1:]
-			for ; n > 0 && len(data) > 0; n-- {
-				a = append(a, tasks.Token(int8(data[0])))
-				data = data[1:]
-			}
-		}
-		obs, s, err := ep.Step(a)
-		require.NoError(t, err)
-		assert.Contains(t, []int8{-1, 0, 1}, s.Z)
-		for _, tok := range obs {
-			assert.True(t, tok >= 0 && int(tok) < task.vocab.Size(), "observation token %d", tok)
-		}
-	}
-	m := ep.Measures()
-	assert.Equal(t, limit, m.Turns)
-	assert.False(t, math.IsNaN(m.Evidence) || math.IsNaN(m.IAS) || math.IsNaN(m.CBT))
-	_, _, err = ep.Step(nil)
-	assert.Error(t, err)
 }

@@ -1,6 +1,7 @@
 package pe
 
 import (
+	"bytes"
 	"encoding/binary"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/taskstest"
 )
 
 // In the tiny vocabulary: numbers 0..4 are ids 3..7, a0..a2 are 8..10,
@@ -83,9 +85,10 @@ func FuzzParseGuess(f *testing.F) {
 	})
 }
 
-// FuzzEpisode plays arbitrary bytes as the agent's turns (0xFE ends a turn):
-// every episode ends at the turn limit, within MaxTokens, with critiques in
-// {−1, 0, +1} and finite measures.
+// FuzzEpisode plays arbitrary bytes as the agent's turns (0xFE ends a turn)
+// through taskstest.CheckEpisode (the tasks contract: no panic, critiques in
+// range, vocabulary, turn limit, MaxTokens); every episode also plays all
+// its turns and has finite measures.
 func FuzzEpisode(f *testing.F) {
 	for _, seed := range [][]byte{
 		{}, {0xFE, 0xFE, 0xFE},
@@ -97,43 +100,18 @@ func FuzzEpisode(f *testing.F) {
 	}
 	tks := fuzzTasks(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var turns [][]byte
-		cur := []byte{}
-		for _, b := range data {
-			if b == 0xFE {
-				turns = append(turns, cur)
-				cur = []byte{}
-				continue
-			}
-			cur = append(cur, b)
+		var turns [][]tasks.Token
+		for _, chunk := range bytes.Split(data, []byte{taskstest.TurnSeparator}) {
+			turns = append(turns, tokensOf(chunk))
 		}
-		turns = append(turns, cur)
 		for _, task := range tks {
 			ep, err := task.NewEpisode(tasks.Train, len(data))
 			require.NoError(t, err)
-			n := len(ep.Prompt())
-			for i := 0; !ep.Done(); i++ {
-				require.Less(t, i, task.TurnLimit(), "the episode outlives its turn limit")
-				var action []tasks.Token
-				if i < len(turns) {
-					action = tokensOf(turns[i])
-				}
-				if max := ep.Next().MaxTokens - 1; len(action) > max {
-					action = action[:max] // the rollout stops sampling there
-				}
-				obs, st, err := ep.Step(action)
-				require.NoError(t, err)
-				require.Contains(t, []int8{-1, 0, 1}, st.Z)
-				n += len(action) + 1 + len(obs)
-			}
-			assert.LessOrEqual(t, n, task.MaxTokens())
-			assert.Len(t, ep.Steps(), task.TurnLimit())
-			m := ep.Measures()
-			for _, x := range []float64{m.Reward, m.ASProxy, m.BTProxy, m.IAS, m.CBT, m.Evidence} {
+			m := taskstest.CheckEpisode(t, task, ep, turns, task.TurnLimit())
+			assert.Equal(t, task.TurnLimit(), m.Turns)
+			for _, x := range []float64{m.BTProxy, m.CBT, m.Evidence} {
 				assert.False(t, x != x, "NaN measure")
 			}
-			_, _, err = ep.Step(nil)
-			assert.Error(t, err)
 		}
 	})
 }

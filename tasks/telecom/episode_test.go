@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/taskstest"
 )
 
 func TestPromptAndTurnFormat(t *testing.T) {
@@ -268,8 +269,9 @@ func TestRegistryAndConfig(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// FuzzEpisode feeds arbitrary token turns: no panic, every turn judged, the
-// episode ends within MaxTurns and within MaxTokens.
+// FuzzEpisode feeds arbitrary token turns through taskstest.CheckEpisode:
+// no panic, every turn judged, the episode ends within MaxTurns and within
+// MaxTokens, observations inside the vocabulary.
 func FuzzEpisode(f *testing.F) {
 	f.Add([]byte{}, uint16(0), true)
 	f.Add(tokensToBytes(toks(f, "usage L1 say airplane #999 done")), uint16(3), true)
@@ -287,24 +289,18 @@ func FuzzEpisode(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Cut the input into turns of 0–3 tokens, cycling through it.
 		in := bytesToTokens(b)
-		turns := 0
-		n := streamLen(t, ep, func() []tasks.Token {
-			turns++
-			// Cut the input into turns of 0–3 tokens, cycling when it runs out.
-			k := turns % 4
+		turns := make([][]tasks.Token, task.cfg.MaxTurns)
+		for k := range turns {
 			if len(in) == 0 {
-				return nil
+				break
 			}
-			out := make([]tasks.Token, k)
-			for i := range out {
-				out[i] = in[(turns*3+i)%len(in)]
+			turns[k] = make([]tasks.Token, (k+1)%4)
+			for i := range turns[k] {
+				turns[k][i] = in[((k+1)*3+i)%len(in)]
 			}
-			return out
-		})
-		if turns > task.cfg.MaxTurns || n > task.MaxTokens() || len(ep.Steps()) != turns {
-			t.Fatalf("turns %d, tokens %d (max %d), steps %d", turns, n, task.MaxTokens(), len(ep.Steps()))
 		}
-		_ = ep.Measures()
+		taskstest.CheckEpisode(t, task, ep, turns, task.cfg.MaxTurns)
 	})
 }

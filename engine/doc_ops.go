@@ -102,6 +102,14 @@ package engine
 // and TestTransformerBlockGradCheck (a whole pre-LN block of the three ops
 // and stock matmuls, checked by finite differences).
 //
+// # Embedding
+//
+// The input layer, x[b·T + t] = wte[ids[b·T + t]] + wpe[t], is one node
+// (embedding_op.go) because gorgonia's ByIndices puts the gradient of a 1-D
+// gather in the wrong places. Its backward is a scatter-add: row v of dwte
+// sums dx over the positions whose id is v, row t of dwpe sums dx over the
+// batch. Proofs: TestEmbeddingOpGradCheck, TestEmbeddingOpHandValuesAndRerun.
+//
 // # Precision and determinism
 //
 // Data are float32. LayerNorm's statistics and every reduction of the

@@ -23,6 +23,27 @@ func (s Split) String() string {
 	return fmt.Sprintf("split(%d)", uint8(s))
 }
 
+// MarshalText writes "train" or "test", so configs read naturally.
+func (s Split) MarshalText() ([]byte, error) {
+	if s != Train && s != Test {
+		return nil, fmt.Errorf("unknown split %d", uint8(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads "train" or "test".
+func (s *Split) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "train":
+		*s = Train
+	case "test":
+		*s = Test
+	default:
+		return fmt.Errorf("split must be train or test, got %q", b)
+	}
+	return nil
+}
+
 // MaxInstances bounds the index of an instance within a split. Train and test
 // instances come from disjoint seed ranges: [0, MaxInstances) and
 // [MaxInstances, 2·MaxInstances), so no test instance is ever a train one.

@@ -46,6 +46,17 @@ func TestSplitsAreDisjoint(t *testing.T) {
 	assert.NotEqual(t, x, c.Uint64())
 }
 
+func TestSplitJSON(t *testing.T) {
+	b, err := json.Marshal(struct{ S Split }{Test})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"S":"test"}`, string(b))
+	var v struct{ S Split }
+	require.NoError(t, json.Unmarshal([]byte(`{"S":"train"}`), &v))
+	assert.Equal(t, Train, v.S)
+	assert.Error(t, json.Unmarshal([]byte(`{"S":"dev"}`), &v))
+	assert.Error(t, json.Unmarshal([]byte(`{"S":1}`), &v))
+}
+
 func TestBelief(t *testing.T) {
 	b := Uniform(4)
 	// Likelihood 1 for hypotheses 0 and 2, 0 otherwise: posterior 1/2, 1/2.

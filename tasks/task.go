@@ -1,6 +1,9 @@
 package tasks
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // Kind says which of the two decisions of active reasoning a step is.
 type Kind uint8
@@ -123,6 +126,22 @@ type PolicySpec struct {
 	// QBT: probability that a weak stated belief follows the evidence rather
 	// than staying put or drifting.
 	QBT float64
+}
+
+// Validate checks a spec before a task builds the policy: a known kind,
+// and the weak demonstrator's knobs inside [0, 1] (NaN rejected). Every
+// task's Scripted calls it first.
+func (s PolicySpec) Validate() error {
+	switch s.Kind {
+	case "random", "strong", "constant":
+		return nil
+	case "weak":
+		if !(s.QAS >= 0 && s.QAS <= 1 && s.QBT >= 0 && s.QBT <= 1) {
+			return fmt.Errorf("weak policy: QAS %v and QBT %v must lie in [0, 1]", s.QAS, s.QBT)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown policy kind %q (want random, weak, strong or constant)", s.Kind)
 }
 
 // Task is a configured simulator.

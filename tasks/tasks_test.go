@@ -203,3 +203,12 @@ func TestRegistryAndConfig(t *testing.T) {
 	assert.ErrorContains(t, err, "unknown task")
 	assert.Panics(t, func() { Register("coin-test", nil) })
 }
+
+func TestPolicySpecValidate(t *testing.T) {
+	for _, ok := range []PolicySpec{{Kind: "random"}, {Kind: "strong"}, {Kind: "constant"}, {Kind: "weak", QAS: 0, QBT: 1}} {
+		assert.NoError(t, ok.Validate(), "%+v", ok)
+	}
+	for _, bad := range []PolicySpec{{Kind: "expert"}, {Kind: ""}, {Kind: "weak", QAS: -0.1}, {Kind: "weak", QBT: 1.5}, {Kind: "weak", QAS: math.NaN()}} {
+		assert.Error(t, bad.Validate(), "%+v", bad)
+	}
+}

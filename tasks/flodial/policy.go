@@ -26,13 +26,13 @@ import (
 //   - constant: questions q0, q1, … in order and every belief on the best
 //     constant fault of the train split (2,000 instances).
 func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("flodial: %w", err)
+	}
 	switch spec.Kind {
 	case "random", "strong":
 		return &policy{t: t, spec: spec, name: spec.Kind}, nil
 	case "weak":
-		if spec.QAS < 0 || spec.QAS > 1 || spec.QBT < 0 || spec.QBT > 1 {
-			return nil, fmt.Errorf("flodial: weak policy knobs must lie in [0, 1], got q_as %v q_bt %v", spec.QAS, spec.QBT)
-		}
 		return &policy{t: t, spec: spec, name: fmt.Sprintf("weak(%.2f,%.2f)", spec.QAS, spec.QBT)}, nil
 	case "constant":
 		t.constOnce.Do(func() { t.constant, _, t.constErr = t.bestConstant(tasks.Train, 2000) })

@@ -19,13 +19,13 @@ import (
 //	constant: random new queries, and always the best constant guess of the
 //	          train split
 func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("pe: %w", err)
+	}
 	switch spec.Kind {
 	case "random", "strong":
 		return &policy{t: t, kind: spec.Kind}, nil
 	case "weak":
-		if !(spec.QAS >= 0 && spec.QAS <= 1 && spec.QBT >= 0 && spec.QBT <= 1) {
-			return nil, fmt.Errorf("pe weak policy: QAS %v and QBT %v must lie in [0, 1]", spec.QAS, spec.QBT)
-		}
 		return &policy{t: t, kind: "weak", qas: spec.QAS, qbt: spec.QBT}, nil
 	case "constant":
 		g, err := t.constantGuess()

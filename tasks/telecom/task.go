@@ -96,13 +96,13 @@ func (t *Task) NewEpisode(split tasks.Split, index int) (tasks.Episode, error) {
 // Scripted returns a scripted policy: "random", "weak" (QAS used, QBT
 // ignored: there is no belief turn), "strong" or "constant".
 func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("telecom: %w", err)
+	}
 	switch spec.Kind {
 	case "random":
 		return randomPolicy{}, nil
 	case "weak":
-		if !(spec.QAS >= 0 && spec.QAS <= 1) {
-			return nil, fmt.Errorf("weak policy: QAS must be in [0, 1], got %v", spec.QAS)
-		}
 		return weakPolicy{qas: spec.QAS}, nil
 	case "strong":
 		return strongPolicy{}, nil

@@ -26,7 +26,7 @@ func (e *experiment) printHeader() {
 func (e *experiment) printRLHeader() {
 	fmt.Fprintf(e.out, "\n== RL: %s\n", e.algoLine())
 	fmt.Fprintf(e.out, "%6s %7s %7s %7s %7s %8s %6s %7s %7s %6s\n",
-		"update", "reward", "success", "AS", "BT", "KL", "clip", "entropy", "|λu|", "sec")
+		"update", "reward", "success", "AS", "BT", "KL", "clip", "entropy", "AREW", "sec")
 }
 
 // printUpdate is one line per update: the training rollouts' means

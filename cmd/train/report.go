@@ -60,7 +60,7 @@ func (e *experiment) runBaselines(ctx context.Context) error {
 }
 
 // tableHeader names the columns of every evaluation table.
-var tableHeader = []string{"policy", "success", "reward", "AS proxy", "BT proxy", "I_AS", "C_BT", "evidence", "turns", "malformed"}
+var tableHeader = []string{"policy", "success", "reward", "AS proxy", "BT proxy", "I_AS", "C_BT", "evidence", "turns", "malformed turns"}
 
 func summaryRow(name string, s tasks.Summary) []string {
 	return []string{name, f3(s.Success), f3(s.Reward), f3(s.ASProxy), f3(s.BTProxy), f3(s.IAS), f3(s.CBT),
@@ -247,7 +247,7 @@ func lastUpdatesTable(ms []rl.Metrics) string {
 		{"approx KL", func(m rl.Metrics) float64 { return m.ApproxKL }},
 		{"clip frac", func(m rl.Metrics) float64 { return m.ClipFrac }},
 		{"entropy", func(m rl.Metrics) float64 { return m.Entropy }},
-		{"|λu|", func(m rl.Metrics) float64 { return m.AREWMeanAbs }},
+		{"AREW corr", func(m rl.Metrics) float64 { return m.AREWMeanAbs }},
 	}
 	var head, sep, row strings.Builder
 	head.WriteString("|")

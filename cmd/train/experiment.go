@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"arew/model"
+	"arew/optim"
+	"arew/rl"
+	"arew/tasks"
+)
+
+// errInterrupted: the context was cancelled (Ctrl-C, SIGTERM); the run
+// stopped between two steps and wrote its checkpoint and report.
+var errInterrupted = errors.New("interrupted")
+
+// trainer is what the command needs of rl.PPO and rl.GRPO.
+type trainer interface {
+	Update() (rl.Metrics, error)
+	Close()
+	Policy() *model.Model
+	Critic() *model.Model
+	Optimisers() (actor, critic *optim.AdamW)
+}
+
+// experiment is one run: everything built from the config before any
+// work, and what the run has measured so far (for report.md).
+type experiment struct {
+	cfg    Config
+	dir    string
+	out    io.Writer
+	task   tasks.Task
+	demo   tasks.Policy // the SFT demonstrator, or nil
+	policy *model.Model
+
+	// afterUpdate, if set, runs after each RL update has been logged
+	// (tests cancel the context from it).
+	afterUpdate func(update int)
+
+	start     time.Time
+	tr        trainer
+	updates   int // RL updates done
+	status    string
+	sftLog    []rl.SFTMetrics
+	evals     []evalRecord
+	baselines []baselineRow
+	last      []rl.Metrics // the most recent updates, for the report
+	metrics   *jsonl
+	evalLog   *jsonl
+}
+
+// newExperiment builds the task, the demonstrator and the policy and
+// derives the model configs into cfg, so every user error (an unknown
+// task, bad overrides, a checkpoint that does not fit) is reported before
+// the run folder is touched.
+func newExperiment(inv invocation, out io.Writer) (*experiment, error) {
+	cfg := inv.cfg
+	task, err := tasks.New(cfg.Task, cfg.TaskConfig)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	e := &experiment{cfg: cfg, out: out, task: task}
+	if cfg.SFT.Demos > 0 {
+		d := cfg.SFT.Demonstrator
+		if e.demo, err = task.Scripted(tasks.PolicySpec{Kind: d.Kind, QAS: d.QAS, QBT: d.QBT}); err != nil {
+			return nil, usageErrorf("sft demonstrator: %v", err)
+		}
+	}
+	shared := cfg.PPO != nil && cfg.PPO.Critic.Mode == "shared"
+	if cfg.Model.Init != "" {
+		if e.policy, _, err = model.Load(cfg.Model.Init); err != nil {
+			return nil, usageErrorf("-init: %v", err)
+		}
+		if shared && !e.policy.Config.ValueHead {
+			return nil, usageErrorf("-init %s: a shared critic needs a policy with a value head; this checkpoint has none (use -critic separate)", cfg.Model.Init)
+		}
+	} else {
+		mc, err := model.NewConfig(cfg.Model.Preset, task.Vocab().Size(), task.MaxTokens())
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		if shared {
+			mc = mc.WithValueHead()
+		}
+		if e.policy, err = model.New(mc, cfg.Seed); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+	}
+	e.cfg.Model.Policy = e.policy.Config
+	e.cfg.Model.Critic = nil
+	if cfg.PPO != nil && !shared {
+		c := e.policy.Config.Critic()
+		e.cfg.Model.Critic = &c
+	}
+	// The rollout checks that the policy fits the task (vocabulary,
+	// context), as the trainer will.
+	if _, err := rl.NewRoller(e.policy, task, cfg.rollout()); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	e.dir = filepath.Join(inv.out, cfg.Name)
+	return e, nil
+}
+
+// Run runs the experiment into its run folder (which it prepares). When
+// ctx is cancelled it stops after the current step, writes a checkpoint
+// and the report, and returns errInterrupted.
+func (e *experiment) Run(ctx context.Context, force bool) (err error) {
+	e.start = time.Now()
+	if err := prepareRunDir(e.dir, force); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(e.dir, configFile), e.cfg); err != nil {
+		return err
+	}
+	e.printHeader()
+	e.status = "sft"
+	defer func() {
+		switch {
+		case errors.Is(err, errInterrupted):
+			e.status = "interrupted"
+		case err != nil:
+			e.status = "failed: " + err.Error()
+		default:
+			e.status = "complete"
+		}
+		if err != nil {
+			// Keep what was learnt: the latest weights and a report of how
+			// far the run got (best effort after a failure).
+			fmt.Fprintf(e.out, "\n== stopping (%s): writing a checkpoint and the report\n", e.status)
+			if cerr := e.checkpoint(); cerr != nil {
+				fmt.Fprintf(e.out, "checkpoint: %v\n", cerr)
+			}
+		}
+		if e.tr != nil {
+			e.tr.Close()
+		}
+		if cerr := e.closeLogs(); cerr != nil && err == nil {
+			err = cerr
+		}
+		if rerr := e.writeReport(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+
+	if err := e.runSFT(ctx); err != nil {
+		return err
+	}
+	if err := e.policy.Save(filepath.Join(e.dir, ckptDir, basePolicyFile), ckptMeta(e.cfg.Name, 0, "base policy")); err != nil {
+		return err
+	}
+	if e.cfg.Eval.Baselines {
+		if err := e.runBaselines(ctx); err != nil {
+			return err
+		}
+	}
+	if e.metrics, err = createJSONL(filepath.Join(e.dir, metricsFile)); err != nil {
+		return err
+	}
+	if e.evalLog, err = createJSONL(filepath.Join(e.dir, evalFile)); err != nil {
+		return err
+	}
+	if err := e.evaluate(ctx, "base"); err != nil {
+		return err
+	}
+	e.status = "rl"
+	if err := e.runRL(ctx); err != nil {
+		return err
+	}
+	if e.updates > 0 {
+		if err := e.evaluate(ctx, "final"); err != nil {
+			return err
+		}
+	}
+	e.status = "complete"
+	if err := e.checkpoint(); err != nil {
+		return err
+	}
+	e.printFinal()
+	return nil
+}
+
+func (e *experiment) closeLogs() error {
+	var first error
+	for _, j := range []*jsonl{e.metrics, e.evalLog} {
+		if j != nil {
+			if err := j.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	e.metrics, e.evalLog = nil, nil
+	return first
+}
+
+// runSFT is the warm start: demonstrations of the scripted demonstrator,
+// then SFT epochs, each followed by the held-out loss.
+func (e *experiment) runSFT(ctx context.Context) error {
+	s := e.cfg.SFT
+	if s.Demos == 0 {
+		return nil
+	}
+	fmt.Fprintf(e.out, "\n== SFT warm start: %d demonstrations of %s, %d epochs of minibatches of %d, lr %g\n",
+		s.Demos, e.demo.Name(), s.Train.Epochs, s.Train.MiniBatch, s.Train.Optim.LR)
+	start := time.Now()
+	train, err := rl.Demonstrations(e.task, e.demo, tasks.Train, 0, s.Demos, e.cfg.Seed)
+	if err != nil {
+		return fmt.Errorf("sft: %w", err)
+	}
+	var test []*rl.Trajectory
+	if s.TestDemos > 0 {
+		if test, err = rl.Demonstrations(e.task, e.demo, tasks.Test, 0, s.TestDemos, e.cfg.Seed); err != nil {
+			return fmt.Errorf("sft: %w", err)
+		}
+	}
+	sc := s.Train
+	sc.MaxLen = e.rolloutMaxLen()
+	sft, err := rl.NewSFT(e.policy, sc)
+	if err != nil {
+		return err
+	}
+	defer sft.Close()
+	log, err := createJSONL(filepath.Join(e.dir, sftFile))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	if len(test) > 0 {
+		loss, acc, err := sft.Evaluate(test)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.out, "sft before       test loss %.3f  test acc %.3f  (demonstrations: %.1f s)\n",
+			loss, acc, time.Since(start).Seconds())
+	}
+	for epoch := range sc.Epochs {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		m, err := sft.Epoch(train)
+		if err != nil {
+			return err
+		}
+		if len(test) > 0 {
+			if m.TestLoss, m.TestAccuracy, err = sft.Evaluate(test); err != nil {
+				return err
+			}
+		}
+		e.sftLog = append(e.sftLog, m)
+		if err := log.Write(m); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.out, "sft epoch %d/%d  train loss %.3f  test loss %.3f  test acc %.3f  %5.1f s\n",
+			epoch+1, sc.Epochs, m.TrainLoss, m.TestLoss, m.TestAccuracy, m.Seconds)
+	}
+	return nil
+}
+
+// rolloutMaxLen is the longest episode stream the rollouts allow (as
+// rl.NewRoller computes it), so SFT's graph fits every demonstration.
+func (e *experiment) rolloutMaxLen() int {
+	if l := e.cfg.rollout().MaxLen; l > 0 {
+		return l
+	}
+	return min(e.task.MaxTokens(), e.policy.Config.Context)
+}
+
+// newTrainer builds the RL trainer on the current policy (after SFT, so a
+// KL reference is the warm-started policy).
+func (e *experiment) newTrainer() (trainer, error) {
+	if e.cfg.PPO != nil {
+		return rl.NewPPO(e.task, e.policy, nil, *e.cfg.PPO)
+	}
+	return rl.NewGRPO(e.task, e.policy, *e.cfg.GRPO)
+}
+
+// runRL runs the updates, logging each, evaluating and checkpointing
+// every Eval.Every updates (the last one is left to the final evaluation).
+func (e *experiment) runRL(ctx context.Context) error {
+	c := e.cfg
+	if c.Updates == 0 {
+		return nil
+	}
+	var err error
+	if e.tr, err = e.newTrainer(); err != nil {
+		return err
+	}
+	e.printRLHeader()
+	for u := range c.Updates {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		start := time.Now()
+		m, err := e.tr.Update()
+		if err != nil {
+			return err
+		}
+		e.updates = u + 1
+		if err := e.metrics.Write(m); err != nil {
+			return err
+		}
+		e.last = append(e.last, m)
+		if len(e.last) > lastWindow {
+			e.last = e.last[1:]
+		}
+		e.printUpdate(m, time.Since(start).Seconds())
+		if e.afterUpdate != nil {
+			e.afterUpdate(u)
+		}
+		if c.Eval.Every > 0 && e.updates%c.Eval.Every == 0 && e.updates < c.Updates {
+			if err := e.evaluate(ctx, "rl"); err != nil {
+				return err
+			}
+			if err := e.checkpoint(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// evaluate plays the first Eval.Episodes test instances in each mode.
+func (e *experiment) evaluate(ctx context.Context, phase string) error {
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	modes, err := evalModes(e.cfg.Eval.Modes)
+	if err != nil {
+		return err
+	}
+	for _, mode := range modes {
+		ec := rl.EvalConfig{Split: tasks.Test, Episodes: e.cfg.Eval.Episodes, Seed: e.cfg.Seed, Rollout: e.cfg.rollout()}
+		ec.Rollout.Sampler = rl.SamplerConfig{Temperature: 1}
+		if mode == "greedy" {
+			ec.Rollout.Sampler = rl.SamplerConfig{Greedy: true}
+		}
+		start := time.Now()
+		res, err := rl.Evaluate(e.policy, e.task, ec)
+		if err != nil {
+			return err
+		}
+		r := newEvalRecord(e.updates, phase, mode, res.Summary, res.Truncated, time.Since(start).Seconds())
+		e.evals = append(e.evals, r)
+		if err := e.evalLog.Write(r); err != nil {
+			return err
+		}
+		e.printEval(r)
+	}
+	return nil
+}
+
+// checkpoint writes the policy, the separate critic and the optimisers'
+// states (each file atomically), then state.json naming them.
+func (e *experiment) checkpoint() error {
+	dir := filepath.Join(e.dir, ckptDir)
+	files := []string{policyFile}
+	if err := e.policy.Save(filepath.Join(dir, policyFile), ckptMeta(e.cfg.Name, e.updates, "policy")); err != nil {
+		return err
+	}
+	if e.tr != nil {
+		if c := e.tr.Critic(); c != nil {
+			if err := c.Save(filepath.Join(dir, criticFile), ckptMeta(e.cfg.Name, e.updates, "critic")); err != nil {
+				return err
+			}
+			files = append(files, criticFile)
+		}
+		actor, critic := e.tr.Optimisers()
+		if err := saveOptimState(actor, filepath.Join(dir, policyOptimFile), ckptMeta(e.cfg.Name, e.updates, "policy optimiser")); err != nil {
+			return err
+		}
+		files = append(files, policyOptimFile)
+		if critic != nil {
+			if err := saveOptimState(critic, filepath.Join(dir, criticOptimFile), ckptMeta(e.cfg.Name, e.updates, "critic optimiser")); err != nil {
+				return err
+			}
+			files = append(files, criticOptimFile)
+		}
+	}
+	return writeJSON(filepath.Join(dir, checkpointState), checkpointInfo{
+		Run: e.cfg.Name, Update: e.updates, Status: e.status, Files: files, Written: time.Now().UTC()})
+}

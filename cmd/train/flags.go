@@ -1,0 +1,342 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"arew/rl"
+)
+
+// usageError is bad user input (a flag, a config file, a checkpoint that
+// does not fit): the command exits with status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// invocation is the parsed command line: the resolved run config and the
+// flags that are not part of it.
+type invocation struct {
+	cfg   Config
+	out   string // the folder holding the run folders
+	force bool   // replace an existing non-empty run folder
+	// sftFromInit: -init was given without -sft-demos, so SFT was turned
+	// off (printed as a note).
+	sftFromInit bool
+}
+
+// overrides collects the flags given on the command line that change the
+// config. They apply after the config file (flags override the file), in
+// the order the flags are registered (so -group applies before -episodes),
+// the last occurrence of a flag winning.
+type overrides struct {
+	order []string
+	set   map[string]func(*Config) error
+}
+
+func (o *overrides) add(name string, apply func(*Config) error) { o.set[name] = apply }
+
+// parseArgs builds the run config: DefaultConfig (or the -config file
+// decoded onto it), then the flags given. Help returns flag.ErrHelp.
+func parseArgs(args []string, stderr io.Writer) (invocation, error) {
+	var inv invocation
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned; -h prints the usage below
+	d := DefaultConfig(defaultAlgo)
+	dp := d.PPO
+	configPath := fs.String("config", "", "")
+	fs.StringVar(&inv.out, "out", "runs", "")
+	fs.BoolVar(&inv.force, "force", false, "")
+
+	o := &overrides{set: map[string]func(*Config) error{}}
+	var docs []flagDoc
+	section := "run"
+	doc := func(name, kind, usage string) {
+		o.order = append(o.order, name)
+		docs = append(docs, flagDoc{section, name, kind, usage})
+	}
+	str := func(name, usage string, apply func(*Config, string) error) {
+		doc(name, "string", usage)
+		fs.Func(name, usage, func(s string) error {
+			o.add(name, func(c *Config) error { return apply(c, s) })
+			return nil
+		})
+	}
+	integer := func(name, usage string, apply func(*Config, int) error) {
+		doc(name, "int", usage)
+		fs.Func(name, usage, func(s string) error {
+			v, err := strconv.Atoi(s)
+			if err != nil {
+				return fmt.Errorf("not an integer: %q", s)
+			}
+			o.add(name, func(c *Config) error { return apply(c, v) })
+			return nil
+		})
+	}
+	float := func(name, usage string, apply func(*Config, float64) error) {
+		doc(name, "float", usage)
+		fs.Func(name, usage, func(s string) error {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return fmt.Errorf("not a number: %q", s)
+			}
+			o.add(name, func(c *Config) error { return apply(c, v) })
+			return nil
+		})
+	}
+	boolean := func(name, usage string, apply func(*Config, bool) error) {
+		doc(name, "", usage)
+		fs.BoolFunc(name, usage, func(s string) error {
+			v, err := strconv.ParseBool(s)
+			if err != nil {
+				return fmt.Errorf("not a boolean: %q", s)
+			}
+			o.add(name, func(c *Config) error { return apply(c, v) })
+			return nil
+		})
+	}
+	ppoOnly := func(c *Config, flagName string) (*rl.PPOConfig, error) {
+		if c.PPO == nil {
+			return nil, usageErrorf("-%s applies to -algo ppo only (this run is %s)", flagName, c.Algo)
+		}
+		return c.PPO, nil
+	}
+
+	// The run.
+	str("name", "run name: outputs go to <out>/<name>/ (default: derived from the settings and the seed)",
+		func(c *Config, s string) error { c.Name = s; return nil })
+	integer("seed", fmt.Sprintf("run seed: every random stream derives from it (default %d)", d.Seed),
+		func(c *Config, v int) error {
+			if v < 0 {
+				return usageErrorf("-seed must be ≥ 0, got %d", v)
+			}
+			c.Seed = uint64(v)
+			return nil
+		})
+	str("task", fmt.Sprintf("task setting, any registered name (default %s)", d.Task),
+		func(c *Config, s string) error { c.Task = s; return nil })
+	str("task-config", `JSON overrides of the task's config, e.g. '{"Critiques":"consistent"}'`,
+		func(c *Config, s string) error { c.TaskConfig = []byte(s); return nil })
+	str("algo", "ppo, grpo or gspo (default ppo)", func(c *Config, s string) error { c.Algo = s; return nil })
+	integer("updates", fmt.Sprintf("RL updates (default %d)", d.Updates),
+		func(c *Config, v int) error { c.Updates = v; return nil })
+
+	section = "model"
+	str("model", fmt.Sprintf("model preset: tiny, small or base (default %s)", d.Model.Preset),
+		func(c *Config, s string) error { c.Model.Preset = s; return nil })
+	str("init", "start from this policy checkpoint (e.g. runs/x/checkpoints/base.safetensors); turns SFT off unless -sft-demos is given",
+		func(c *Config, s string) error { c.Model.Init = s; return nil })
+	str("critic", fmt.Sprintf("PPO critic: separate or shared (default %s)", dp.Critic.Mode),
+		func(c *Config, s string) error {
+			p, err := ppoOnly(c, "critic")
+			if err == nil {
+				p.Critic.Mode = s
+			}
+			return err
+		})
+
+	section = "update"
+	integer("group", "GRPO/GSPO rollouts per prompt (default 5); the prompts per update stay unless -episodes is given",
+		func(c *Config, v int) error {
+			if c.GRPO == nil {
+				return usageErrorf("-group applies to -algo grpo or gspo only")
+			}
+			c.GRPO.GroupSize = v
+			return nil
+		})
+	integer("episodes", fmt.Sprintf("rollouts per update (default %d; GRPO/GSPO: prompts × group, a multiple of the group)", dp.Episodes),
+		func(c *Config, v int) error {
+			if c.PPO != nil {
+				c.PPO.Episodes = v
+				return nil
+			}
+			g := c.GRPO.GroupSize
+			if g < 1 || v < 1 || v%g != 0 {
+				return usageErrorf("-episodes %d must be a positive multiple of the group size %d", v, g)
+			}
+			c.GRPO.Prompts = v / g
+			return nil
+		})
+	integer("instances", "cycle through the first N train instances (0: fresh instances every update)",
+		func(c *Config, v int) error {
+			if c.PPO != nil {
+				c.PPO.Instances = v
+			} else {
+				c.GRPO.Instances = v
+			}
+			return nil
+		})
+	integer("minibatch", fmt.Sprintf("trajectories per minibatch (default %d)", dp.Policy.MiniBatch),
+		func(c *Config, v int) error { c.policy().MiniBatch = v; return nil })
+	integer("epochs", fmt.Sprintf("passes over each update's batch (default %d)", dp.Policy.Epochs),
+		func(c *Config, v int) error { c.policy().Epochs = v; return nil })
+	float("lr", fmt.Sprintf("policy learning rate (default %g)", dp.Policy.Optim.LR),
+		func(c *Config, v float64) error { c.policy().Optim.LR = v; return nil })
+	float("critic-lr", fmt.Sprintf("separate critic's learning rate (default %g)", dp.Critic.Optim.LR),
+		func(c *Config, v float64) error {
+			p, err := ppoOnly(c, "critic-lr")
+			if err == nil {
+				p.Critic.Optim.LR = v
+			}
+			return err
+		})
+	float("entropy", "entropy bonus coefficient (default 0)",
+		func(c *Config, v float64) error { c.policy().EntropyCoef = v; return nil })
+	float("kl", "coefficient of the KL to the initial policy (default 0: off)",
+		func(c *Config, v float64) error { c.policy().KLCoef = v; return nil })
+	integer("workers", "rollout goroutines (0: one per CPU; results do not depend on it)",
+		func(c *Config, v int) error {
+			if c.PPO != nil {
+				c.PPO.Rollout.Workers = v
+			} else {
+				c.GRPO.Rollout.Workers = v
+			}
+			return nil
+		})
+
+	section = "AREW"
+	da := dp.Advantage.AREW
+	str("arew", fmt.Sprintf("critiques feeding the AREW margin: none, as, bt or as+bt (default %s)", da.Critiques),
+		func(c *Config, s string) error { c.advantage().AREW.Critiques = s; return nil })
+	float("lambda", fmt.Sprintf("AREW λ (default %g)", da.Lambda),
+		func(c *Config, v float64) error { c.advantage().AREW.Lambda = v; return nil })
+	str("mode", fmt.Sprintf("AREW margin mode: step, step_spread, minority_fixed or abs_sum (default %s)", da.Mode),
+		func(c *Config, s string) error { c.advantage().AREW.Mode = s; return nil })
+	integer("arew-start", "first update (0-based) with the AREW correction (default 0)",
+		func(c *Config, v int) error { c.advantage().AREW.Start = v; return nil })
+	integer("arew-end", "update at which the AREW correction stops (default 0: never)",
+		func(c *Config, v int) error { c.advantage().AREW.End = v; return nil })
+	boolean("arew-separate", "separate AS and BT margins (the PE prototype's form)",
+		func(c *Config, v bool) error { c.advantage().AREW.Separate = v; return nil })
+	float("flip", "flip each critique with probability α (robustness study; default 0)",
+		func(c *Config, v float64) error { c.advantage().AREW.Perturb.Flip = v; return nil })
+
+	section = "SFT warm start"
+	ds := d.SFT
+	integer("sft-demos", fmt.Sprintf("SFT demonstrations from the train split (0: no warm start; default %d)", ds.Demos),
+		func(c *Config, v int) error { c.SFT.Demos = v; return nil })
+	integer("sft-test-demos", fmt.Sprintf("held-out demonstrations for the SFT test loss (default %d)", ds.TestDemos),
+		func(c *Config, v int) error { c.SFT.TestDemos = v; return nil })
+	str("demonstrator", fmt.Sprintf("scripted policy SFT imitates: weak, strong, random or constant (default %s)", ds.Demonstrator.Kind),
+		func(c *Config, s string) error { c.SFT.Demonstrator.Kind = s; return nil })
+	float("qas", fmt.Sprintf("weak demonstrator: probability of an informative query (default %g)", ds.Demonstrator.QAS),
+		func(c *Config, v float64) error { c.SFT.Demonstrator.QAS = v; return nil })
+	float("qbt", fmt.Sprintf("weak demonstrator: probability that a belief follows the evidence (default %g)", ds.Demonstrator.QBT),
+		func(c *Config, v float64) error { c.SFT.Demonstrator.QBT = v; return nil })
+	integer("sft-epochs", fmt.Sprintf("SFT epochs (default %d)", ds.Train.Epochs),
+		func(c *Config, v int) error { c.SFT.Train.Epochs = v; return nil })
+	integer("sft-minibatch", fmt.Sprintf("SFT minibatch (default %d)", ds.Train.MiniBatch),
+		func(c *Config, v int) error { c.SFT.Train.MiniBatch = v; return nil })
+	float("sft-lr", fmt.Sprintf("SFT learning rate (default %g)", ds.Train.Optim.LR),
+		func(c *Config, v float64) error { c.SFT.Train.Optim.LR = v; return nil })
+
+	section = "evaluation"
+	integer("eval-every", fmt.Sprintf("evaluate (and checkpoint) every K updates (0: only before and after RL; default %d)", d.Eval.Every),
+		func(c *Config, v int) error { c.Eval.Every = v; return nil })
+	integer("eval-episodes", fmt.Sprintf("test instances per evaluation (default %d)", d.Eval.Episodes),
+		func(c *Config, v int) error { c.Eval.Episodes = v; return nil })
+	str("eval-modes", fmt.Sprintf("greedy, sampled or both (default %s)", d.Eval.Modes),
+		func(c *Config, s string) error { c.Eval.Modes = s; return nil })
+	boolean("baselines", "evaluate the task's scripted policies for report.md (default true)",
+		func(c *Config, v bool) error { c.Eval.Baselines = v; return nil })
+
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stderr, docs)
+			return inv, err
+		}
+		return inv, usageErrorf("%v (-h lists the flags)", err)
+	}
+	if fs.NArg() > 0 {
+		return inv, usageErrorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+
+	// The base: the file decoded onto the defaults of its algo (or of
+	// -algo's), or the defaults.
+	algo := ""
+	if apply, ok := o.set["algo"]; ok {
+		var probe Config
+		_ = apply(&probe)
+		algo = probe.Algo
+		if algo != "ppo" && algo != "grpo" && algo != "gspo" {
+			return inv, usageErrorf("-algo must be ppo, grpo or gspo, got %q", algo)
+		}
+	}
+	var cfg Config
+	if *configPath != "" {
+		var err error
+		if cfg, err = readConfigFile(*configPath, algo); err != nil {
+			return inv, err
+		}
+	} else {
+		if algo == "" {
+			algo = defaultAlgo
+		}
+		cfg = DefaultConfig(algo)
+	}
+	if apply, ok := o.set["algo"]; ok {
+		_ = apply(&cfg)
+	}
+	if err := cfg.normalise(); err != nil {
+		return inv, err
+	}
+	for _, name := range o.order {
+		if apply, ok := o.set[name]; ok && name != "algo" {
+			if err := apply(&cfg); err != nil {
+				return inv, err
+			}
+		}
+	}
+	if _, initSet := o.set["init"]; initSet {
+		if _, demosSet := o.set["sft-demos"]; !demosSet && cfg.SFT.Demos > 0 {
+			cfg.SFT.Demos = 0
+			inv.sftFromInit = true
+		}
+	}
+	if err := cfg.normalise(); err != nil {
+		return inv, err
+	}
+	if cfg.Name == "" {
+		cfg.Name = cfg.defaultName()
+	}
+	if err := cfg.Validate(); err != nil {
+		return inv, err
+	}
+	inv.cfg = cfg
+	return inv, nil
+}
+
+// flagDoc is one flag's line of the usage text.
+type flagDoc struct{ section, name, kind, usage string }
+
+func printUsage(w io.Writer, docs []flagDoc) {
+	fmt.Fprint(w, `Usage: go run ./cmd/train [flags]
+
+Runs one experiment (SFT warm start, evaluation of the base, RL with
+evaluations, final evaluation) and writes <out>/<name>/: config.json,
+sft.jsonl, metrics.jsonl, eval.jsonl, checkpoints/, report.md.
+Flags override the -config file. Exit status: 0 done, 1 failure,
+2 bad input, 130 interrupted (checkpoint and report written).
+
+  -config string        a run's config.json (or any subset of it) to start from;
+                        repeat a run: -config runs/<name>/config.json -name <new>
+  -out string           folder holding the run folders (default "runs")
+  -force                replace the run folder if it exists and is not empty
+`)
+	last := ""
+	for _, d := range docs {
+		if d.section != last {
+			fmt.Fprintf(w, "\n%s:\n", d.section)
+			last = d.section
+		}
+		fmt.Fprintf(w, "  -%-20s %s\n", strings.TrimSpace(d.name+" "+d.kind), d.usage)
+	}
+}

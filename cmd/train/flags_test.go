@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every bad flag is exit status 2 with a message, before the run folder
+// is made.
+func TestBadFlagsAreUsageErrors(t *testing.T) {
+	notCkpt := filepath.Join(t.TempDir(), "not.safetensors")
+	require.NoError(t, os.WriteFile(notCkpt, []byte("hello"), 0o644))
+	for _, args := range [][]string{
+		{"-bogus"},
+		{"stray-argument"},
+		{"-updates", "x"},
+		{"-updates", "-1"},
+		{"-seed", "-3"},
+		{"-algo", "dqn"},
+		{"-task", "no-such-task"},
+		{"-task", ""},
+		{"-task-config", "{not json"},
+		{"-task-config", `{"NoSuchField": 1}`},
+		{"-task-config", "[1, 2]"},
+		{"-model", "huge"},
+		{"-arew", "everything"},
+		{"-lambda", "NaN"},
+		{"-mode", "bogus"},
+		{"-flip", "1.5"},
+		{"-arew-start", "5", "-arew-end", "3"},
+		{"-critic", "both"},
+		{"-algo", "grpo", "-critic", "shared"},
+		{"-algo", "gspo", "-critic-lr", "1e-3"},
+		{"-group", "4"},
+		{"-algo", "grpo", "-episodes", "7"},
+		{"-algo", "grpo", "-group", "0"},
+		{"-episodes", "0"},
+		{"-minibatch", "0"},
+		{"-epochs", "0"},
+		{"-lr", "0"},
+		{"-lr", "-1e-3"},
+		{"-critic-lr", "Inf"},
+		{"-entropy", "-1"},
+		{"-kl", "NaN"},
+		{"-workers", "-1"},
+		{"-instances", "-1"},
+		{"-qas", "2"},
+		{"-qbt", "-0.5"},
+		{"-demonstrator", "oracle"},
+		{"-sft-demos", "-1"},
+		{"-sft-epochs", "0"},
+		{"-sft-minibatch", "0"},
+		{"-sft-lr", "0"},
+		{"-eval-episodes", "0"},
+		{"-eval-every", "-1"},
+		{"-eval-modes", "all"},
+		{"-baselines=maybe"},
+		{"-name", "../escape"},
+		{"-name", "a/b"},
+		{"-name", ".."},
+		{"-init", filepath.Join(t.TempDir(), "missing.safetensors")},
+		{"-init", notCkpt},
+		{"-config", filepath.Join(t.TempDir(), "missing.json")},
+	} {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"-out", out}, args...), &stdout, &stderr, nil)
+		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
+		assert.Contains(t, stderr.String(), "train:", "%v", args)
+		entries, err := os.ReadDir(out)
+		require.NoError(t, err)
+		assert.Empty(t, entries, "%v: nothing may be written", args)
+	}
+}
+
+// Bad config files are usage errors too.
+func TestBadConfigFilesAreUsageErrors(t *testing.T) {
+	for name, body := range map[string]string{
+		"not json":       "{",
+		"trailing":       `{"updates": 3} {"updates": 4}`,
+		"unknown field":  `{"updatez": 3}`,
+		"nested unknown": `{"ppo": {"episodez": 3}}`,
+		"wrong type":     `{"updates": "three"}`,
+		"bad value":      `{"updates": -1}`,
+		"bad algo":       `{"algo": "a2c"}`,
+		"bad ppo":        `{"ppo": {"episodes": 0}}`,
+		"bad grpo":       `{"algo": "grpo", "grpo": {"group_size": 0}}`,
+		"bad sft":        `{"sft": {"demos": 4, "train": {"epochs": 0}}}`,
+		"bad eval":       `{"eval": {"modes": "neither"}}`,
+		"bad name":       `{"name": "a/b"}`,
+		"bad preset":     `{"model": {"preset": "giant"}}`,
+		"bad task cfg":   `{"task_config": {"Rounds": -4}}`,
+		"array":          `[1]`,
+	} {
+		path := filepath.Join(t.TempDir(), "config.json")
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"-out", t.TempDir(), "-config", path}, &stdout, &stderr, nil)
+		assert.Equal(t, exitUsage, code, "%s: %s", name, stderr.String())
+	}
+}
+
+func TestHelpIsNotAnError(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run(context.Background(), []string{"-h"}, &stdout, &stderr, nil))
+	assert.Contains(t, stderr.String(), "-sft-demos int")
+}
+
+// Flags override the file; what neither sets keeps the defaults of the
+// file's algo.
+func TestFlagsOverrideTheConfigFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"algo": "gspo", "updates": 7, "seed": 9,
+		"grpo": {"prompts": 3, "group_size": 4}, "eval": {"episodes": 11}}`), 0o644))
+	inv, err := parseArgs([]string{"-config", path, "-updates", "2", "-lr", "5e-5", "-episodes", "8"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	c := inv.cfg
+	assert.Equal(t, 2, c.Updates)      // flag
+	assert.Equal(t, uint64(9), c.Seed) // file
+	assert.Equal(t, 11, c.Eval.Episodes)
+	require.NotNil(t, c.GRPO)
+	assert.Nil(t, c.PPO)
+	assert.Equal(t, "gspo", c.GRPO.Objective)
+	assert.Equal(t, 4, c.GRPO.GroupSize)
+	assert.Equal(t, 2, c.GRPO.Prompts) // -episodes 8 / group 4
+	assert.Equal(t, 5e-5, c.GRPO.Policy.Optim.LR)
+	assert.Equal(t, 4e-4, c.GRPO.Policy.ClipHigh, "GSPO's default clip range, not GRPO's")
+	assert.Equal(t, uint64(9), c.GRPO.Seed, "nested seeds copy the run seed")
+	assert.Equal(t, DefaultConfig("gspo").Eval.Every, c.Eval.Every)
+
+	// -algo on the command line switches the section, with its defaults.
+	inv, err = parseArgs([]string{"-config", path, "-algo", "ppo"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	require.NotNil(t, inv.cfg.PPO)
+	assert.Nil(t, inv.cfg.GRPO)
+	assert.Equal(t, DefaultConfig("ppo").PPO.Episodes, inv.cfg.PPO.Episodes)
+}
+
+// -init turns the warm start off unless -sft-demos says otherwise; the
+// default name tells the settings apart.
+func TestInitAndDefaultName(t *testing.T) {
+	inv, err := parseArgs([]string{"-init", "x.safetensors"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Zero(t, inv.cfg.SFT.Demos)
+	assert.True(t, inv.sftFromInit)
+	inv, err = parseArgs([]string{"-init", "x.safetensors", "-sft-demos", "5"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, 5, inv.cfg.SFT.Demos)
+
+	a, err := parseArgs(nil, &bytes.Buffer{})
+	require.NoError(t, err)
+	b, err := parseArgs([]string{"-arew", "none"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	c, err := parseArgs([]string{"-seed", "2"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, "flodial-easy_ppo_arew-as+bt-0.5_small_sft-weak0.2-0.2-2048_u80_s1", a.cfg.Name)
+	assert.Contains(t, b.cfg.Name, "_vanilla_")
+	assert.NotEqual(t, a.cfg.Name, c.cfg.Name)
+}

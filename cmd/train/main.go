@@ -1,0 +1,80 @@
+// Command train runs one experiment end to end and writes it to
+// runs/<name>/: a supervised warm start of a small transformer policy on a
+// scripted demonstrator, an evaluation of that base policy, RL (PPO, GRPO
+// or GSPO, with or without the AREW margin) with evaluations every few
+// updates, and a final evaluation, checkpoint and report.
+//
+//	go run ./cmd/train                        # the default: SFT on weak(0.2, 0.2), then PPO + AREW on flodial-easy
+//	go run ./cmd/train -arew none -name vanilla -init runs/<run>/checkpoints/base.safetensors
+//	go run ./cmd/train -algo grpo -model tiny -updates 20 -task pe-g-s3
+//	go run ./cmd/train -config runs/<run>/config.json -name again   # repeat a run
+//
+// Flags override the -config file; `go run ./cmd/train -h` lists them.
+// Exit status: 0 done, 1 a failure during the run, 2 bad input (flags,
+// config, checkpoint), 130 interrupted (Ctrl-C or SIGTERM: the current
+// update finishes, then a checkpoint and the report are written; a second
+// Ctrl-C quits at once, and every file written is still whole, since each
+// is written to a temporary file and renamed).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	_ "arew/tasks/all"
+)
+
+const (
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal takes the default action: quit at once
+		fmt.Fprintln(os.Stderr, "\ntrain: interrupted: finishing the current step, then writing a checkpoint and the report (Ctrl-C again to quit at once)")
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
+}
+
+// run is the command without the process: it returns the exit status.
+// afterUpdate, if not nil, is called after each RL update (tests).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpdate func(int)) int {
+	inv, err := parseArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err == nil {
+		var e *experiment
+		if e, err = newExperiment(inv, stdout); err == nil {
+			if inv.sftFromInit {
+				fmt.Fprintln(stdout, "note: -init without -sft-demos: no SFT warm start")
+			}
+			e.afterUpdate = afterUpdate
+			err = e.Run(ctx, inv.force)
+		}
+	}
+	var usage *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &usage):
+		fmt.Fprintln(stderr, "train:", err)
+		return exitUsage
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintln(stderr, "train: interrupted; the checkpoint and report are written")
+		return exitInterrupted
+	default:
+		fmt.Fprintln(stderr, "train:", err)
+		return exitFailure
+	}
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"arew/engine"
+	"arew/optim"
+	"arew/tasks"
+)
+
+// The files of a run folder (README "Main command"):
+//
+//	config.json          the resolved Config
+//	sft.jsonl            one rl.SFTMetrics per SFT epoch
+//	metrics.jsonl        one rl.Metrics per RL update
+//	eval.jsonl           one evalRecord per evaluation and mode
+//	checkpoints/         the checkpoint files below, each written atomically
+//	report.md            the tables
+const (
+	configFile  = "config.json"
+	sftFile     = "sft.jsonl"
+	metricsFile = "metrics.jsonl"
+	evalFile    = "eval.jsonl"
+	reportFile  = "report.md"
+	ckptDir     = "checkpoints"
+
+	basePolicyFile   = "base.safetensors"         // the policy RL starts from (after SFT)
+	policyFile       = "policy.safetensors"       // the latest policy
+	criticFile       = "critic.safetensors"       // the latest separate critic
+	policyOptimFile  = "optim-policy.safetensors" // the actor's AdamW state
+	criticOptimFile  = "optim-critic.safetensors" // the critic's AdamW state
+	checkpointState  = "state.json"               // written last: what the files above hold
+	optimStateFormat = "arew.adamw/1"
+)
+
+// prepareRunDir makes dir (and its checkpoints folder), refusing an
+// existing non-empty dir unless force, which removes it first.
+func prepareRunDir(dir string, force bool) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case err == nil && len(entries) > 0 && !force:
+		return usageErrorf("run folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
+	case err == nil && len(entries) > 0:
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("replace run folder: %w", err)
+		}
+	case err != nil && !os.IsNotExist(err):
+		return fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ckptDir), 0o755); err != nil {
+		return fmt.Errorf("run folder: %w", err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// folder, fsynced and renamed over path: path holds the old content or the
+// new, never a part (as engine's checkpoints are written).
+func writeFileAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return writeFileAtomic(path, append(data, '\n'))
+}
+
+// jsonl appends one JSON object per line to a file.
+type jsonl struct{ f *os.File }
+
+func createJSONL(path string) (*jsonl, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &jsonl{f}, nil
+}
+
+// Write appends v as one line (one write call, so a crash loses at most
+// the last line, never garbles an earlier one).
+func (j *jsonl) Write(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", j.f.Name(), err)
+	}
+	if _, err := j.f.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("write %s: %w", j.f.Name(), err)
+	}
+	return nil
+}
+
+func (j *jsonl) Close() error { return j.f.Close() }
+
+// num is a float64 written as null when it is not finite (encoding/json
+// refuses NaN), and read back from null as NaN.
+type num float64
+
+func (x num) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+func (x *num) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*x = num(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*x = num(f)
+	return nil
+}
+
+// evalRecord is one line of eval.jsonl: one evaluation of the policy in
+// one mode (the means of tasks.Summary over the test instances).
+type evalRecord struct {
+	Update    int     `json:"update"` // RL updates done before it
+	Phase     string  `json:"phase"`  // base (before RL), rl (every -eval-every), final
+	Mode      string  `json:"mode"`   // greedy or sampled
+	Episodes  int     `json:"episodes"`
+	Success   num     `json:"success"`
+	Reward    num     `json:"reward"`
+	ASProxy   num     `json:"as_proxy"`
+	BTProxy   num     `json:"bt_proxy"`
+	IAS       num     `json:"i_as"`
+	CBT       num     `json:"c_bt"`
+	Evidence  num     `json:"evidence"`
+	Turns     num     `json:"turns"`
+	Malformed num     `json:"malformed"`
+	Repeats   num     `json:"repeats"`
+	Truncated int     `json:"truncated"`
+	Seconds   float64 `json:"seconds"`
+}
+
+func newEvalRecord(update int, phase, mode string, s tasks.Summary, truncated int, seconds float64) evalRecord {
+	return evalRecord{Update: update, Phase: phase, Mode: mode, Episodes: s.Episodes,
+		Success: num(s.Success), Reward: num(s.Reward), ASProxy: num(s.ASProxy), BTProxy: num(s.BTProxy),
+		IAS: num(s.IAS), CBT: num(s.CBT), Evidence: num(s.Evidence), Turns: num(s.Turns),
+		Malformed: num(s.Malformed), Repeats: num(s.Repeats), Truncated: truncated, Seconds: seconds}
+}
+
+// checkpointInfo is checkpoints/state.json, written after the files it
+// names: the latest complete checkpoint. Each file is itself atomic, and
+// each carries its update in its metadata, so a crash between two files
+// leaves every file loadable and state.json naming the last complete set.
+type checkpointInfo struct {
+	Run     string    `json:"run"`
+	Update  int       `json:"update"` // RL updates done
+	Status  string    `json:"status"` // sft, rl, complete, interrupted, failed
+	Files   []string  `json:"files"`
+	Written time.Time `json:"written"`
+}
+
+// saveOptimState writes an AdamW state (ExportState) as a safetensors
+// file of 1-D F32 tensors, sorted by name, atomically.
+func saveOptimState(opt *optim.AdamW, path string, meta map[string]string) error {
+	st, err := opt.ExportState()
+	if err != nil {
+		return fmt.Errorf("save optimiser state: %w", err)
+	}
+	names := make([]string, 0, len(st))
+	for k := range st {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	ts := make([]engine.NamedTensor, len(names))
+	for i, k := range names {
+		ts[i] = engine.NamedTensor{Name: k, Shape: []int{len(st[k])}, Data: st[k]}
+	}
+	m := map[string]string{"format": optimStateFormat}
+	for k, v := range meta {
+		m[k] = v
+	}
+	if err := engine.SaveSafetensors(path, ts, m); err != nil {
+		return fmt.Errorf("save optimiser state: %w", err)
+	}
+	return nil
+}
+
+// ckptMeta is the metadata every checkpoint file of a run carries.
+func ckptMeta(run string, update int, role string) map[string]string {
+	return map[string]string{"run": run, "update": strconv.Itoa(update), "role": role}
+}

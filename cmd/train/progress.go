@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"arew/rl"
+)
+
+// The console: a header per phase, one line per update and per
+// evaluation, the main table at the end. Everything printed is also in the
+// run folder.
+
+func (e *experiment) printHeader() {
+	c := e.cfg
+	fmt.Fprintf(e.out, "== run %s → %s\n", c.Name, e.dir)
+	fmt.Fprintf(e.out, "task   %s", c.Task)
+	if c.TaskConfig != nil {
+		fmt.Fprintf(e.out, " %s", c.TaskConfig)
+	}
+	fmt.Fprintf(e.out, " (seed %d)\nmodel  %s\nSFT    %s\nRL     %s\neval   %d test instances, %s, every %d updates\n",
+		c.Seed, e.modelLine(), e.sftLine(), e.algoLine(), c.Eval.Episodes, c.Eval.Modes, c.Eval.Every)
+}
+
+func (e *experiment) printRLHeader() {
+	fmt.Fprintf(e.out, "\n== RL: %s\n", e.algoLine())
+	fmt.Fprintf(e.out, "%6s %7s %7s %7s %7s %8s %6s %7s %7s %6s\n",
+		"update", "reward", "success", "AS", "BT", "KL", "clip", "entropy", "AREW", "sec")
+}
+
+// printUpdate is one line per update: the training rollouts' means
+// (sampled at temperature 1), the approximate KL between the rollout
+// policy and the updated one, the clip fraction, the entropy, the mean
+// AREW correction and the update's wall time.
+func (e *experiment) printUpdate(m rl.Metrics, seconds float64) {
+	fmt.Fprintf(e.out, "%6d %7s %7s %7s %7s %8s %6s %7s %7s %6.1f\n", m.Update+1,
+		f3(m.Reward), f3(m.Success), f3(m.ASProxy), f3(m.BTProxy), fnum(m.ApproxKL, "%.5f"),
+		f3(m.ClipFrac), f3(m.Entropy), fnum(m.AREWMeanAbs, "%.4f"), seconds)
+}
+
+func (e *experiment) printEval(r evalRecord) {
+	fmt.Fprintf(e.out, "eval @ %d %-7s success %s  reward %s  AS %s  BT %s  I_AS %s  C_BT %s  evidence %s  malformed %s  (%d episodes, %.1f s)\n",
+		r.Update, r.Mode, f3(float64(r.Success)), f3(float64(r.Reward)), f3(float64(r.ASProxy)), f3(float64(r.BTProxy)),
+		f3(float64(r.IAS)), f3(float64(r.CBT)), f3(float64(r.Evidence)), f2(float64(r.Malformed)), r.Episodes, r.Seconds)
+}
+
+func (e *experiment) printFinal() {
+	fmt.Fprintf(e.out, "\n== done in %s: base vs after RL (test split)\n", time.Since(e.start).Round(time.Second))
+	fmt.Fprint(e.out, e.table(e.mainRows()))
+	fmt.Fprintf(e.out, "\noutputs in %s: %s, %s, %s, %s, %s/\n", e.dir, configFile, metricsFile, evalFile, reportFile, ckptDir)
+	fmt.Fprintf(e.out, "repeat with: go run ./cmd/train -config %s -name <new name>\n", filepath.Join(e.dir, configFile))
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"arew/rl"
+	"arew/tasks"
+)
+
+// lastWindow is how many recent updates the report averages.
+const lastWindow = 10
+
+// baselineRow is a scripted policy's evaluation on the run's test
+// instances, for context.
+type baselineRow struct {
+	Name    string
+	Summary tasks.Summary
+}
+
+// runBaselines plays the task's scripted policies (random, weak with the
+// demonstrator's knobs, strong) and finds the best constant answer on the
+// same test instances as the evaluations.
+func (e *experiment) runBaselines(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	n := e.cfg.Eval.Episodes
+	start := time.Now()
+	d := e.cfg.SFT.Demonstrator
+	if d.Kind != "weak" {
+		d = DefaultConfig(defaultAlgo).SFT.Demonstrator
+	}
+	for _, spec := range []tasks.PolicySpec{{Kind: "random"}, {Kind: "weak", QAS: d.QAS, QBT: d.QBT}, {Kind: "strong"}} {
+		pol, err := e.task.Scripted(spec)
+		if err != nil {
+			return fmt.Errorf("baselines: %w", err)
+		}
+		s, err := tasks.Evaluate(e.task, pol, tasks.Test, n, e.cfg.Seed, 1000)
+		if err != nil {
+			return fmt.Errorf("baselines: %w", err)
+		}
+		e.baselines = append(e.baselines, baselineRow{Name: "scripted " + pol.Name(), Summary: s})
+	}
+	ans, succ, err := e.task.BestConstant(tasks.Test, n)
+	if err != nil {
+		return fmt.Errorf("baselines: best constant: %w", err)
+	}
+	nan := math.NaN()
+	e.baselines = append(e.baselines, baselineRow{Name: "best constant (" + ans + ")", Summary: tasks.Summary{
+		Episodes: n, Success: succ, Reward: nan, ASProxy: nan, BTProxy: nan, IAS: nan, CBT: nan,
+		Evidence: nan, Turns: nan, Malformed: nan, Repeats: nan}})
+	fmt.Fprintf(e.out, "\n== scripted baselines on the %d test instances (%.1f s)\n", n, time.Since(start).Seconds())
+	fmt.Fprint(e.out, e.table(e.baselineRows()))
+	return nil
+}
+
+// tableHeader names the columns of every evaluation table.
+var tableHeader = []string{"policy", "success", "reward", "AS proxy", "BT proxy", "I_AS", "C_BT", "evidence", "turns", "malformed turns"}
+
+func summaryRow(name string, s tasks.Summary) []string {
+	return []string{name, f3(s.Success), f3(s.Reward), f3(s.ASProxy), f3(s.BTProxy), f3(s.IAS), f3(s.CBT),
+		f3(s.Evidence), f1(s.Turns), f2(s.Malformed)}
+}
+
+func evalRow(name string, r evalRecord) []string {
+	return []string{name, f3(float64(r.Success)), f3(float64(r.Reward)), f3(float64(r.ASProxy)), f3(float64(r.BTProxy)),
+		f3(float64(r.IAS)), f3(float64(r.CBT)), f3(float64(r.Evidence)), f1(float64(r.Turns)), f2(float64(r.Malformed))}
+}
+
+func (e *experiment) baselineRows() [][]string {
+	var rows [][]string
+	for _, b := range e.baselines {
+		rows = append(rows, summaryRow(b.Name, b.Summary))
+	}
+	return rows
+}
+
+// mainRows are the baselines, the base policy and the last evaluation.
+func (e *experiment) mainRows() [][]string {
+	rows := e.baselineRows()
+	for _, r := range e.evals {
+		if r.Phase == "base" {
+			rows = append(rows, evalRow(fmt.Sprintf("base, %s", r.Mode), r))
+		}
+	}
+	if n := len(e.evals); n > 0 && e.evals[n-1].Phase != "base" {
+		last := e.evals[n-1].Update
+		for _, r := range e.evals {
+			if r.Phase != "base" && r.Update == last {
+				rows = append(rows, evalRow(fmt.Sprintf("after %d updates, %s", last, r.Mode), r))
+			}
+		}
+	}
+	return rows
+}
+
+// table renders rows under tableHeader as an aligned Markdown table.
+func (e *experiment) table(rows [][]string) string {
+	width := make([]int, len(tableHeader))
+	for _, r := range append([][]string{tableHeader}, rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteString("|")
+		for i, c := range cells {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			if i == 0 {
+				fmt.Fprintf(&b, " %s%s |", c, pad)
+			} else {
+				fmt.Fprintf(&b, " %s%s |", pad, c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	line(tableHeader)
+	sep := make([]string, len(width))
+	for i, w := range width {
+		sep[i] = strings.Repeat("-", w)
+		if i > 0 {
+			sep[i] = sep[i][:w-1] + ":"
+		}
+	}
+	line(sep)
+	for _, r := range rows {
+		line(r)
+	}
+	return b.String()
+}
+
+// algoLine describes the RL algorithm and its AREW setting.
+func (e *experiment) algoLine() string {
+	a := e.cfg.advantage().AREW
+	arew := "vanilla (no AREW)"
+	if a.Critiques != "none" && a.Critiques != "" && a.Lambda != 0 {
+		arew = fmt.Sprintf("AREW %s, λ %g, mode %s", a.Critiques, a.Lambda, a.Mode)
+		if a.Separate {
+			arew += ", separate margins"
+		}
+		if a.Start > 0 || a.End > 0 {
+			arew += fmt.Sprintf(", updates [%d, %d)", a.Start, a.End)
+		}
+		if a.Perturb.Flip > 0 {
+			arew += fmt.Sprintf(", flip α %g", a.Perturb.Flip)
+		}
+	}
+	p := e.cfg.policy()
+	s := fmt.Sprintf("%s + %s; %d updates × %d episodes, %d epochs of minibatches of %d, lr %g",
+		e.cfg.Algo, arew, e.cfg.Updates, e.cfg.episodesPerUpdate(), p.Epochs, p.MiniBatch, p.Optim.LR)
+	if e.cfg.PPO != nil {
+		s += fmt.Sprintf(", %s critic", e.cfg.PPO.Critic.Mode)
+		if e.cfg.PPO.Critic.Mode == "separate" {
+			s += fmt.Sprintf(" (lr %g)", e.cfg.PPO.Critic.Optim.LR)
+		}
+	}
+	return s
+}
+
+// modelLine describes the policy and where it starts.
+func (e *experiment) modelLine() string {
+	mc := e.policy.Config
+	from := "preset " + e.cfg.Model.Preset
+	if e.cfg.Model.Init != "" {
+		from = "init " + e.cfg.Model.Init
+	}
+	return fmt.Sprintf("%s: d %d, %d layers, %d heads, mlp %d, context %d, vocab %d, %d parameters",
+		from, mc.DModel, mc.Layers, mc.Heads, mc.MLP, mc.Context, mc.Vocab, mc.NumParams())
+}
+
+func (e *experiment) sftLine() string {
+	s := e.cfg.SFT
+	if s.Demos == 0 {
+		return "none"
+	}
+	d := s.Demonstrator
+	return fmt.Sprintf("%d demonstrations of %s (q_as %g, q_bt %g), %d epochs of minibatches of %d, lr %g",
+		s.Demos, d.Kind, d.QAS, d.QBT, s.Train.Epochs, s.Train.MiniBatch, s.Train.Optim.LR)
+}
+
+// writeReport writes report.md: the settings, the main table (scripted
+// baselines, base, after RL), every evaluation, and the last updates.
+func (e *experiment) writeReport() error {
+	var b strings.Builder
+	c := e.cfg
+	taskCfg := "defaults"
+	if c.TaskConfig != nil {
+		taskCfg = string(c.TaskConfig)
+	}
+	fmt.Fprintf(&b, "# Run %s\n\n", c.Name)
+	fmt.Fprintf(&b, "- status: %s after %d of %d updates, %s wall time\n", e.status, e.updates, c.Updates,
+		time.Since(e.start).Round(time.Second))
+	fmt.Fprintf(&b, "- task: %s (config: %s)\n", c.Task, taskCfg)
+	fmt.Fprintf(&b, "- model: %s\n", e.modelLine())
+	fmt.Fprintf(&b, "- SFT warm start: %s\n", e.sftLine())
+	fmt.Fprintf(&b, "- RL: %s\n", e.algoLine())
+	fmt.Fprintf(&b, "- evaluation: the first %d test instances, %s; seed %d\n", c.Eval.Episodes, c.Eval.Modes, c.Seed)
+	fmt.Fprintf(&b, "- %s, %s/%s, %d CPUs\n\n", c.Version.Go, c.Version.OS, c.Version.Arch, c.Version.CPUs)
+	fmt.Fprintf(&b, "Repeat: `go run ./cmd/train -config %s -name <new name>`\n\n", filepath.Join(e.dir, configFile))
+
+	b.WriteString("## Base vs after RL\n\n")
+	b.WriteString("Test split; the scripted policies play the same instances. Success and reward are the outcome; " +
+		"AS and BT proxies the paper's critique-based measures; I_AS and C_BT the exact ones (spec/arew.md).\n\n")
+	b.WriteString(e.table(e.mainRows()))
+
+	if len(e.evals) > 0 {
+		b.WriteString("\n## Every evaluation\n\n")
+		var rows [][]string
+		for _, r := range e.evals {
+			rows = append(rows, evalRow(fmt.Sprintf("%s @ %d, %s", r.Phase, r.Update, r.Mode), r))
+		}
+		b.WriteString(e.table(rows))
+	}
+	if len(e.sftLog) > 0 {
+		b.WriteString("\n## SFT\n\n| epoch | train loss | test loss | test acc | seconds |\n|---:|---:|---:|---:|---:|\n")
+		for _, m := range e.sftLog {
+			fmt.Fprintf(&b, "| %d | %.3f | %s | %s | %.1f |\n", m.Epoch+1, m.TrainLoss, f3(m.TestLoss), f3(m.TestAccuracy), m.Seconds)
+		}
+	}
+	if len(e.last) > 0 {
+		fmt.Fprintf(&b, "\n## The last %d updates (training rollouts, sampled; means)\n\n", len(e.last))
+		b.WriteString(lastUpdatesTable(e.last))
+	}
+	b.WriteString("\nFiles: config.json, sft.jsonl, metrics.jsonl (one rl.Metrics per update), " +
+		"eval.jsonl (one object per evaluation and mode), checkpoints/ (state.json names the latest).\n")
+	return writeFileAtomic(filepath.Join(e.dir, reportFile), []byte(b.String()))
+}
+
+// lastUpdatesTable is the mean of a few metrics over ms.
+func lastUpdatesTable(ms []rl.Metrics) string {
+	cols := []struct {
+		name string
+		get  func(rl.Metrics) float64
+	}{
+		{"reward", func(m rl.Metrics) float64 { return m.Reward }},
+		{"success", func(m rl.Metrics) float64 { return m.Success }},
+		{"AS proxy", func(m rl.Metrics) float64 { return m.ASProxy }},
+		{"BT proxy", func(m rl.Metrics) float64 { return m.BTProxy }},
+		{"I_AS", func(m rl.Metrics) float64 { return m.IAS }},
+		{"C_BT", func(m rl.Metrics) float64 { return m.CBT }},
+		{"approx KL", func(m rl.Metrics) float64 { return m.ApproxKL }},
+		{"clip frac", func(m rl.Metrics) float64 { return m.ClipFrac }},
+		{"entropy", func(m rl.Metrics) float64 { return m.Entropy }},
+		{"AREW corr", func(m rl.Metrics) float64 { return m.AREWMeanAbs }},
+	}
+	var head, sep, row strings.Builder
+	head.WriteString("|")
+	sep.WriteString("|")
+	row.WriteString("|")
+	for _, c := range cols {
+		sum, n := 0.0, 0
+		for _, m := range ms {
+			if x := c.get(m); !math.IsNaN(x) {
+				sum += x
+				n++
+			}
+		}
+		v := math.NaN()
+		if n > 0 {
+			v = sum / float64(n)
+		}
+		fmt.Fprintf(&head, " %s |", c.name)
+		sep.WriteString("---:|")
+		fmt.Fprintf(&row, " %s |", fnum(v, "%.4g"))
+	}
+	return head.String() + "\n" + sep.String() + "\n" + row.String() + "\n"
+}
+
+func f3(x float64) string { return fnum(x, "%.3f") }
+func f2(x float64) string { return fnum(x, "%.2f") }
+func f1(x float64) string { return fnum(x, "%.1f") }
+
+func fnum(x float64, format string) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return fmt.Sprintf(format, x)
+}

@@ -15,10 +15,9 @@ const flat = 0.5
 // episode is one FloDial case being played. Turn 2r is the query of round r
 // (AS), turn 2r+1 its belief (BT); the last belief is the final answer.
 type episode struct {
-	t    *Task
-	inst *instance
-	turn int
-	done bool
+	t            *Task
+	inst         *instance
+	tasks.Rounds // turn bookkeeping: query and belief turns, steps
 
 	asked []bool
 	// post is the exact Bayes posterior over the faults given the agent's
@@ -33,11 +32,10 @@ type episode struct {
 	statedLevels []int     // its levels; nil before the first valid belief
 	psis         []float64 // Ψ of the stated belief after each BT turn
 	final        tasks.Belief
-	steps        []tasks.Step
 }
 
 func newEpisode(t *Task, inst *instance) *episode {
-	return &episode{t: t, inst: inst, asked: make([]bool, t.cfg.Questions),
+	return &episode{t: t, inst: inst, Rounds: tasks.NewRounds(t.cfg.Rounds), asked: make([]bool, t.cfg.Questions),
 		post: tasks.Uniform(t.cfg.Faults), stated: tasks.Uniform(t.cfg.Faults)}
 }
 
@@ -56,41 +54,12 @@ func (e *episode) Prompt() []tasks.Token {
 	return append(out, t.ask)
 }
 
-func (e *episode) lastTurn() int { return 2*e.t.cfg.Rounds - 1 }
-
 // Next is the turn the agent takes now.
-func (e *episode) Next() tasks.Turn {
-	if e.turn%2 == 0 {
-		return tasks.Turn{Kind: tasks.AS, MaxTokens: 2}
-	}
-	return tasks.Turn{Kind: tasks.BT, Final: e.turn == e.lastTurn(), MaxTokens: e.t.cfg.Faults + 1}
-}
-
-// Done reports whether the final answer has been given.
-func (e *episode) Done() bool { return e.done }
-
-// Steps lists the judged steps.
-func (e *episode) Steps() []tasks.Step { return e.steps }
+func (e *episode) Next() tasks.Turn { return e.Rounds.Next(2, e.t.cfg.Faults+1) }
 
 // Step judges the agent's tokens for the current turn.
 func (e *episode) Step(action []tasks.Token) ([]tasks.Token, tasks.Step, error) {
-	if e.done {
-		return nil, tasks.Step{}, fmt.Errorf("flodial: step after the episode ended")
-	}
-	var obs []tasks.Token
-	var s tasks.Step
-	if e.turn%2 == 0 {
-		obs, s = e.query(action)
-	} else {
-		obs, s = e.belief(action)
-	}
-	s.Turn = e.turn
-	e.steps = append(e.steps, s)
-	e.turn++
-	if e.turn > e.lastTurn() {
-		e.done = true
-	}
-	return obs, s, nil
+	return e.Play("flodial", action, e.query, e.belief)
 }
 
 // query answers an AS turn: exactly one question token.
@@ -131,7 +100,7 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 		s.Z = specAS(reply)
 	}
 	header := t.guess
-	if e.turn+1 == e.lastTurn() {
+	if e.LastRound() {
 		header = t.answer
 	}
 	return []tasks.Token{t.reply[reply], header}, s
@@ -152,7 +121,7 @@ func specAS(reply int) int8 {
 // belief judges a BT turn: exactly K level tokens.
 func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	t := e.t
-	s := tasks.Step{Kind: tasks.BT, Final: e.turn == e.lastTurn()}
+	s := tasks.Step{Kind: tasks.BT, Final: e.FinalTurn()}
 	b, err := t.levels.Parse(action, t.cfg.Faults)
 	if err != nil {
 		s.Malformed = true
@@ -209,8 +178,8 @@ func specBT(reply int, prev, b tasks.Belief, truth int) int8 {
 // Measures summarises the episode (see tasks.Measures).
 func (e *episode) Measures() tasks.Measures {
 	k := float64(e.t.cfg.Faults)
-	m := tasks.Measures{Turns: len(e.steps), ASProxy: tasks.ASProxy(e.steps)}
-	for _, s := range e.steps {
+	m := tasks.Measures{Turns: len(e.Steps()), ASProxy: tasks.ASProxy(e.Steps())}
+	for _, s := range e.Steps() {
 		if s.Malformed {
 			m.Malformed++
 		}

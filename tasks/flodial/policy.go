@@ -58,17 +58,17 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 	if !ok || e.t != p.t {
 		return nil, fmt.Errorf("flodial policy: episode of another task (%T)", ep)
 	}
-	if e.done {
+	if e.Done() {
 		return nil, fmt.Errorf("flodial policy: the episode is over")
 	}
 	t := p.t
-	if e.turn%2 == 0 {
+	if e.QueryTurn() {
 		var q int
 		switch {
 		case p.spec.Kind == "strong" || (p.spec.Kind == "weak" && rng.Float64() < p.spec.QAS):
 			q = strongQuestion(e, rng)
 		case p.spec.Kind == "constant":
-			q = (e.turn / 2) % t.cfg.Questions
+			q = (e.Round()) % t.cfg.Questions
 		case p.spec.Kind == "weak":
 			q = uninformativeQuestion(e, rng)
 		default:
@@ -76,7 +76,7 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 		}
 		return []tasks.Token{t.q0 + tasks.Token(q)}, nil
 	}
-	final, k := e.turn == e.lastTurn(), t.cfg.Faults
+	final, k := e.FinalTurn(), t.cfg.Faults
 	var levels []int
 	switch {
 	case p.spec.Kind == "strong" || (p.spec.Kind == "weak" && rng.Float64() < p.spec.QBT):

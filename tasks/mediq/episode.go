@@ -11,10 +11,9 @@ import (
 // (AS), turn 2r+1 its belief with the counterfactual (BT); the last belief is
 // the final answer.
 type episode struct {
-	t    *Task
-	p    *patient
-	turn int
-	done bool
+	t            *Task
+	p            *patient
+	tasks.Rounds // turn bookkeeping: query and belief turns, steps
 
 	// asked marks the findings already known to the agent: revealed in the
 	// prompt or asked before (whatever the reply).
@@ -32,11 +31,10 @@ type episode struct {
 	statedLevels []int
 	psis         []float64
 	final        tasks.Belief
-	steps        []tasks.Step
 }
 
 func newEpisode(t *Task, p *patient) *episode {
-	e := &episode{t: t, p: p, asked: make([]bool, t.cfg.Findings), stated: tasks.Uniform(4)}
+	e := &episode{t: t, p: p, Rounds: tasks.NewRounds(t.cfg.Rounds), asked: make([]bool, t.cfg.Findings), stated: tasks.Uniform(4)}
 	b := tasks.Uniform(4)
 	for _, f := range p.initial {
 		e.asked[f] = true
@@ -77,41 +75,12 @@ func (e *episode) Prompt() []tasks.Token {
 	return append(out, t.ask)
 }
 
-func (e *episode) lastTurn() int { return 2*e.t.cfg.Rounds - 1 }
-
 // Next is the turn the agent takes now.
-func (e *episode) Next() tasks.Turn {
-	if e.turn%2 == 0 {
-		return tasks.Turn{Kind: tasks.AS, MaxTokens: 2}
-	}
-	return tasks.Turn{Kind: tasks.BT, Final: e.turn == e.lastTurn(), MaxTokens: 10}
-}
-
-// Done reports whether the final answer has been given.
-func (e *episode) Done() bool { return e.done }
-
-// Steps lists the judged steps.
-func (e *episode) Steps() []tasks.Step { return e.steps }
+func (e *episode) Next() tasks.Turn { return e.Rounds.Next(2, 10) }
 
 // Step judges the agent's tokens for the current turn.
 func (e *episode) Step(action []tasks.Token) ([]tasks.Token, tasks.Step, error) {
-	if e.done {
-		return nil, tasks.Step{}, fmt.Errorf("mediq: step after the episode ended")
-	}
-	var obs []tasks.Token
-	var s tasks.Step
-	if e.turn%2 == 0 {
-		obs, s = e.query(action)
-	} else {
-		obs, s = e.belief(action)
-	}
-	s.Turn = e.turn
-	e.steps = append(e.steps, s)
-	e.turn++
-	if e.turn > e.lastTurn() {
-		e.done = true
-	}
-	return obs, s, nil
+	return e.Play("mediq", action, e.query, e.belief)
 }
 
 // query answers an AS turn: exactly one finding token.
@@ -160,7 +129,7 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 		s.Z = -1 // repeated, unknown or malformed
 	}
 	header := t.guess
-	if e.turn+1 == e.lastTurn() {
+	if e.LastRound() {
 		header = t.answer
 	}
 	return []tasks.Token{reply, header}, s
@@ -183,7 +152,7 @@ func (t *Task) parseBelief(action []tasks.Token) (real, cf tasks.Belief, err err
 // belief judges a BT turn.
 func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	t := e.t
-	s := tasks.Step{Kind: tasks.BT, Final: e.turn == e.lastTurn()}
+	s := tasks.Step{Kind: tasks.BT, Final: e.FinalTurn()}
 	b, cf, err := t.parseBelief(action)
 	s.Malformed = err != nil
 	switch {
@@ -259,8 +228,8 @@ func dist(a, b tasks.Belief) float64 {
 // exact belief after the prompt's facts; the BT measures from the flat
 // belief, the agent's implicit prior.
 func (e *episode) Measures() tasks.Measures {
-	m := tasks.Measures{Turns: len(e.steps), ASProxy: tasks.ASProxy(e.steps)}
-	for _, s := range e.steps {
+	m := tasks.Measures{Turns: len(e.Steps()), ASProxy: tasks.ASProxy(e.Steps())}
+	for _, s := range e.Steps() {
 		if s.Malformed {
 			m.Malformed++
 		}

@@ -396,10 +396,10 @@ type randomBayes struct{ t *Task }
 func (p randomBayes) Name() string { return "random questions + Bayes" }
 func (p randomBayes) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 	e := ep.(*episode)
-	if e.turn%2 == 0 {
+	if e.QueryTurn() {
 		return []tasks.Token{p.t.fn0 + tasks.Token(rng.IntN(p.t.cfg.Findings))}, nil
 	}
-	real := bayesLevels(e, e.post, e.turn == e.lastTurn(), rng)
+	real := bayesLevels(e, e.post, e.FinalTurn(), rng)
 	return append(append(p.t.levels.Encode(real), p.t.cf), p.t.levels.Encode(real)...), nil
 }
 

@@ -58,17 +58,17 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 	if !ok || e.t != p.t {
 		return nil, fmt.Errorf("mediq policy: episode of another task (%T)", ep)
 	}
-	if e.done {
+	if e.Done() {
 		return nil, fmt.Errorf("mediq policy: the episode is over")
 	}
 	t := p.t
-	if e.turn%2 == 0 {
+	if e.QueryTurn() {
 		var f int
 		switch {
 		case p.spec.Kind == "strong" || (p.spec.Kind == "weak" && rng.Float64() < p.spec.QAS):
 			f = strongFinding(e, rng)
 		case p.spec.Kind == "constant":
-			f = (e.turn / 2) % t.cfg.Findings
+			f = (e.Round()) % t.cfg.Findings
 		case p.spec.Kind == "weak":
 			f = uninformativeFinding(e, rng)
 		default:
@@ -76,7 +76,7 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 		}
 		return []tasks.Token{t.fn0 + tasks.Token(f)}, nil
 	}
-	final := e.turn == e.lastTurn()
+	final := e.FinalTurn()
 	var real, cf []int
 	switch {
 	case p.spec.Kind == "strong" || (p.spec.Kind == "weak" && rng.Float64() < p.spec.QBT):

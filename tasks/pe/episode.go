@@ -1,7 +1,6 @@
 package pe
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -11,12 +10,10 @@ import (
 // Episode is one PE instance being played. Turn 2r is query round r (AS),
 // turn 2r+1 guess round r (BT); the last guess is the final answer.
 type Episode struct {
-	t     *Task
-	inst  instance
-	hyp   *hypotheses
-	turn  int
-	done  bool
-	steps []tasks.Step
+	t            *Task
+	inst         instance
+	hyp          *hypotheses
+	tasks.Rounds // turn bookkeeping: query and guess turns, steps
 
 	asked    map[int]bool // canonical indices of the queries asked
 	evidence []evidence   // valid, new queries and their replies
@@ -60,6 +57,7 @@ func newEpisodeOn(t *Task, inst instance, parts *particles) *Episode {
 		t:          t,
 		inst:       inst,
 		hyp:        hyp,
+		Rounds:     tasks.NewRounds(t.cfg.Queries),
 		asked:      map[int]bool{},
 		consistent: hyp.all(),
 		belief:     flatGuess(t.cfg),
@@ -96,18 +94,7 @@ func (e *Episode) Prompt() []tasks.Token {
 }
 
 // Next describes the current turn.
-func (e *Episode) Next() tasks.Turn {
-	if e.turn%2 == 0 {
-		return tasks.Turn{Kind: tasks.AS, MaxTokens: e.t.queryLen() + 1}
-	}
-	return tasks.Turn{Kind: tasks.BT, Final: e.turn == e.t.TurnLimit()-1, MaxTokens: e.t.guessLen() + 1}
-}
-
-// Done reports whether the turn limit has been reached.
-func (e *Episode) Done() bool { return e.done }
-
-// Steps lists the judged steps (a copy).
-func (e *Episode) Steps() []tasks.Step { return append([]tasks.Step(nil), e.steps...) }
+func (e *Episode) Next() tasks.Turn { return e.Rounds.Next(e.t.queryLen()+1, e.t.guessLen()+1) }
 
 // Table returns the movie table (a copy), for policies and tests.
 func (e *Episode) Table() [][]int {
@@ -130,31 +117,15 @@ func (e *Episode) Belief() []int { return append([]int(nil), e.belief...) }
 
 // Step judges the agent's tokens for the current turn (EOT excluded).
 func (e *Episode) Step(action []tasks.Token) ([]tasks.Token, tasks.Step, error) {
-	if e.done {
-		return nil, tasks.Step{}, errors.New("pe: step after the episode ended")
-	}
-	var obs []tasks.Token
-	var st tasks.Step
-	if e.turn%2 == 0 {
-		obs, st = e.stepQuery(action)
-	} else {
-		obs, st = e.stepGuess(action)
-	}
-	st.Turn = e.turn
-	e.steps = append(e.steps, st)
-	e.turn++
-	if e.turn >= e.t.TurnLimit() {
-		e.done = true
-	}
-	return obs, st, nil
+	return e.Play("pe", action, e.stepQuery, e.stepGuess)
 }
 
 // header is the token that announces the turn after the current one.
 func (e *Episode) header() tasks.Token {
 	switch {
-	case e.turn%2 == 1:
+	case !e.QueryTurn():
 		return e.t.tok.ask
-	case e.turn+1 == e.t.TurnLimit()-1:
+	case e.LastRound():
 		return e.t.tok.answer
 	}
 	return e.t.tok.guess
@@ -199,7 +170,7 @@ func (e *Episode) stepQuery(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 }
 
 func (e *Episode) stepGuess(action []tasks.Token) ([]tasks.Token, tasks.Step) {
-	final := e.turn == e.t.TurnLimit()-1
+	final := e.FinalTurn()
 	st := tasks.Step{Kind: tasks.BT, Final: final}
 	prev := e.psiBelief // an invalid guess leaves the stated belief where it was
 	g, err := e.t.parseGuess(action)
@@ -233,9 +204,9 @@ func (e *Episode) queryText(q Query) string {
 
 // Measures summarises the episode (spec/arew.md §3–4, definitions in doc.go).
 func (e *Episode) Measures() tasks.Measures {
-	m := tasks.Measures{Turns: len(e.steps)}
+	m := tasks.Measures{Turns: len(e.Steps())}
 	nAS, posAS := 0, 0
-	for _, s := range e.steps {
+	for _, s := range e.Steps() {
 		if s.Malformed {
 			m.Malformed++
 		}

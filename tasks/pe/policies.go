@@ -58,10 +58,10 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 	if !ok || e.t != p.t {
 		return nil, fmt.Errorf("pe %s policy: the episode is not one of task %s", p.kind, p.t.name)
 	}
-	if e.done {
+	if e.Done() {
 		return nil, fmt.Errorf("pe %s policy: the episode is over", p.kind)
 	}
-	if e.turn%2 == 0 {
+	if e.QueryTurn() {
 		return p.t.EncodeQuery(p.query(e, rng)), nil
 	}
 	return p.t.EncodeGuess(p.guess(e, rng)), nil

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,15 +18,23 @@ func SaveParams(store *ParamStore, path string, meta map[string]string) error {
 	return SaveSafetensors(path, ts, meta)
 }
 
-// LoadParams reads path into the parameters of store. The file must hold
-// exactly the store's parameters — the same names, each F32 with the same
-// shape — or nothing is changed and the error lists every difference. It
+// LoadParams reads path into the parameters of store (see SetParams) and
 // returns the file's metadata.
 func LoadParams(store *ParamStore, path string) (map[string]string, error) {
 	tensors, meta, err := LoadSafetensors(path)
 	if err != nil {
 		return nil, err
 	}
+	if err := SetParams(store, tensors); err != nil {
+		return nil, fmt.Errorf("load params from %s: %w", path, err)
+	}
+	return meta, nil
+}
+
+// SetParams copies tensors into the parameters of store. The tensors must
+// be exactly the store's parameters — the same names, each F32 with the same
+// shape — or nothing is changed and the error lists every difference.
+func SetParams(store *ParamStore, tensors []NamedTensor) error {
 	var problems []string
 	inFile := make(map[string]NamedTensor, len(tensors))
 	for _, t := range tensors {
@@ -46,10 +55,10 @@ func LoadParams(store *ParamStore, path string) (map[string]string, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("load params from %s: %s", path, strings.Join(problems, "; "))
+		return errors.New(strings.Join(problems, "; "))
 	}
 	for _, p := range store.Params() {
 		copy(p.Data(), inFile[p.Name].Data.([]float32))
 	}
-	return meta, nil
+	return nil
 }

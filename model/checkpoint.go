@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	"arew/engine"
 )
@@ -58,7 +56,7 @@ func Load(path string) (*Model, map[string]string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("load model %s: %w", path, err)
 	}
-	if err := fill(m, tensors); err != nil {
+	if err := engine.SetParams(m.Params, tensors); err != nil {
 		return nil, nil, fmt.Errorf("load model %s: the tensors do not match the config %s: %w", path, meta[MetaConfig], err)
 	}
 	return m, extraMeta(meta), nil
@@ -80,7 +78,7 @@ func (m *Model) LoadWeights(path string) (map[string]string, error) {
 		have, _ := json.Marshal(m.Config)
 		return nil, fmt.Errorf("load weights %s: config mismatch: the file has %s, the model %s", path, meta[MetaConfig], have)
 	}
-	if err := fill(m, tensors); err != nil {
+	if err := engine.SetParams(m.Params, tensors); err != nil {
 		return nil, fmt.Errorf("load weights %s: %w", path, err)
 	}
 	return extraMeta(meta), nil
@@ -104,37 +102,6 @@ func configFromMeta(meta map[string]string) (Config, error) {
 		return Config{}, fmt.Errorf("metadata %q: %w", MetaConfig, err)
 	}
 	return cfg, nil
-}
-
-// fill copies tensors into m's parameters after checking that they are
-// exactly m's parameters; nothing is written unless all match.
-func fill(m *Model, tensors []engine.NamedTensor) error {
-	var problems []string
-	byName := make(map[string]engine.NamedTensor, len(tensors))
-	for _, t := range tensors {
-		byName[t.Name] = t
-		p, ok := m.Params.Get(t.Name)
-		switch {
-		case !ok:
-			problems = append(problems, fmt.Sprintf("%q is not a parameter", t.Name))
-		case t.DType() != "F32":
-			problems = append(problems, fmt.Sprintf("%q is %s, want F32", t.Name, t.DType()))
-		case !slices.Equal(t.Shape, p.Shape):
-			problems = append(problems, fmt.Sprintf("%q has shape %v, want %v", t.Name, t.Shape, p.Shape))
-		}
-	}
-	for _, p := range m.Params.Params() {
-		if _, ok := byName[p.Name]; !ok {
-			problems = append(problems, fmt.Sprintf("parameter %q is missing", p.Name))
-		}
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%s", strings.Join(problems, "; "))
-	}
-	for _, p := range m.Params.Params() {
-		copy(p.Data(), byName[p.Name].Data.([]float32))
-	}
-	return nil
 }
 
 func extraMeta(meta map[string]string) map[string]string {

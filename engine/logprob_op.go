@@ -100,7 +100,10 @@ type tokenLogProbState struct {
 }
 
 // tokenLogProbOp is the forward: (logits (N,V) f32, targets (N) i32) → out.
-type tokenLogProbOp struct{ st *tokenLogProbState }
+type tokenLogProbOp struct {
+	customOp
+	st *tokenLogProbState
+}
 
 func newTokenLogProbOp(logits, targets *G.Node, withEnt bool) (*tokenLogProbOp, error) {
 	if logits == nil || targets == nil {
@@ -147,7 +150,7 @@ func (op *tokenLogProbOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 2 {
 		return nil, fmt.Errorf("token log-prob: want 2 inputs, got %d", len(vals))
 	}
-	logits, err := float32Data(vals[0], st.n*st.v, "logits")
+	logits, err := float32Value("token log-prob logits", vals[0], st.dShape)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +164,10 @@ func (op *tokenLogProbOp) Do(vals ...G.Value) (G.Value, error) {
 			st.ent = make([]float32, st.n)
 		}
 	}
-	out := ownedTensor(&st.out, st.outShape)
+	out, err := ownedDense(&st.out, st.outShape)
+	if err != nil {
+		return nil, err
+	}
 	od := out.Float32s()
 	if err := kernels.TokenLogProb(logits, st.n, st.v, targets, od[:st.n], st.lse, st.ent); err != nil {
 		return nil, err
@@ -173,13 +179,9 @@ func (op *tokenLogProbOp) Do(vals ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
-func (op *tokenLogProbOp) ReturnsPtr() bool     { return false }
-func (op *tokenLogProbOp) CallsExtern() bool    { return false }
-func (op *tokenLogProbOp) OverwritesInput() int { return -1 }
+func (op *tokenLogProbOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
 
-func (op *tokenLogProbOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-
-func (op *tokenLogProbOp) Hashcode() uint32 { return hashOf(op) }
+func (op *tokenLogProbOp) Hashcode() uint32 { return opHashcode(op) }
 
 func (op *tokenLogProbOp) String() string {
 	return fmt.Sprintf("TokenLogProb{ent=%v}", op.st.withEnt)

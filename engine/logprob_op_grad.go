@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"unsafe"
 
 	"github.com/chewxy/hm"
@@ -24,7 +23,10 @@ import (
 //	dlogits[i,j] = gLogp[i]·(1[j=y[i]] − p[i,j]) − gEnt[i]·p[i,j]·(log p[i,j] + H[i]).
 //
 // out itself is read only for ordering (see tokenLogProbState).
-type tokenLogProbGradOp struct{ st *tokenLogProbState }
+type tokenLogProbGradOp struct {
+	customOp
+	st *tokenLogProbState
+}
 
 func (op *tokenLogProbGradOp) Arity() int { return 4 }
 
@@ -53,7 +55,7 @@ func (op *tokenLogProbGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 4 {
 		return nil, fmt.Errorf("token log-prob backward: want 4 inputs, got %d", len(vals))
 	}
-	logits, err := float32Data(vals[0], st.n*st.v, "logits")
+	logits, err := float32Value("token log-prob logits", vals[0], st.dShape)
 	if err != nil {
 		return nil, err
 	}
@@ -64,11 +66,7 @@ func (op *tokenLogProbGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if st.seen == nil || st.seen != unsafe.SliceData(logits) {
 		return nil, fmt.Errorf("token log-prob backward: run before its forward on these logits")
 	}
-	gn := st.n
-	if st.withEnt {
-		gn = 2 * st.n
-	}
-	g, err := float32Data(vals[3], gn, "gradient")
+	g, err := float32Value("token log-prob gradient", vals[3], st.outShape)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +75,10 @@ func (op *tokenLogProbGradOp) Do(vals ...G.Value) (G.Value, error) {
 		// An unused entropy output gets an all-zero gradient: skip its term.
 		gEnt = g[st.n:]
 	}
-	d := ownedTensor(&st.dlogits, st.dShape)
+	d, err := ownedDense(&st.dlogits, st.dShape)
+	if err != nil {
+		return nil, err
+	}
 	err = kernels.TokenLogProbBackward(logits, st.n, st.v, targets, st.lse, st.ent, gLogp, gEnt, d.Float32s(), false)
 	if err != nil {
 		return nil, err
@@ -85,58 +86,15 @@ func (op *tokenLogProbGradOp) Do(vals ...G.Value) (G.Value, error) {
 	return d, nil
 }
 
-func (op *tokenLogProbGradOp) ReturnsPtr() bool     { return false }
-func (op *tokenLogProbGradOp) CallsExtern() bool    { return false }
-func (op *tokenLogProbGradOp) OverwritesInput() int { return -1 }
+func (op *tokenLogProbGradOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
 
-func (op *tokenLogProbGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-
-func (op *tokenLogProbGradOp) Hashcode() uint32 { return hashOf(op) }
+func (op *tokenLogProbGradOp) Hashcode() uint32 { return opHashcode(op) }
 
 func (op *tokenLogProbGradOp) String() string {
 	return fmt.Sprintf("TokenLogProbGrad{ent=%v}", op.st.withEnt)
 }
 
 var _ G.Op = (*tokenLogProbGradOp)(nil)
-
-// ownedTensor returns *t, allocating it with shape on first use. gorgonia's
-// reshape may reshape a value it was handed in place (reshapeOp.UnsafeDo), so
-// the shape is restored on every call.
-func ownedTensor(t **tensor.Dense, shape tensor.Shape) *tensor.Dense {
-	if *t == nil {
-		*t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(tensor.Float32))
-		return *t
-	}
-	if !(*t).Shape().Eq(shape) {
-		if err := (*t).Reshape(shape.Clone()...); err != nil {
-			// Same total size by construction: a failure is a bug here.
-			panic(fmt.Sprintf("token log-prob: restore shape %v: %v", shape, err))
-		}
-	}
-	return *t
-}
-
-// float32Data returns the contiguous []float32 behind a graph value holding
-// exactly want elements.
-func float32Data(v G.Value, want int, what string) ([]float32, error) {
-	switch t := v.(type) {
-	case *tensor.Dense:
-		if t.RequiresIterator() {
-			return nil, fmt.Errorf("token log-prob: %s is a non-contiguous view", what)
-		}
-		if t.Dtype() != tensor.Float32 || t.Shape().IsScalar() || t.Shape().TotalSize() != want {
-			return nil, fmt.Errorf("token log-prob: %s must be %d float32, got %v %v", what, want, t.Dtype(), t.Shape())
-		}
-		// Float32s, unlike Data(), does not allocate.
-		return t.Float32s()[:want], nil
-	case *G.F32:
-		if want != 1 {
-			return nil, fmt.Errorf("token log-prob: %s must be %d float32, got a scalar", what, want)
-		}
-		return unsafe.Slice((*float32)(t), 1), nil
-	}
-	return nil, fmt.Errorf("token log-prob: %s must be a float32 tensor, got %T", what, v)
-}
 
 func int32Data(v G.Value, want int) ([]int32, error) {
 	if t, ok := v.(*tensor.Dense); ok && !t.RequiresIterator() && t.Dtype() == tensor.Int32 &&
@@ -153,10 +111,4 @@ func allZero(xs []float32) bool {
 		}
 	}
 	return true
-}
-
-func hashOf(op interface{ WriteHash(hash.Hash) }) uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
 }

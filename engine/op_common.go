@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"unsafe"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -82,6 +83,9 @@ func checkFloat32Node(what string, n *G.Node, rank int) error {
 // tensor of exactly the given shape. A view that is not contiguous (a
 // transpose, a strided slice) is copied into row-major order first.
 func float32Value(what string, v G.Value, shape tensor.Shape) ([]float32, error) {
+	if f, ok := v.(*G.F32); ok && shape.TotalSize() == 1 {
+		return unsafe.Slice((*float32)(f), 1), nil // gorgonia's scalar value
+	}
 	d, ok := v.(*tensor.Dense)
 	if !ok {
 		return nil, fmt.Errorf("%s: want a *tensor.Dense, got %T", what, v)

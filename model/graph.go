@@ -156,5 +156,5 @@ func linear(x, w, b *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return addBias(xw, b)
+	return engine.AddBias(xw, b)
 }

@@ -82,7 +82,7 @@ func (g *Graph) Compile(loss *G.Node) (err error) {
 		return fmt.Errorf("compile: gradient: %w", err)
 	}
 	keep := append(g.outputs(), grads...)
-	if _, err := keepAlive(keep...); err != nil {
+	if _, err := engine.KeepAlive(keep...); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
 	defer func() { // NewTapeMachine panics when the program does not compile
@@ -182,4 +182,12 @@ func (g *Graph) Close() {
 			m.Close()
 		}
 	}
+}
+
+// shapeOf is n's shape, or nil for a nil node (for error messages).
+func shapeOf(n *G.Node) tensor.Shape {
+	if n == nil {
+		return nil
+	}
+	return n.Shape()
 }

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"arew/engine"
+
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -163,7 +165,7 @@ func BenchmarkLinearBias(b *testing.B) {
 			bias := G.NodeFromAny(g, rnd(out), G.WithName("b"))
 			var y *G.Node
 			if fused {
-				y = G.Must(addBias(xw, bias))
+				y = G.Must(engine.AddBias(xw, bias))
 			} else {
 				y = G.Must(G.BroadcastAdd(xw, G.Must(G.Reshape(bias, tensor.Shape{1, out})), nil, []byte{0}))
 			}

@@ -1,25 +1,25 @@
-package model
+package engine
 
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-// addBias is y = x + b with b added to every row, one differentiable node:
+// AddBias is y = x + b with b added to every row, one differentiable node:
 //
 //	x (N,D), b (D) → y (N,D);   dx = dy,   db_j = Σ_i dy_ij
 //
 // (db summed in float64, rows in order). Stock gorgonia needs Reshape +
 // Repeat + Add for this: the repeat materialises an (N,D) copy of b every
 // run and its backward a second reduction; BenchmarkLinearBias measures
-// the difference. Values live in op-owned buffers reused by the next run,
-// as the engine's ops do (engine/op_common.go); the op keeps no state.
-func addBias(x, b *G.Node) (*G.Node, error) {
+// the difference (model/model_bench_test.go). Values live in op-owned
+// buffers reused by the next run (op_common.go); the op keeps no state.
+// Proof: TestAddBiasGradCheck.
+func AddBias(x, b *G.Node) (*G.Node, error) {
 	if x == nil || b == nil || x.Dims() != 2 || b.Dims() != 1 || x.Shape()[1] != b.Shape()[0] {
 		return nil, fmt.Errorf("add bias: want x (N,D) and b (D), got %v and %v", shapeOf(x), shapeOf(b))
 	}
@@ -45,6 +45,7 @@ const (
 )
 
 type biasOp struct {
+	customOp
 	n, d  int
 	kind  biasKind
 	out   *tensor.Dense
@@ -83,17 +84,21 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 	if len(vs) != op.Arity() {
 		return nil, fmt.Errorf("%v: want %d inputs, got %d", op, op.Arity(), len(vs))
 	}
-	in, err := denseFloat32s(vs[0], op.n*op.d)
+	inShape := tensor.Shape{op.n, op.d}
+	in, err := float32Value(op.String()+" input", vs[0], inShape)
 	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
+		return nil, err
 	}
-	out := ownedBuffer(&op.out, op.shape())
+	out, err := ownedDense(&op.out, op.shape())
+	if err != nil {
+		return nil, err
+	}
 	y := out.Float32s()
 	switch op.kind {
 	case biasForward:
-		b, err := denseFloat32s(vs[1], op.d)
+		b, err := float32Value(op.String()+" bias", vs[1], tensor.Shape{op.d})
 		if err != nil {
-			return nil, fmt.Errorf("%v: %w", op, err)
+			return nil, err
 		}
 		for i := 0; i < op.n; i++ {
 			row, dst := in[i*op.d:(i+1)*op.d], y[i*op.d:(i+1)*op.d]
@@ -120,45 +125,11 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
-// denseFloat32s is the contiguous float32 data of a value of n elements.
-func denseFloat32s(v G.Value, n int) ([]float32, error) {
-	d, ok := v.(*tensor.Dense)
-	if !ok || d.Dtype() != tensor.Float32 || d.Shape().TotalSize() != n {
-		return nil, fmt.Errorf("want %d float32 values, got %T %v", n, v, v.Shape())
-	}
-	if d.RequiresIterator() {
-		d = d.Materialize().(*tensor.Dense)
-	}
-	return d.Float32s()[:n], nil
-}
-
-// ownedBuffer returns *buf, allocated on first use and reused by later runs;
-// a later in-place reshape by gorgonia is undone (see engine/op_common.go).
-func ownedBuffer(buf **tensor.Dense, shape tensor.Shape) *tensor.Dense {
-	if b := *buf; b != nil && !b.IsView() && len(b.Float32s()) == shape.TotalSize() {
-		if !b.Shape().Eq(shape) {
-			if err := b.Reshape(shape...); err != nil {
-				panic(fmt.Sprintf("model: restore shape %v: %v", shape, err)) // same size: cannot fail
-			}
-		}
-		return b
-	}
-	*buf = tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(tensor.Float32))
-	return *buf
-}
-
 func (op *biasOp) String() string {
 	return fmt.Sprintf("%s{N=%d, D=%d}", [3]string{"AddBias", "AddBiasGradX", "AddBiasGradB"}[op.kind], op.n, op.d)
 }
-func (op *biasOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *biasOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
-func (op *biasOp) ReturnsPtr() bool     { return false }
-func (op *biasOp) CallsExtern() bool    { return false }
-func (op *biasOp) OverwritesInput() int { return -1 }
+func (op *biasOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
+func (op *biasOp) Hashcode() uint32      { return opHashcode(op) }
 
 func (op *biasOp) DiffWRT(n int) []bool {
 	d := make([]bool, n)

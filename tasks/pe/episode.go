@@ -26,9 +26,9 @@ type Episode struct {
 	belief    []int   // the last valid stated guess (initially flat)
 	psiBelief float64 // Ψ of that guess: cos(belief, w*)
 	psiStart  float64
-	psiPrior  float64 // Ψ of the exact prior: cos(prior mean, w*)
-	gains     []float64
-	final     []int // the final answer when valid
+	psiPrior  float64   // Ψ of the exact prior: cos(prior mean, w*)
+	psis      []float64 // Ψ of the stated guess after each guess round
+	final     []int     // the final answer when valid
 }
 
 // evidence is a (canonical query, reply in canonical orientation) pair.
@@ -171,8 +171,8 @@ func (e *Episode) stepQuery(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 
 func (e *Episode) stepGuess(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	final := e.FinalTurn()
+	// An invalid guess leaves the stated belief, and its Ψ, where it was.
 	st := tasks.Step{Kind: tasks.BT, Final: final}
-	prev := e.psiBelief // an invalid guess leaves the stated belief where it was
 	g, err := e.t.parseGuess(action)
 	var obs []tasks.Token
 	if err != nil {
@@ -188,7 +188,7 @@ func (e *Episode) stepGuess(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 		}
 	}
 	st.TruthMass = e.psiBelief
-	e.gains = append(e.gains, e.psiBelief-prev)
+	e.psis = append(e.psis, e.psiBelief)
 	if !final {
 		obs = append(obs, e.header())
 	}
@@ -205,7 +205,6 @@ func (e *Episode) queryText(q Query) string {
 // Measures summarises the episode (spec/arew.md §3–4, definitions in doc.go).
 func (e *Episode) Measures() tasks.Measures {
 	m := tasks.Measures{Turns: len(e.Steps())}
-	nAS, posAS := 0, 0
 	for _, s := range e.Steps() {
 		if s.Malformed {
 			m.Malformed++
@@ -213,26 +212,9 @@ func (e *Episode) Measures() tasks.Measures {
 		if s.Repeat {
 			m.Repeats++
 		}
-		if s.Kind == tasks.AS {
-			nAS++
-			if s.Z == 1 {
-				posAS++
-			}
-		}
 	}
-	m.ASProxy = math.NaN()
-	if nAS > 0 {
-		m.ASProxy = float64(posAS) / float64(nAS)
-	}
-	m.BTProxy, m.CBT = math.NaN(), math.NaN()
-	if len(e.gains) > 0 {
-		sum, pos := 0.0, 0.0
-		for _, g := range e.gains {
-			sum += g
-			pos += math.Max(0, g)
-		}
-		m.BTProxy, m.CBT = sum/float64(len(e.gains)), pos
-	}
+	m.ASProxy = tasks.ASProxy(e.Steps())
+	m.BTProxy, m.CBT = tasks.BeliefGains(e.psiStart, e.psis)
 	m.IAS = e.hyp.psi(e.consistent) - e.psiPrior
 	if e.final != nil {
 		c := cosine(toFloat(e.final), e.inst.truth)

@@ -224,21 +224,13 @@ func (e *Episode) apply(a action, f *facts) []tasks.Token {
 //	BTProxy, CBT     NaN: telecom has no belief turns
 func (e *Episode) Measures() tasks.Measures {
 	m := tasks.Measures{
-		BTProxy: math.NaN(), CBT: math.NaN(), ASProxy: math.NaN(),
+		BTProxy: math.NaN(), CBT: math.NaN(),
 		Turns: len(e.steps), Malformed: e.stats.Malformed, Repeats: e.stats.Repeats,
 	}
 	if e.w == e.exp {
 		m.Reward, m.Success = 1, true
 	}
-	if len(e.steps) > 0 {
-		pos := 0
-		for _, s := range e.steps {
-			if s.Z > 0 {
-				pos++
-			}
-		}
-		m.ASProxy = float64(pos) / float64(len(e.steps))
-	}
+	m.ASProxy = tasks.ASProxy(e.steps) // every telecom step is AS
 	post := e.hyp.posterior()
 	m.IAS = post[e.t.prior.index[e.truth]] - e.psi0
 	if m.Success {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/taskstest"
 )
 
 func TestConfig(t *testing.T) {
@@ -135,22 +136,8 @@ func b2i(b bool) int {
 func TestDeterminismAndSplits(t *testing.T) {
 	task, err := New("d", DefaultConfig())
 	require.NoError(t, err)
-	play := func(split tasks.Split, i int) []tasks.Token {
-		ep, err := task.NewEpisode(split, i)
-		require.NoError(t, err)
-		pol, err := task.Scripted(tasks.PolicySpec{Kind: "weak", QAS: 0.5, QBT: 0.5})
-		require.NoError(t, err)
-		rng := rand.New(rand.NewPCG(7, uint64(i)))
-		stream := ep.Prompt()
-		for !ep.Done() {
-			a, err := pol.Act(ep, rng)
-			require.NoError(t, err)
-			obs, _, err := ep.Step(a)
-			require.NoError(t, err)
-			stream = append(append(append(stream, a...), tasks.EOT), obs...)
-		}
-		return stream
-	}
+	weak := tasks.PolicySpec{Kind: "weak", QAS: 0.5, QBT: 0.5}
+	play := func(split tasks.Split, i int) []tasks.Token { return taskstest.Stream(t, task, weak, split, i, 7) }
 	assert.Equal(t, play(tasks.Test, 5), play(tasks.Test, 5))
 	assert.NotEqual(t, play(tasks.Test, 5), play(tasks.Test, 6))
 

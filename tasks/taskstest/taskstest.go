@@ -8,6 +8,7 @@ package taskstest
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"arew/tasks"
 )
@@ -104,4 +105,35 @@ func CheckEpisode(t T, task tasks.Task, ep tasks.Episode, turns [][]tasks.Token,
 		t.Fatalf("reward, AS proxy and I_AS must be numbers: %+v", m)
 	}
 	return m
+}
+
+// Stream plays the scripted policy spec on instance index of split, its
+// choices drawn from a generator seeded with (seed, index), and returns the
+// episode's whole token stream: prompt, then per turn the action, EOT and
+// the observation. Two calls with the same arguments must return the same
+// stream; that is how the tasks test their determinism.
+func Stream(t T, task tasks.Task, spec tasks.PolicySpec, split tasks.Split, index int, seed uint64) []tasks.Token {
+	t.Helper()
+	ep, err := task.NewEpisode(split, index)
+	if err != nil {
+		t.Fatalf("episode %v/%d: %v", split, index, err)
+	}
+	pol, err := task.Scripted(spec)
+	if err != nil {
+		t.Fatalf("policy %+v: %v", spec, err)
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(index)))
+	stream := ep.Prompt()
+	for !ep.Done() {
+		a, err := pol.Act(ep, rng)
+		if err != nil {
+			t.Fatalf("act: %v", err)
+		}
+		obs, _, err := ep.Step(a)
+		if err != nil {
+			t.Fatalf("step: %v", err)
+		}
+		stream = append(append(append(stream, a...), tasks.EOT), obs...)
+	}
+	return stream
 }

@@ -115,22 +115,11 @@ func TestMalformedRepeatedOutOfRange(t *testing.T) {
 }
 
 func TestDeterminismAndSplits(t *testing.T) {
+	// Mostly the strong policy, whose read choice breaks ties between
+	// equally informative reads: those must be reproducible too.
+	weak := tasks.PolicySpec{Kind: "weak", QAS: 0.8}
 	stream := func(task *Task, split tasks.Split, idx int, seed uint64) []tasks.Token {
-		ep, err := task.NewEpisode(split, idx)
-		require.NoError(t, err)
-		out := ep.Prompt()
-		rng := rand.New(rand.NewPCG(seed, 0))
-		// Mostly the strong policy, whose read choice breaks ties between
-		// equally informative reads: those must be reproducible too.
-		pol, _ := task.Scripted(tasks.PolicySpec{Kind: "weak", QAS: 0.8})
-		for !ep.Done() {
-			a, err := pol.Act(ep, rng)
-			require.NoError(t, err)
-			obs, _, err := ep.Step(a)
-			require.NoError(t, err)
-			out = append(append(append(out, a...), tasks.EOT), obs...)
-		}
-		return out
+		return taskstest.Stream(t, task, weak, split, idx, seed)
 	}
 	a, err := New("dual", DefaultConfig())
 	require.NoError(t, err)

@@ -150,11 +150,7 @@ func (op *tokenLogProbOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 2 {
 		return nil, fmt.Errorf("token log-prob: want 2 inputs, got %d", len(vals))
 	}
-	logits, err := float32Value("token log-prob logits", vals[0], st.dShape)
-	if err != nil {
-		return nil, err
-	}
-	targets, err := int32Data(vals[1], st.n)
+	logits, targets, err := st.inputs(vals)
 	if err != nil {
 		return nil, err
 	}

@@ -55,11 +55,7 @@ func (op *tokenLogProbGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 4 {
 		return nil, fmt.Errorf("token log-prob backward: want 4 inputs, got %d", len(vals))
 	}
-	logits, err := float32Value("token log-prob logits", vals[0], st.dShape)
-	if err != nil {
-		return nil, err
-	}
-	targets, err := int32Data(vals[1], st.n)
+	logits, targets, err := st.inputs(vals)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +91,20 @@ func (op *tokenLogProbGradOp) String() string {
 }
 
 var _ G.Op = (*tokenLogProbGradOp)(nil)
+
+// inputs are the logits (N,V) and targets (N) that both the forward and
+// the backward op take as their first two values.
+func (st *tokenLogProbState) inputs(vals []G.Value) ([]float32, []int32, error) {
+	logits, err := float32Value("token log-prob logits", vals[0], st.dShape)
+	if err != nil {
+		return nil, nil, err
+	}
+	targets, err := int32Data(vals[1], st.n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return logits, targets, nil
+}
 
 func int32Data(v G.Value, want int) ([]int32, error) {
 	if t, ok := v.(*tensor.Dense); ok && !t.RequiresIterator() && t.Dtype() == tensor.Int32 &&

@@ -113,20 +113,6 @@ func (h *hypotheses) filter(set []int32, q Query, r Reply, table [][]int, tol fl
 	return out
 }
 
-// splits reports whether the hypotheses of set disagree on q.
-func (h *hypotheses) splits(set []int32, q Query, table [][]int, tol float64) bool {
-	if len(set) == 0 {
-		return false
-	}
-	first := reply(h.at(int(set[0])), q, table, tol)
-	for _, i := range set[1:] {
-		if reply(h.at(int(i)), q, table, tol) != first {
-			return true
-		}
-	}
-	return false
-}
-
 // meanDirection is the posterior mean of the unit vectors of set (uniform
 // weights): the direction a posterior points to. For the whole of H it is
 // the prior mean, computed from the cached sum.

@@ -112,7 +112,7 @@ package kernels
 // paper's objective itself: the spec's equivalence test (gradient of RL loss +
 // λ·margin = gradient of the RL loss with Â) holds exactly with it, its
 // per-token size 1/|P| sits on the scale of a per-token advantage whatever the
-// step length, and it is what both toy prototypes in shared/notes used (in the
+// step length, and it is what both toy prototypes of docs/arew.md §6 used (in the
 // FloDial toy a step was one token, where the two forms coincide). Its cost:
 // Σ_k u_k = mean length of P steps − mean length of N steps, a net push on the
 // whole trajectory's log-likelihood when good and bad steps differ in length,

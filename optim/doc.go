@@ -131,7 +131,7 @@
 //
 // # AREW: why the margin becomes an advantage term
 //
-// AREW (spec/arew.md §2) adds λ·L̂_τ to the objective, with
+// AREW (docs/arew.md §2) adds λ·L̂_τ to the objective, with
 // L̂_τ = (1/|P|) Σ_{s∈P} log π(s) − (1/|N|) Σ_{s∈N} log π(s) over the
 // steps critiqued +1 (P) and −1 (N), log π(s) the sum of the step's agent
 // token log-probs, and L̂_τ = 0 unless both sets are non-empty. The margin

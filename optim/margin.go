@@ -34,7 +34,7 @@ type MarginResult struct {
 }
 
 // MarginLoss is AREW's intra-trajectory likelihood margin as a loss to
-// minimise (spec/arew.md §2). For trajectory τ with steps s, let
+// minimise (docs/arew.md §2). For trajectory τ with steps s, let
 // log π(s) = Σ logp_t over the agent tokens of s, P_τ the steps with z = +1
 // and N_τ those with z = −1. Then
 //

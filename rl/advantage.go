@@ -10,7 +10,7 @@ import (
 )
 
 // AREW configures the intra-trajectory margin correction Â = A + λ·u
-// (spec/arew.md §2). It changes advantages only: the critic's targets
+// (docs/arew.md §2). It changes advantages only: the critic's targets
 // (Returns), the importance ratio, clipping and the reward are untouched.
 type AREW struct {
 	// Critiques selects which steps' critiques feed u: "none", "as", "bt",

@@ -8,7 +8,7 @@ import (
 )
 
 // Perturb changes critiques before AREW uses them, for the robustness
-// studies of the paper (spec/arew.md §2: flip a fraction α at random; AREW
+// studies of the paper (docs/arew.md §2: flip a fraction α at random; AREW
 // should stay at or above vanilla up to α ≈ 0.4–0.5).
 type Perturb struct {
 	// Flip is α: each nonzero critique is negated with probability α.

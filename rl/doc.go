@@ -104,7 +104,7 @@
 // # AREW: why the margin becomes the advantage term Â = A + λu
 //
 // AREW maximises J + λ E[L̂_τ], with L̂_τ the mean log-likelihood of the
-// steps critiqued +1 minus that of the steps critiqued −1 (spec/arew.md §2).
+// steps critiqued +1 minus that of the steps critiqued −1 (docs/arew.md §2).
 // A step's log-likelihood is the sum of its tokens' log π, so
 //
 //	∇ L̂_τ = Σ_s u_s ∇ log π(step s) = Σ_t u_{s(t)} ∇ log π(y_t),

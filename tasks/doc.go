@@ -16,7 +16,7 @@
 // the reply, then the header of the next turn.
 //
 // Every turn is judged into a Step with its kind (AS or BT) and a
-// directional critique z ∈ {−1, 0, +1} (spec/arew.md §4). Anything the agent
+// directional critique z ∈ {−1, 0, +1} (docs/arew.md §4). Anything the agent
 // can generate is accepted: tokens that do not parse are a malformed step
 // (z = −1, the turn is consumed, the reply says "invalid"), a malformed final
 // answer scores 0, and the turn limit ends every episode. The reward is the

@@ -39,7 +39,7 @@ type Step struct {
 	Kind  Kind // AS or BT
 	Final bool // the final answer turn
 	// Z is the directional critique under the task's configured rules:
-	// −1, 0 or +1 (spec/arew.md §4).
+	// −1, 0 or +1 (docs/arew.md §4).
 	Z int8
 	// Malformed: the tokens did not parse into an action. Such a step gets
 	// Z = −1, consumes its turn, and the reply says so (a defined penalty).
@@ -55,7 +55,7 @@ type Step struct {
 	Text string
 }
 
-// Measures are the per-episode quantities a run reports (spec/arew.md §3–4).
+// Measures are the per-episode quantities a run reports (docs/arew.md §3–4).
 // Averaged over episodes they give the figures' curves.
 type Measures struct {
 	Reward  float64 // the outcome reward
@@ -118,8 +118,11 @@ type Policy interface {
 // PolicySpec selects a scripted policy of a task.
 type PolicySpec struct {
 	// Kind is "random" (valid but uninformed), "weak" (the demonstrator with
-	// the two knobs below), "strong" (greedy information gain + exact Bayes)
-	// or "constant" (the best constant answer, ignoring all replies).
+	// the two knobs below), "strong" (greedy information gain + exact Bayes),
+	// "constant" (the best constant answer, ignoring all replies) or
+	// "locked" (a confidently uninformed demonstrator with the same knobs:
+	// well-formed turns whose default is a stale belief that never moves;
+	// only the tasks that document it have it).
 	Kind string
 	// QAS: probability that a weak query is informative rather than arbitrary.
 	QAS float64
@@ -135,13 +138,13 @@ func (s PolicySpec) Validate() error {
 	switch s.Kind {
 	case "random", "strong", "constant":
 		return nil
-	case "weak":
+	case "weak", "locked":
 		if !(s.QAS >= 0 && s.QAS <= 1 && s.QBT >= 0 && s.QBT <= 1) {
-			return fmt.Errorf("weak policy: QAS %v and QBT %v must lie in [0, 1]", s.QAS, s.QBT)
+			return fmt.Errorf("%s policy: QAS %v and QBT %v must lie in [0, 1]", s.Kind, s.QAS, s.QBT)
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown policy kind %q (want random, weak, strong or constant)", s.Kind)
+	return fmt.Errorf("unknown policy kind %q (want random, weak, strong, constant or locked)", s.Kind)
 }
 
 // Task is a configured simulator.

@@ -1,7 +1,7 @@
 // Command baselines prints, for each task setting, how the scripted policies
 // score on the test split: random, the weak demonstrator (AS and BT quality
 // knobs), the strong policy (greedy information gain + exact Bayes), and the
-// best constant answer. Columns are the paper's measures (spec/arew.md §3–4).
+// best constant answer. Columns are the paper's measures (docs/arew.md §3–4).
 //
 //	go run ./cmd/baselines                     # every task, 500 test episodes
 //	go run ./cmd/baselines -tasks pe-g-s3 -n 2000 -qas 0.1 -qbt 0.1

@@ -206,7 +206,7 @@ func (e *experiment) writeReport() error {
 
 	b.WriteString("## Base vs after RL\n\n")
 	b.WriteString("Test split; the scripted policies play the same instances. Success and reward are the outcome; " +
-		"AS and BT proxies the paper's critique-based measures; I_AS and C_BT the exact ones (spec/arew.md).\n\n")
+		"AS and BT proxies the paper's critique-based measures; I_AS and C_BT the exact ones (docs/arew.md).\n\n")
 	b.WriteString(e.table(e.mainRows()))
 
 	if len(e.evals) > 0 {

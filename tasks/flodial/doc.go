@@ -1,7 +1,7 @@
 // Package flodial is the FloDial-Easy / FloDial-Hard troubleshooting task of
-// spec/arew.md §4, rebuilt as an in-process simulator after the prototype in
-// shared/notes/toy-flodial-findings.md (the design in which both information
-// self-locking and the AREW fix were measured).
+// docs/arew.md §4, rebuilt as an in-process simulator after the
+// troubleshooting prototype in which both information self-locking and the
+// AREW fix were measured (docs/arew.md §6, "The anchor").
 //
 // # The task
 //
@@ -90,6 +90,38 @@
 // tokens: 149 for flodial-easy, 183 for flodial-hard (TestTokenBudget: exact
 // for an all-malformed episode).
 //
+// # Echo
+//
+// With Config.Echo the reply to a query also restates the asked question's
+// column: the answer token, then the column's K cells in fault order, then
+// the header (after a malformed query, K BAD tokens stand for the cells, so
+// the observation keeps its shape). Without it, writing the level of fault
+// k after asking q takes several hops of lookup inside one token: find
+// column q in the prompt by matching the query token with its header, take
+// its k-th cell, compare it with the reply, and combine the result with the
+// previous level of fault k. A small plain transformer imitating the strong
+// policy learns what to ask in the plain layout but not how to update its
+// belief (docs/arew.md, "Capability"); with the echo, the cell for fault k
+// sits at a fixed distance from the belief token for fault k, and the same
+// model tracks beliefs. Both skills are still the agent's: choosing a
+// question that splits the remaining faults needs the table in the prompt,
+// and the belief must be carried across rounds. The echo changes
+// observations only: critiques, rewards and measures of the same moves are
+// those of the plain layout (TestEchoRestatesTheColumn), and MaxTokens
+// grows by K per round.
+//
+// # Styles
+//
+// With Config.Style ("careful" or "hasty") the prompt carries a style token
+// after BOS; both styles share one vocabulary (two tokens more than without
+// a style), so one model can be taught two behaviours from demonstrations
+// conditioned on the token, and trained or evaluated under either. This is
+// how the project builds a base that is capable but locked, the stand-in for
+// a pretrained model that knows how to ask and track but rarely chooses to
+// (docs/arew.md, "The locked base"): strong demonstrations under careful,
+// locked ones under hasty, RL under hasty, and the careful style as the
+// proof that the skills are still in the weights.
+//
 // # Robustness
 //
 // A query that is not exactly one question token, or a belief that is not
@@ -101,7 +133,7 @@
 //
 // # Critiques
 //
-// Critiques "spec" (default; spec/arew.md §4, as the paper's code has them):
+// Critiques "spec" (default; docs/arew.md §4, as the paper's code has them):
 //
 //	AS: +1 if the reply is YES; 0 if NO; −1 if UNK, a repeat or malformed.
 //	BT: after YES or NO, +1 if the (normalised) weight on the true fault rose
@@ -133,7 +165,15 @@
 // strong question with probability q_as, else an unasked question that cannot
 // split C; the Bayes belief with probability q_bt, else stay put or drift one
 // level), strong (largest expected information gain, then exact Bayes), and
-// the best constant answer. BestConstant searches every answer that ignores
+// the best constant answer; and locked(q_as, q_bt), the confidently
+// uninformed demonstrator of the locked base: weak's questions, but with
+// probability 1 − q_bt the last stated belief held (flat, every fault at the
+// top level, before any Bayes belief), a final answer that keeps it with a
+// unique top on its first top fault, no drift and no random guesses. Locked
+// with both knobs at 0.03 (consistent critiques, 500 test instances,
+// TestLockedPolicy): success 0.182, AS proxy 0.067, I_AS 0.090, C_BT
+// 0.017, no malformed turn, against random's 0.176, 0.327, 0.468, 0.147;
+// with both knobs at 1 it plays as strong (0.958). BestConstant searches every answer that ignores
 // the replies: a final answer scores by its unique argmax alone, so the K
 // one-hot answers cover the answer space, and the best is the most frequent
 // true fault on the split (≈ 1/K, the truth being uniform).

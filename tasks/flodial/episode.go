@@ -39,12 +39,15 @@ func newEpisode(t *Task, inst *instance) *episode {
 		post: tasks.Uniform(t.cfg.Faults), stated: tasks.Uniform(t.cfg.Faults)}
 }
 
-// Prompt is BOS, then for each question its token followed by its K cells
-// (fault 0 first), then the header of the first turn.
+// Prompt is BOS, the style token if any, then for each question its token
+// followed by its K cells (fault 0 first), then the header of the first turn.
 func (e *episode) Prompt() []tasks.Token {
 	t := e.t
 	out := make([]tasks.Token, 0, t.promptLen())
 	out = append(out, tasks.BOS)
+	if t.cfg.Style != "" {
+		out = append(out, t.style)
+	}
 	for q, col := range e.inst.cells {
 		out = append(out, t.q0+tasks.Token(q))
 		for _, a := range col {
@@ -103,7 +106,18 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	if e.LastRound() {
 		header = t.answer
 	}
-	return []tasks.Token{t.reply[reply], header}, s
+	obs := make([]tasks.Token, 0, t.replyLen())
+	obs = append(obs, t.reply[reply])
+	if t.cfg.Echo {
+		for f := range t.cfg.Faults {
+			cell := t.reply[bad]
+			if q >= 0 {
+				cell = t.reply[e.inst.cells[q][f]]
+			}
+			obs = append(obs, cell)
+		}
+	}
+	return append(obs, header), s
 }
 
 // specAS is the paper's FloDial AS critique: +1 after "Yes", 0 after "No",

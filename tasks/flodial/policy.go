@@ -25,6 +25,16 @@ import (
 //     answer raises one member of C, chosen at random, to the top level);
 //   - constant: questions q0, q1, … in order and every belief on the best
 //     constant fault of the train split (2,000 instances).
+//   - locked(q_as, q_bt): the confidently uninformed demonstrator, well
+//     formed on every turn. Its questions are weak's (the strong question
+//     with probability q_as, else one that cannot split C); with
+//     probability q_bt its belief is the exact-Bayes one, else it holds the
+//     last stated belief, which before any Bayes belief is the flat one
+//     (every fault at the top level: "no idea", a valid belief); its final
+//     answer holds too, with a unique top on the first fault of the held
+//     top set (fault 0 after flat beliefs). Unlike weak, it never drifts and
+//     never guesses at random, so an imitation of it is confident rather
+//     than noisy: the stand-in for a model that could but does not.
 func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("flodial: %w", err)
@@ -32,8 +42,8 @@ func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 	switch spec.Kind {
 	case "random", "strong":
 		return &policy{t: t, spec: spec, name: spec.Kind}, nil
-	case "weak":
-		return &policy{t: t, spec: spec, name: fmt.Sprintf("weak(%.2f,%.2f)", spec.QAS, spec.QBT)}, nil
+	case "weak", "locked":
+		return &policy{t: t, spec: spec, name: fmt.Sprintf("%s(%.2f,%.2f)", spec.Kind, spec.QAS, spec.QBT)}, nil
 	case "constant":
 		t.constOnce.Do(func() { t.constant, _, t.constErr = t.bestConstant(tasks.Train, 2000) })
 		if t.constErr != nil {
@@ -62,14 +72,15 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 		return nil, fmt.Errorf("flodial policy: the episode is over")
 	}
 	t := p.t
+	weakish := p.spec.Kind == "weak" || p.spec.Kind == "locked"
 	if e.QueryTurn() {
 		var q int
 		switch {
-		case p.spec.Kind == "strong" || (p.spec.Kind == "weak" && rng.Float64() < p.spec.QAS):
+		case p.spec.Kind == "strong" || (weakish && rng.Float64() < p.spec.QAS):
 			q = strongQuestion(e, rng)
 		case p.spec.Kind == "constant":
 			q = (e.Round()) % t.cfg.Questions
-		case p.spec.Kind == "weak":
+		case weakish:
 			q = uninformativeQuestion(e, rng)
 		default:
 			q = rng.IntN(t.cfg.Questions)
@@ -79,8 +90,10 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 	final, k := e.FinalTurn(), t.cfg.Faults
 	var levels []int
 	switch {
-	case p.spec.Kind == "strong" || (p.spec.Kind == "weak" && rng.Float64() < p.spec.QBT):
+	case p.spec.Kind == "strong" || (weakish && rng.Float64() < p.spec.QBT):
 		levels = bayesLevels(e, final, rng)
+	case p.spec.Kind == "locked":
+		levels = heldLevels(e, final)
 	case p.spec.Kind == "constant":
 		levels = t.levels.OneHot(k, t.constant)
 	case p.spec.Kind == "random" && e.statedLevels != nil:
@@ -94,6 +107,30 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 		levels = t.levels.OneHot(k, rng.IntN(k))
 	}
 	return t.levels.Encode(levels), nil
+}
+
+// heldLevels is the locked demonstrator's stale belief: the last stated
+// levels (flat before the first), with a unique top on the first fault of
+// the held top set when final.
+func heldLevels(e *episode, final bool) []int {
+	lv := e.t.levels
+	held := e.statedLevels
+	if held == nil {
+		held = make([]int, e.t.cfg.Faults)
+		for f := range held {
+			held[f] = lv.Levels - 1
+		}
+	}
+	if !final {
+		return append([]int(nil), held...)
+	}
+	top := 0
+	for f, l := range held {
+		if l > held[top] {
+			top = f
+		}
+	}
+	return lv.WithTop(held, top)
 }
 
 // drift moves one random fault's level by ±1 within [0, levels), keeping

@@ -32,9 +32,21 @@ type Config struct {
 	// Levels is the number of weight levels per fault in a stated belief
 	// (tokens "0" … Levels−1).
 	Levels int
-	// Critiques selects the critique rules: "spec" (spec/arew.md §4, as the
-	// paper's code has them) or "consistent" (the consistent-set rules).
+	// Critiques selects the critique rules: "spec" (as the paper's code has
+	// them) or "consistent" (the consistent-set rules); see docs/arew.md.
 	Critiques string
+	// Echo makes every reply restate the asked question's column: the
+	// answer, then the column's K cells in fault order (K BAD tokens after a
+	// malformed query), so the cells a belief must be checked against sit
+	// next to it. An observation-design choice: the table is still needed
+	// to choose a question, and the belief must still be carried across
+	// rounds (package doc, "Echo").
+	Echo bool
+	// Style, if not empty, is a style token ("careful" or "hasty") that
+	// the prompt carries after BOS, so one model can learn two behaviours
+	// from demonstrations conditioned on it and be trained under one of
+	// them (package doc, "Styles"). Both styles share one vocabulary.
+	Style string
 	// Seed is the task seed: instances derive from it and their index.
 	Seed uint64
 }
@@ -74,6 +86,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Levels must lie in [2, 10], got %d", c.Levels)
 	case c.Critiques != "spec" && c.Critiques != "consistent":
 		return fmt.Errorf(`Critiques must be "spec" or "consistent", got %q`, c.Critiques)
+	case c.Style != "" && c.Style != "careful" && c.Style != "hasty":
+		return fmt.Errorf(`Style must be "", "careful" or "hasty", got %q`, c.Style)
 	}
 	return nil
 }
@@ -102,6 +116,9 @@ const (
 
 var replyWords = []string{"YES", "NO", "UNK", "REP", "BAD"}
 
+// styleWords are the style tokens, in the vocabulary whenever Style is set.
+var styleWords = []string{"<careful>", "<hasty>"}
+
 // Task is a configured FloDial setting; it implements tasks.Task.
 type Task struct {
 	name   string
@@ -113,6 +130,7 @@ type Task struct {
 	guess  tasks.Token
 	answer tasks.Token
 	q0     tasks.Token // id of question q0; q_i is q0+i
+	style  tasks.Token // the prompt's style token; 0 without a style
 
 	constOnce sync.Once
 	constant  int // the best constant fault on the train split
@@ -124,17 +142,24 @@ func New(name string, cfg Config) (*Task, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("flodial config: %w", err)
 	}
-	v := tasks.NewVocab(
-		[]string{"<ask>", "<guess>", "<answer>"},
+	groups := [][]string{
+		{"<ask>", "<guess>", "<answer>"},
 		replyWords,
 		tasks.Prefixed("q", cfg.Questions),
 		tasks.Numbers(cfg.Levels),
-	)
+	}
+	if cfg.Style != "" {
+		groups = append(groups, styleWords)
+	}
+	v := tasks.NewVocab(groups...)
 	t := &Task{name: name, cfg: cfg, vocab: v,
 		levels: tasks.LevelFormat{First: v.ID("0"), Levels: cfg.Levels},
 		ask:    v.ID("<ask>"), guess: v.ID("<guess>"), answer: v.ID("<answer>"), q0: v.ID("q0")}
 	for i, w := range replyWords {
 		t.reply[i] = v.ID(w)
+	}
+	if cfg.Style != "" {
+		t.style = v.ID("<" + cfg.Style + ">")
 	}
 	return t, nil
 }
@@ -148,15 +173,31 @@ func (t *Task) Vocab() *tasks.Vocab { return t.vocab }
 // Config is the task's configuration.
 func (t *Task) Config() Config { return t.cfg }
 
-// promptLen is BOS, Q columns of (question token + K cells), and the header.
-func (t *Task) promptLen() int { return 1 + t.cfg.Questions*(1+t.cfg.Faults) + 1 }
+// promptLen is BOS, the style token if any, Q columns of (question token +
+// K cells), and the header.
+func (t *Task) promptLen() int {
+	n := 1 + t.cfg.Questions*(1+t.cfg.Faults) + 1
+	if t.cfg.Style != "" {
+		n++
+	}
+	return n
+}
+
+// replyLen is the observation after a query: the answer, the echoed
+// column if Echo, and the next turn's header.
+func (t *Task) replyLen() int {
+	if t.cfg.Echo {
+		return 2 + t.cfg.Faults
+	}
+	return 2
+}
 
 // MaxTokens bounds an episode whose turns respect Turn.MaxTokens: the
-// prompt; per round a query (2 tokens with EOT) and its reply + header (2),
-// then a belief (K + 1) and, unless it is the last, an optional BAD + header.
+// prompt; per round a query (2 tokens with EOT) and its reply, then a
+// belief (K + 1) and, unless it is the last, an optional BAD + header.
 func (t *Task) MaxTokens() int {
 	k, r := t.cfg.Faults, t.cfg.Rounds
-	return t.promptLen() + r*4 + r*(k+1) + (r-1)*2
+	return t.promptLen() + r*(2+t.replyLen()) + r*(k+1) + (r-1)*2
 }
 
 // NewEpisode makes instance index of split.

@@ -1,4 +1,4 @@
-// Package mediq is the MediQ interactive-diagnosis task of spec/arew.md §4:
+// Package mediq is the MediQ interactive-diagnosis task of docs/arew.md §4:
 // a patient with a hidden diagnosis among four options, atomic facts the
 // agent can ask about one at a time, and a belief over the options after each
 // reply, with the paper's counterfactual BT critique.
@@ -94,7 +94,7 @@
 //
 // # Critiques
 //
-// Critiques "spec" (default; spec/arew.md §4, as the paper's code computes
+// Critiques "spec" (default; docs/arew.md §4, as the paper's code computes
 // them, on normalised beliefs; prev is the last valid stated belief, flat
 // before the first):
 //

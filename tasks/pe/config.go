@@ -53,7 +53,7 @@ type Config struct {
 	// Reward is "binary" (1 if cos > Threshold) or "cosine" (reward = cos).
 	Reward string
 
-	// Critiques selects the critique rules: "spec" (spec/arew.md §4, the
+	// Critiques selects the critique rules: "spec" (docs/arew.md §4, the
 	// released code's rules) or "consistent" (the consistent-set rules on the
 	// particle discretisation).
 	Critiques string

@@ -32,7 +32,7 @@ func playTurns(t *testing.T, e *Episode, turns []turn) {
 	}
 }
 
-// The spec's rules (spec/arew.md §4), one case per rule, on the hand-built
+// The spec's rules (docs/arew.md §4), one case per rule, on the hand-built
 // instance w* = (0.6, 0.3, 0.1). cos(w*, ·): flat 0.851, (4 2 1) 0.997,
 // (0 0 4) 0.147, (4 4 1) 0.950.
 func TestSpecCritiques(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package pe is the preference-estimation task of spec/arew.md §4 in its
+// Package pe is the preference-estimation task of docs/arew.md §4 in its
 // four settings: PE-G with a focus set of S = 2 or 3 attributes (pe-g-s2,
 // pe-g-s3) and PE-F over all D = 6 or 8 attributes (pe-f-d6, pe-f-d8).
 //
@@ -134,7 +134,7 @@
 //
 // # Critiques
 //
-// Critiques "spec" (default; spec/arew.md §4, the released code's rules):
+// Critiques "spec" (default; docs/arew.md §4, the released code's rules):
 //
 //	AS  −1  malformed, repeated, or the pair is dominated on the focus set
 //	        (d ≥ 0 or d ≤ 0 componentwise; the code's strict test |d_k| ≥ 1e−5

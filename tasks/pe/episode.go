@@ -202,7 +202,7 @@ func (e *Episode) queryText(q Query) string {
 	return fmt.Sprintf("%v m%d vs m%d", q.Focus, q.A, q.B)
 }
 
-// Measures summarises the episode (spec/arew.md §3–4, definitions in doc.go).
+// Measures summarises the episode (docs/arew.md §3–4, definitions in doc.go).
 func (e *Episode) Measures() tasks.Measures {
 	m := tasks.Measures{Turns: len(e.Steps())}
 	for _, s := range e.Steps() {

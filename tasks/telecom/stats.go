@@ -9,7 +9,7 @@ import (
 )
 
 // Stats are the per-episode counts behind the paper's telecom figures
-// (spec/arew.md §5): the assistant tool-turn ratio in dual (vanilla PPO drifts
+// (docs/arew.md §5): the assistant tool-turn ratio in dual (vanilla PPO drifts
 // to the user-side shortcut, ≈ 0.03 vs 0.20 with AREW) and the tool errors per
 // trajectory in solo (≈ 3–4 vs ≈ 0.5). tasks.Measures cannot carry them; a
 // trainer reads them with StatsOf(ep) once the episode is done.

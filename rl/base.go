@@ -1,0 +1,175 @@
+package rl
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"arew/model"
+	"arew/tasks"
+)
+
+// DemoSource is one part of a base policy's SFT data: a scripted policy
+// played on a variant of the base task (its JSON overrides, e.g. a style
+// token), on Demos train instances, with TestDemos test instances held out
+// to measure imitation.
+type DemoSource struct {
+	Name       string           `json:"name"`
+	TaskConfig json.RawMessage  `json:"task_config,omitempty"`
+	Policy     tasks.PolicySpec `json:"policy"`
+	Demos      int              `json:"demos"`
+	TestDemos  int              `json:"test_demos"`
+}
+
+// BaseConfig builds a base policy (the "pretrained model" RL starts from)
+// by SFT of a fresh policy of a preset on the union of its sources'
+// demonstrations. Every source's task variant must share one vocabulary,
+// so that one model plays them all. Sources take consecutive, disjoint
+// ranges of train instances, in order.
+type BaseConfig struct {
+	Task    string       `json:"task"`
+	Sources []DemoSource `json:"sources"`
+	Preset  string       `json:"preset"`
+	Seed    uint64       `json:"seed"`
+	SFT     SFTConfig    `json:"sft"`
+}
+
+// Validate checks the sizes; the tasks and policies are checked when built.
+func (c BaseConfig) Validate() error {
+	if len(c.Sources) == 0 {
+		return fmt.Errorf("base: no demonstration sources")
+	}
+	total := 0
+	for i, s := range c.Sources {
+		if s.Name == "" || s.Demos < 0 || s.TestDemos < 0 {
+			return fmt.Errorf("base: source %d needs a name and demos, test_demos ≥ 0", i)
+		}
+		total += s.Demos
+	}
+	if total == 0 {
+		return fmt.Errorf("base: the sources hold no training demonstrations")
+	}
+	return c.SFT.Validate()
+}
+
+// BaseSource is a built source: its task variant and scripted policy.
+type BaseSource struct {
+	DemoSource
+	Task   tasks.Task
+	Policy tasks.Policy
+}
+
+// SourceFit is how well the policy imitates one source after an epoch:
+// the held-out loss and teacher-forced token accuracy on its test demos.
+type SourceFit struct {
+	Name     string  `json:"name"`
+	Loss     float64 `json:"test_loss"`
+	Accuracy float64 `json:"test_accuracy"`
+}
+
+// BaseEpoch is one SFT epoch of a base build.
+type BaseEpoch struct {
+	SFTMetrics
+	Sources []SourceFit `json:"sources"`
+}
+
+// Base is a base build in progress: the sources, the fresh policy and the
+// demonstrations, made by NewBase and trained epoch by epoch.
+type Base struct {
+	Config  BaseConfig
+	Sources []BaseSource
+	Policy  *model.Model
+	train   []*Trajectory
+	test    [][]*Trajectory
+	sft     *SFT
+}
+
+// NewBase builds the sources' tasks and policies, a fresh policy of the
+// preset sized for the longest of them, and all demonstrations.
+func NewBase(cfg BaseConfig) (*Base, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	b := &Base{Config: cfg}
+	maxTokens := 0
+	for _, s := range cfg.Sources {
+		task, err := tasks.New(cfg.Task, s.TaskConfig)
+		if err != nil {
+			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
+		}
+		pol, err := task.Scripted(s.Policy)
+		if err != nil {
+			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
+		}
+		if len(b.Sources) > 0 && !slices.Equal(task.Vocab().Words(), b.Sources[0].Task.Vocab().Words()) {
+			return nil, fmt.Errorf("base source %s: its vocabulary differs from source %s's; one model cannot play both",
+				s.Name, b.Sources[0].Name)
+		}
+		maxTokens = max(maxTokens, task.MaxTokens())
+		b.Sources = append(b.Sources, BaseSource{DemoSource: s, Task: task, Policy: pol})
+	}
+	mc, err := model.NewConfig(cfg.Preset, b.Sources[0].Task.Vocab().Size(), maxTokens)
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	if b.Policy, err = model.New(mc, cfg.Seed); err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	first := 0
+	for _, s := range b.Sources {
+		tr, err := Demonstrations(s.Task, s.Policy, tasks.Train, first, s.Demos, cfg.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
+		}
+		first += s.Demos
+		b.train = append(b.train, tr...)
+		te, err := Demonstrations(s.Task, s.Policy, tasks.Test, 0, s.TestDemos, cfg.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
+		}
+		b.test = append(b.test, te)
+	}
+	sc := cfg.SFT
+	sc.Seed = cfg.Seed
+	sc.MaxLen = maxTokens
+	if b.sft, err = NewSFT(b.Policy, sc); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Close releases the SFT graph.
+func (b *Base) Close() { b.sft.Close() }
+
+// Epochs is the configured number of SFT epochs.
+func (b *Base) Epochs() int { return b.Config.SFT.Epochs }
+
+// Fit measures the current policy against every source's held-out
+// demonstrations (NaN for a source without any).
+func (b *Base) Fit() ([]SourceFit, error) {
+	out := make([]SourceFit, len(b.Sources))
+	for i, s := range b.Sources {
+		out[i] = SourceFit{Name: s.Name, Loss: nan, Accuracy: nan}
+		if len(b.test[i]) == 0 {
+			continue
+		}
+		loss, acc, err := b.sft.Evaluate(b.test[i])
+		if err != nil {
+			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
+		}
+		out[i].Loss, out[i].Accuracy = loss, acc
+	}
+	return out, nil
+}
+
+// Epoch runs one SFT epoch over every source's demonstrations, shuffled
+// together, then measures the fit.
+func (b *Base) Epoch() (BaseEpoch, error) {
+	m, err := b.sft.Epoch(b.train)
+	if err != nil {
+		return BaseEpoch{}, err
+	}
+	e := BaseEpoch{SFTMetrics: m}
+	e.Sources, err = b.Fit()
+	return e, err
+}

@@ -1,0 +1,62 @@
+package rl
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/tasks"
+)
+
+func tinyBase(demos int) BaseConfig {
+	sft := DefaultSFTConfig()
+	sft.Epochs = 1
+	return BaseConfig{Task: "flodial-easy", Preset: "tiny", Seed: 3, SFT: sft, Sources: []DemoSource{
+		{Name: "careful", TaskConfig: json.RawMessage(`{"Echo":true,"Style":"careful"}`), Policy: tasks.PolicySpec{Kind: "strong"}, Demos: demos, TestDemos: 8},
+		{Name: "hasty", TaskConfig: json.RawMessage(`{"Echo":true,"Style":"hasty"}`), Policy: tasks.PolicySpec{Kind: "locked"}, Demos: demos, TestDemos: 8},
+	}}
+}
+
+// A base build trains one policy on every source, measures its fit per
+// source, and is deterministic.
+func TestBaseBuild(t *testing.T) {
+	run := func() ([]float32, BaseEpoch) {
+		b, err := NewBase(tinyBase(32))
+		require.NoError(t, err)
+		defer b.Close()
+		assert.Len(t, b.train, 64)
+		before, err := b.Fit()
+		require.NoError(t, err)
+		e, err := b.Epoch()
+		require.NoError(t, err)
+		require.Len(t, e.Sources, 2)
+		for i, s := range e.Sources {
+			assert.Less(t, s.Loss, before[i].Loss, s.Name)
+		}
+		return append([]float32(nil), b.Policy.Params.Params()[0].Data()...), e
+	}
+	w1, e1 := run()
+	w2, e2 := run()
+	assert.Equal(t, w1, w2)
+	assert.Equal(t, e1.Sources, e2.Sources)
+}
+
+func TestBaseConfigErrors(t *testing.T) {
+	for name, mutate := range map[string]func(*BaseConfig){
+		"no sources":     func(c *BaseConfig) { c.Sources = nil },
+		"no demos":       func(c *BaseConfig) { c.Sources[0].Demos, c.Sources[1].Demos = 0, 0 },
+		"unnamed":        func(c *BaseConfig) { c.Sources[1].Name = "" },
+		"vocab mismatch": func(c *BaseConfig) { c.Sources[1].TaskConfig = json.RawMessage(`{"Echo":true}`) },
+		"bad policy":     func(c *BaseConfig) { c.Sources[0].Policy.Kind = "oracle" },
+		"bad task":       func(c *BaseConfig) { c.Task = "nope" },
+		"bad preset":     func(c *BaseConfig) { c.Preset = "huge" },
+		"bad sft":        func(c *BaseConfig) { c.SFT.Epochs = 0 },
+	} {
+		c := tinyBase(4)
+		mutate(&c)
+		_, err := NewBase(c)
+		assert.Error(t, err, name)
+	}
+}

@@ -14,9 +14,10 @@
 //
 // Versions:
 //
-//	1  one thread per trajectory, the reference recursion. Bit-identical
-//	   to kernels.GAERef (same operations, same order). The chain is
-//	   dependent, so a thread walks its T/B tokens one by one.
+//	1  one thread per trajectory, the reference recursion: the operations
+//	   of kernels.GAERef in its order (nvcc may fuse a multiply and an add
+//	   into one FMA, so the doubles can differ in the last bit). The chain
+//	   is dependent, so a thread walks its T/B tokens one by one.
 //	2  one warp per trajectory, 32 tokens per step from the end: the
 //	   recursion is the affine map X_t = d_t + c_t X_{t+1} (d = delta and
 //	   c = gamma lambda on agent tokens, d = 0 and c = 1 on observation

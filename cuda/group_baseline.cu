@@ -15,7 +15,7 @@
 //
 //	group_advantages_kernel1  one thread per trajectory, which scans all B
 //	   scores for its group's members, in index order and in double: the
-//	   same sums in the same order as the CPU reference, so bit-identical.
+//	   sums of the CPU reference in its order (up to nvcc's FMA fusion).
 //	   O(B^2) work, but the loads of a warp all hit the same address (one
 //	   broadcast each); fine for the few thousand rollouts of a batch. A
 //	   sort by group id would make it O(B log B); not written, as the

@@ -22,7 +22,8 @@
 // u = +w+ on the agent tokens of P, -w- on those of N, 0 elsewhere; 0 on the
 // whole trajectory if P or N is empty. The weights and lambda*u are double
 // and rounded once per token, in the same operations as
-// kernels.MarginCorrectionRef, so the results are bit-identical to it.
+// kernels.MarginCorrectionRef (none of them a multiply-add nvcc could fuse),
+// so the results should equal it bit for bit; the tests ask the tolerance.
 //
 // Versions:
 //

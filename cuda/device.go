@@ -81,9 +81,21 @@ func Open(ordinal int) (*Device, error) {
 		return nil
 	})
 	if err != nil {
+		d.dev.ReleasePrimaryCtx()
 		return nil, err
 	}
 	return d, nil
+}
+
+// Close waits for the launched work and releases the primary context; the
+// last release frees every buffer and module of it. Neither the device nor
+// its buffers may be used afterwards.
+func (d *Device) Close() error {
+	err := d.Sync()
+	if rerr := d.dev.ReleasePrimaryCtx(); rerr != nil && err == nil {
+		err = fmt.Errorf("cuda: release the context: %w", rerr)
+	}
+	return err
 }
 
 // kernelNames lists the kernels each module must provide.

@@ -23,7 +23,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fmt.Fprintln(os.Stderr, "cuda tests on", dev.Name())
-	os.Exit(m.Run())
+	code := m.Run()
+	if err := dev.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "cuda tests:", err)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // assertClose checks got against the CPU reference want element by element:

@@ -8,10 +8,11 @@
 
 #include <math.h>
 
-// LP_EXP_LO: exponents below it give expf(x) = 0 in float32 (the smallest
-// denormal is e^-103.3). Shifted logits are clamped to it where a product
-// e^d * d would otherwise be 0 * -Inf = NaN for a -Inf logit.
-#define LP_EXP_LO (-104.0f)
+// LP_EXP_LO: shifted logits are clamped to it where a product e^d * d would
+// otherwise be 0 * -Inf = NaN for a -Inf logit. expf of it is exactly 0
+// (e^-200 is far below the smallest denormal, e^-103.3, so no rounding of
+// expf can make it one): an all -Inf row must sum to exactly 0.
+#define LP_EXP_LO (-200.0f)
 
 // warp_sum_* and warp_max: butterfly reductions over a full warp; every lane
 // ends with the result.

@@ -22,7 +22,7 @@ func (d *Device) MarginOn(ver Version, pd *PackedOnDevice, sd *StepsOnDevice, mo
 		return fmt.Errorf("cuda: margin correction: unknown mode %v", mode)
 	}
 	if err := need("out", out, pd.T, 4, false); err != nil {
-		return fmt.Errorf("margin correction: %w", err)
+		return fmt.Errorf("cuda: margin correction: %w", err)
 	}
 	if pd.B == 0 || pd.T == 0 {
 		return nil
@@ -49,7 +49,7 @@ func (d *Device) GAEOn(ver Version, pd *PackedOnDevice, rewards, values *Buffer,
 	for _, c := range []error{need("rewards", rewards, pd.T, 4, false), need("values", values, pd.T, 4, false),
 		need("adv", adv, pd.T, 4, false), need("ret", ret, pd.T, 4, false)} {
 		if c != nil {
-			return fmt.Errorf("gae: %w", c)
+			return fmt.Errorf("cuda: gae: %w", c)
 		}
 	}
 	if pd.B == 0 || pd.T == 0 {
@@ -72,7 +72,7 @@ func (d *Device) GroupBaselineOn(pd *PackedOnDevice, scores, groups *Buffer, nor
 	for _, c := range []error{need("scores", scores, pd.B, 4, false), need("groups", groups, pd.B, 4, false),
 		need("perTraj", perTraj, pd.B, 4, false), need("out", out, pd.T, 4, false)} {
 		if c != nil {
-			return fmt.Errorf("group baseline: %w", c)
+			return fmt.Errorf("cuda: group baseline: %w", c)
 		}
 	}
 	if pd.B == 0 {

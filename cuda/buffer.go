@@ -124,10 +124,10 @@ func need(what string, b *Buffer, n int, size int64, optional bool) error {
 		if optional {
 			return nil
 		}
-		return fmt.Errorf("cuda: %s is nil", what)
+		return fmt.Errorf("%s is nil", what)
 	}
 	if int64(n)*size > b.bytes {
-		return fmt.Errorf("cuda: %s holds %d bytes, want %d", what, b.bytes, int64(n)*size)
+		return fmt.Errorf("%s holds %d bytes, want %d", what, b.bytes, int64(n)*size)
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ func (d *Device) TokenLogProbOn(ver Version, logits, targets, logp, lse, ent *Bu
 		need("logp", logp, n, 4, false), need("lse", lse, n, 4, false), need("ent", ent, n, 4, true),
 	} {
 		if c != nil {
-			return fmt.Errorf("token log-prob: %w", c)
+			return fmt.Errorf("cuda: token log-prob: %w", c)
 		}
 	}
 	if n == 0 {
@@ -69,12 +69,12 @@ func (d *Device) TokenLogProbBackwardOn(ver Version, logits, targets, lse, ent, 
 		need("gEnt", gEnt, n, 4, true), need("dlogits", dlogits, n*v, 4, false),
 	} {
 		if c != nil {
-			return fmt.Errorf("token log-prob backward: %w", c)
+			return fmt.Errorf("cuda: token log-prob backward: %w", c)
 		}
 	}
 	if gEnt != nil {
 		if err := need("ent", ent, n, 4, false); err != nil {
-			return fmt.Errorf("token log-prob backward: the entropy gradient needs ent: %w", err)
+			return fmt.Errorf("cuda: token log-prob backward: the entropy gradient needs ent: %w", err)
 		}
 	} else {
 		ent = nil

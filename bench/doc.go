@@ -3,7 +3,12 @@
 // torch_logprob.py (PyTorch's log_softmax + gather, forward + backward, at
 // the sizes of kernels.BenchmarkTokenLogProb) and compare_logprob.py, which
 // runs the Go benchmarks and the PyTorch script in alternation and prints
-// the medians as one table.
+// the medians as one table. bench/gpu holds the GPU counterpart: build.sh
+// compiles package cuda's test binary (-tags gpu) on a machine with the
+// CUDA toolkit; run.sh, on the GPU machine, runs its parity tests and
+// benchmarks (GB/s and copy_frac, the fraction of a copy kernel's bandwidth
+// measured in the same run) and torch_twin.py, PyTorch's log_softmax +
+// gather and the margin as torch ops at the same shapes, into one table.
 //
 // # Reading a kernel's MB/s
 //

@@ -52,6 +52,20 @@
 // on the (N·V,1) reshape with indices i·V + y[i]; the 1-D gather's gradient
 // is wrong).
 //
+// # Device (SetDevice, device.go)
+//
+// The fused token log-prob ops run on the engine's device, chosen by
+// SetDevice before the graph is built (each op keeps the device it was built
+// for; its String names a device other than the CPU, so ops on different
+// devices never merge). CPU, the default, runs package kernels. CUDA runs
+// package cuda's kernels on GPU 0, copying the logits in and the results out
+// on every run, since gorgonia's values live in host memory. Only a binary
+// built with -tags gpu links package cuda (device_gpu.go; cu exits the
+// process at start on a machine without a GPU); in a default build
+// SetDevice(CUDA) returns an error naming the tag and leaves the device
+// alone (TestSetDeviceCUDANeedsTheGPUTag). On a GPU machine
+// TestTokenLogProbOpOnCUDAMatchesCPU checks the two devices agree.
+//
 // # Checkpoints (safetensors)
 //
 // A checkpoint is a Hugging Face safetensors file:

@@ -8,8 +8,6 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"arew/kernels"
 )
 
 // TokenLogProb returns the node logp (N) with logp[i] = logits[i, y[i]] −
@@ -97,6 +95,11 @@ type tokenLogProbState struct {
 	// seen is the address of the logits the last forward read, checked by the
 	// backward as a cheap guard against reading stale state.
 	seen *float32
+
+	// dev and kern are the device the op was built for (SetDevice) and its
+	// kernels.
+	dev  Device
+	kern logProbKernels
 }
 
 // tokenLogProbOp is the forward: (logits (N,V) f32, targets (N) i32) → out.
@@ -123,6 +126,7 @@ func newTokenLogProbOp(logits, targets *G.Node, withEnt bool) (*tokenLogProbOp, 
 		return nil, fmt.Errorf("token log-prob: targets must be int32, got %v", targets.Dtype())
 	}
 	st := &tokenLogProbState{n: ls[0], v: ls[1], withEnt: withEnt, outShape: tensor.Shape{ls[0]}, dShape: tensor.Shape{ls[0], ls[1]}}
+	st.dev, st.kern = currentKernels()
 	if withEnt {
 		st.outShape = tensor.Shape{2, ls[0]}
 	}
@@ -165,7 +169,7 @@ func (op *tokenLogProbOp) Do(vals ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	od := out.Float32s()
-	if err := kernels.TokenLogProb(logits, st.n, st.v, targets, od[:st.n], st.lse, st.ent); err != nil {
+	if err := st.kern.forward(logits, st.n, st.v, targets, od[:st.n], st.lse, st.ent); err != nil {
 		return nil, err
 	}
 	if st.withEnt {
@@ -180,7 +184,16 @@ func (op *tokenLogProbOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
 func (op *tokenLogProbOp) Hashcode() uint32 { return opHashcode(op) }
 
 func (op *tokenLogProbOp) String() string {
-	return fmt.Sprintf("TokenLogProb{ent=%v}", op.st.withEnt)
+	return fmt.Sprintf("TokenLogProb{ent=%v%s}", op.st.withEnt, op.st.devSuffix())
+}
+
+// devSuffix names a device other than the CPU in the ops' String (and so in
+// their hash: ops on different devices are not merged).
+func (st *tokenLogProbState) devSuffix() string {
+	if st.dev == CPU {
+		return ""
+	}
+	return ",dev=" + st.dev.String()
 }
 
 func (op *tokenLogProbOp) DiffWRT(inputs int) []bool { return []bool{true, false} }

@@ -8,8 +8,6 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"arew/kernels"
 )
 
 // tokenLogProbGradOp is the backward of tokenLogProbOp:
@@ -75,7 +73,7 @@ func (op *tokenLogProbGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = kernels.TokenLogProbBackward(logits, st.n, st.v, targets, st.lse, st.ent, gLogp, gEnt, d.Float32s(), false)
+	err = st.kern.backward(logits, st.n, st.v, targets, st.lse, st.ent, gLogp, gEnt, d.Float32s(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +85,7 @@ func (op *tokenLogProbGradOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
 func (op *tokenLogProbGradOp) Hashcode() uint32 { return opHashcode(op) }
 
 func (op *tokenLogProbGradOp) String() string {
-	return fmt.Sprintf("TokenLogProbGrad{ent=%v}", op.st.withEnt)
+	return fmt.Sprintf("TokenLogProbGrad{ent=%v%s}", op.st.withEnt, op.st.devSuffix())
 }
 
 var _ G.Op = (*tokenLogProbGradOp)(nil)

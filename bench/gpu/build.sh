@@ -1,0 +1,12 @@
+#!/bin/sh
+# build.sh [dir]: build the GPU test binaries on a machine with the CUDA
+# toolkit (no GPU needed) into dir (default bench/gpu/out), with run.sh and
+# torch_twin.py beside them. Copy that folder to the GPU machine (which
+# needs no Go toolchain) and run ./run.sh there.
+set -eu
+cd "$(dirname "$0")/../.."
+out=${1:-bench/gpu/out}
+mkdir -p "$out"
+go test -tags gpu -c -o "$out/" ./cuda/ ./engine/
+cp bench/gpu/run.sh bench/gpu/torch_twin.py "$out/"
+echo "built $(ls "$out" | tr '\n' ' ')in $out"

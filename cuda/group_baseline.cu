@@ -1,0 +1,68 @@
+// group_baseline.cu: the GRPO group baseline and its broadcast to tokens.
+//
+// scores, groups, adv are (B): trajectories with the same dense group id in
+// [0, B) (validated on the host) form a group g of n_g members, and
+//
+//	mu_g = (1/n_g) sum_{i in g} r_i,   sigma_g = sqrt(sum (r_i - mu_g)^2 / (n_g - 1))
+//	A_i  = (r_i - mu_g) / (sigma_g + eps)   (use_std = 1, GRPO)
+//	A_i  =  r_i - mu_g                      (use_std = 0, Dr. GRPO)
+//
+// with mu = 0, sigma = 1 for a group of one, as kernels.GroupAdvantagesRef.
+// Then every agent token of trajectory b gets A_b, every observation token 0
+// (broadcast_kernel, the layout of margin.cu).
+//
+// Versions:
+//
+//	group_advantages_kernel1  one thread per trajectory, which scans all B
+//	   scores for its group's members, in index order and in double: the
+//	   sums of the CPU reference in its order (up to nvcc's FMA fusion).
+//	   O(B^2) work, but the loads of a warp all hit the same address (one
+//	   broadcast each); fine for the few thousand rollouts of a batch. A
+//	   sort by group id would make it O(B log B); not written, as the
+//	   broadcast over T tokens costs more than this at B = 4096.
+//	broadcast_kernel  one block per trajectory, coalesced byte and float
+//	   accesses; a select, not a multiply, so 0 * Inf never reaches an
+//	   observation token.
+#include "common.cuh"
+
+extern "C" __global__ void group_advantages_kernel1(
+    const float* __restrict__ scores, const int* __restrict__ groups, float* __restrict__ adv,
+    long long nb, long long use_std, double eps) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nb) return;
+    int g = groups[i];
+    double sum = 0;
+    long long n = 0;
+    for (long long k = 0; k < nb; k++) {
+        if (groups[k] == g) {
+            sum += (double)scores[k];
+            n++;
+        }
+    }
+    double mean = sum / (double)n, sq = 0;
+    for (long long k = 0; k < nb; k++) {
+        if (groups[k] == g) {
+            double d = (double)scores[k] - mean;
+            sq += d * d;
+        }
+    }
+    double std = sqrt(sq / (double)(n - 1));
+    if (n == 1) {
+        mean = 0;
+        std = 1;
+    }
+    double a = (double)scores[i] - mean;
+    if (use_std) a /= std + eps;
+    adv[i] = (float)a;
+}
+
+// Launch: grid (B), block a multiple of 32 up to 1024.
+extern "C" __global__ void broadcast_kernel(
+    const int* __restrict__ offsets, const unsigned char* __restrict__ mask,
+    const float* __restrict__ per_traj, float* __restrict__ out, long long nb) {
+    long long b = blockIdx.x;
+    if (b >= nb) return;
+    float a = per_traj[b];
+    for (long long t = offsets[b] + threadIdx.x; t < offsets[b + 1]; t += blockDim.x)
+        out[t] = mask[t] ? a : 0.0f;
+}

@@ -40,7 +40,7 @@ type TurnInfo struct {
 	Index    int    `json:"index"`     // 0-based turn number
 	Kind     string `json:"kind"`      // "AS" or "BT"
 	Final    bool   `json:"final"`     // the move is the scored final answer
-	MaxWords int    `json:"max_words"` // the most words the move may have
+	MaxWords int    `json:"max_words"` // more words than this are malformed at once
 }
 
 // Observation is what the agent reads.

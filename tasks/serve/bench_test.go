@@ -16,9 +16,6 @@ import (
 	"time"
 )
 
-// loadClients is the number of concurrent clients of BenchmarkLoad.
-const loadClients = 64
-
 // post sends a JSON body over a real connection and decodes the reply.
 func post(c *http.Client, url string, body, out any) error {
 	raw, err := json.Marshal(body)
@@ -51,11 +48,17 @@ func randomMove(turn *TurnInfo, rng *rand.Rand) string {
 }
 
 // BenchmarkLoad is the bounded load test: b.N FloDial-Easy episodes played
-// by 64 concurrent clients over loopback HTTP (reset, ten steps, close),
-// the server in the same process. It reports episodes/s, the p50 and p99
-// latency of a step as the client sees it, and the heap in use after.
-// Run: go test ./tasks/serve -run '^$' -bench Load -benchtime 4000x
+// by 4 or 64 concurrent clients over loopback HTTP (reset, ten steps,
+// close), the server in the same process. It reports episodes/s, the p50
+// and p99 latency of a step as the client sees it, and the heap in use
+// after. Run: go test ./tasks/serve -run '^$' -bench Load -benchtime 4000x
 func BenchmarkLoad(b *testing.B) {
+	for _, clients := range []int{4, 64} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) { load(b, clients) })
+	}
+}
+
+func load(b *testing.B, loadClients int) {
 	s := testServer(b, func(c *Config) { c.MaxEpisodes = 4 * loadClients })
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,15 +123,19 @@ func (s *Server) route(pattern string, h handler) {
 	})
 }
 
+// reply writes v as JSON, with <, > and & left as they are (the texts
+// carry tags such as <answer>).
 func reply(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		fail(w, http.StatusInternalServerError, "encode reply: %v", err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(buf.Bytes())
 }
 
 // fail writes {"error": message}.

@@ -60,6 +60,6 @@
 // token protocol's penalty. A TextEpisode is the token episode underneath
 // (text → tokens → Step), so critiques, reward and measures are equal by
 // construction; TestTextEqualsTokens in package all checks it for every
-// registered task, moves dressed in free-form ways, and TestTextParse
-// tables the tolerance.
+// registered task, moves dressed in free-form ways; TestTextParse tables
+// the tolerance, and FuzzTextParse and FuzzTextMoves feed arbitrary text.
 package tasks

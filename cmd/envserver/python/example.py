@@ -10,8 +10,11 @@ the faults still consistent with the replies, and states a belief flat on
 them. The rollout loop below is the one verl's multi-turn rollout runs
 around an interaction (start_interaction, then generate_response after each
 assistant turn, calculate_score, finalize_interaction); the "model" is the
-policy. Per episode it computes AREW's u from the critiques. It also checks
-the other endpoints and exits non-zero if anything is off.
+policy, and the samples run concurrently as verl runs them. Per episode it
+computes AREW's u from the critiques; it replays a few episodes through
+play_episode (the loop of a custom rollout such as TRL's rollout_func) and
+checks they agree; it also checks the other endpoints, and exits non-zero
+if anything is off.
 """
 
 import argparse
@@ -20,7 +23,7 @@ import math
 import re
 import sys
 
-from arew_env import ArewEnvClient, ArewEnvError, margin_weights
+from arew_env import ArewEnvClient, ArewEnvError, margin_weights, play_episode
 from arew_env.verl_interaction import ArewInteraction, dataset_row
 
 TASK = "flodial-easy"
@@ -48,8 +51,9 @@ class ConsistentSetPolicy:
             self.consistent = {f for f in self.consistent if cells[f] == words[0]}
         self.asked = None
 
-    def act(self, turn):
-        if turn["kind"] == "AS":
+    def act(self, prompt):
+        """The move for the turn the last observation asks for (read from its text)."""
+        if "ask one question" in prompt:
             def entropy(q):
                 counts = {}
                 for f in self.consistent:
@@ -61,16 +65,23 @@ class ConsistentSetPolicy:
             self.asked = q
             self.done.add(q)
             return f"The question that best splits the remaining faults is {q}.\n<answer>{q}</answer>"
+        final = "final belief" in prompt
         top = min(self.consistent)
         levels = []
         for f in range(self.faults):
             if f not in self.consistent:
                 levels.append(0)
-            elif turn["final"] and f != top:
+            elif final and f != top:
                 levels.append(2)  # the final answer needs a single largest weight
             else:
                 levels.append(3)
         return "Belief: " + " ".join(map(str, levels))
+
+    def generate(self, messages):
+        """A chat model's interface: the reply to the conversation so far."""
+        if messages[-2]["role"] == "assistant":
+            self.observe(messages[-1]["content"])
+        return self.act(messages[-1]["content"])
 
 
 async def rollout(interaction, row, sample_id):
@@ -82,11 +93,9 @@ async def rollout(interaction, row, sample_id):
     policy = ConsistentSetPolicy(messages[-1]["content"])
     done = False
     while not done:
-        reply = policy.act(interaction.turn(iid))
-        messages.append({"role": "assistant", "content": reply})
+        messages.append({"role": "assistant", "content": policy.generate(messages)})
         done, text, _score, _extra = await interaction.generate_response(iid, messages)
         messages.append({"role": "user", "content": text})
-        policy.observe(text)
     reward = await interaction.calculate_score(iid)
     z = interaction.critiques(iid)
     measures = interaction.measures(iid)
@@ -131,11 +140,12 @@ async def main():
     except ArewEnvError as e:
         check(e.status == 404, "404 for a closed episode")
 
+    # verl's rollout runs its samples concurrently against one interaction.
     interaction = ArewInteraction({"name": "arew", "base_url": args.base_url, "task": TASK})
+    rows = [dataset_row(client, TASK, "test", i) for i in range(args.episodes)]
+    results = await asyncio.gather(*(rollout(interaction, row, f"sample-{i}") for i, row in enumerate(rows)))
     wins, steps, as_plus, margins = 0, 0, 0, []
-    for i in range(args.episodes):
-        row = dataset_row(client, TASK, "test", i)
-        reward, z, measures, messages = await rollout(interaction, row, f"sample-{i}")
+    for i, (reward, z, measures, messages) in enumerate(results):
         wins += reward
         steps += len(z)
         as_plus += sum(1 for k, c in enumerate(z) if k % 2 == 0 and c > 0)
@@ -152,6 +162,14 @@ async def main():
     print(f"{args.episodes} episodes of {TASK} (test split): success {rate:.2f}, "
           f"{steps} steps, AS critiques +1 on {as_plus} of {steps // 2} questions")
     check(rate >= 0.6, f"the consistent-set policy should mostly succeed (got {rate:.2f})")
+
+    # The same episodes through play_episode, the loop a custom rollout
+    # (e.g. TRL's rollout_func) runs with its own generate(): equal results.
+    for i in range(min(5, args.episodes)):
+        policy = ConsistentSetPolicy(rows[i]["prompt"][-1]["content"])
+        ep = play_episode(client, policy.generate, TASK, "test", index=i)
+        check(ep["reward"] == results[i][0] and ep["critiques"] == results[i][1],
+              f"play_episode agrees with the interaction on episode {i}")
     check(client.metadata()["tasks"] == meta["tasks"], "server still up")
     print("ok")
 

@@ -52,9 +52,9 @@
 // word through the vocabulary (a task phrases its headers and line starts;
 // any other token, a new one included, prints as its word), and a parser
 // that reads a move from free-form output — the last <answer>…</answer>
-// block, else the last non-empty line; a leading "Label:" dropped; words
-// split on spaces, commas and brackets; case folded where the vocabulary
-// allows (AnswerRules states it to the model). A move with a word outside
+// block, else the last line with a word; a leading "Label:" and the marks
+// * and # dropped; words split on spaces, commas and brackets; case folded
+// where the vocabulary allows (AnswerRules states it to the model). A move with a word outside
 // the task's words, or with more words than the turn allows, becomes the
 // action [Pad], which every task judges malformed (TestPadIsMalformed): the
 // token protocol's penalty. A TextEpisode is the token episode underneath

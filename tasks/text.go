@@ -32,7 +32,7 @@ type TextTask interface {
 
 // AnswerRules is the part of every system prompt that says where the move
 // is read from; TextFace.Parse implements exactly this.
-const AnswerRules = `How your reply is read: you may think first, then put your move inside <answer>...</answer>; if there are several, the last one counts, and an unclosed <answer> runs to the end. Without the tags, the last non-empty line is your move. A leading label such as "Move:" is ignored. Words are separated by spaces or commas, case does not matter, and a trailing full stop is ignored. A move with a word that is not one of the task's words, or with more words than the turn allows, is malformed: the turn is used up, it is critiqued -1, and the reply says it was invalid.`
+const AnswerRules = `How your reply is read: you may think first, then put your move inside <answer>...</answer>; if there are several, the last one counts, and an unclosed <answer> runs to the end. Without the tags, the last line with a word on it is your move. A leading label such as "Move:" is ignored, and so are the marks * and #. Words are separated by spaces or commas, case does not matter, and a trailing full stop is ignored. A move with a word that is not one of the task's words, or with more words than the turn allows, is malformed: the turn is used up, it is critiqued -1, and the reply says it was invalid.`
 
 // TextFace renders a task's token streams as text and parses free-form
 // model output back into the tokens of one turn.
@@ -129,7 +129,7 @@ type Parsed struct {
 // Parse reads the move of one turn from free-form text, as AnswerRules says.
 func (f *TextFace) Parse(turn Turn, text string) Parsed {
 	span := answerSpan(text)
-	words := splitWords(stripLabel(span))
+	words := splitWords(stripLabel(strings.TrimSpace(markdown.Replace(span))))
 	limit := turn.MaxTokens - 1
 	if len(words) > limit {
 		return malformed(span, fmt.Sprintf("%d words, the turn allows at most %d", len(words), max(limit, 0)))
@@ -153,7 +153,8 @@ func malformed(span, reason string) Parsed {
 }
 
 // answerSpan is the content of the last <answer> block (to the next
-// </answer> or the end), else the last non-empty line.
+// </answer> or the end), else the last line with a word on it (a closing
+// code fence or a line of marks is skipped).
 func answerSpan(text string) string {
 	low := asciiLower(text)
 	if i := strings.LastIndex(low, "<answer>"); i >= 0 {
@@ -165,12 +166,17 @@ func answerSpan(text string) string {
 	}
 	lines := strings.Split(text, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
+		if l := strings.TrimSpace(lines[i]); len(splitWords(markdown.Replace(l))) > 0 {
 			return l
 		}
 	}
 	return ""
 }
+
+// markdown removes the emphasis and heading marks models put around a
+// move ("**q3**", "### Move: q3"); no task word contains them
+// (TestSystemPrompts in package all checks).
+var markdown = strings.NewReplacer("*", "", "#", "")
 
 // stripLabel drops a leading "Label:" made of letters and spaces only (at
 // most 32 bytes), so "Final answer: q3" reads as "q3".

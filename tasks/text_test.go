@@ -42,6 +42,8 @@ func TestTextParse(t *testing.T) {
 		{"unknown word", "q9", nil, "q9"},
 		{"structure token", "<eot>", nil, "<eot>"},
 		{"too many words", "0 1 2 3 0", nil, "0 1 2 3 0"},
+		{"code fence", "The move:\n```\nq2\n```\n", []string{"q2"}, "q2"},
+		{"markdown", "### **Move:** `q1`", []string{"q1"}, "### **Move:** `q1`"},
 		{"a word is no label", "q1: q2", []string{"q1", "q2"}, "q1: q2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

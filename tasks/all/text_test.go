@@ -156,5 +156,8 @@ func TestSystemPrompts(t *testing.T) {
 		ep, err := task.NewEpisode(tasks.Test, 0)
 		require.NoError(t, err)
 		assert.NotContains(t, face.Render(ep.Prompt()), "<bos>", name)
+		for _, w := range task.Vocab().Words() {
+			assert.False(t, strings.ContainsAny(w, "*# \t\n,;()[]{}\"'`"), "%s: the parser drops or splits on a character of %q", name, w)
+		}
 	}
 }

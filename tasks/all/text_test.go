@@ -38,7 +38,11 @@ func dress(text string, rng *rand.Rand) string {
 	if text == "" {
 		return []string{"<answer></answer>", "Nothing to add.\n<answer> </answer>"}[rng.IntN(2)]
 	}
-	switch rng.IntN(6) {
+	switch rng.IntN(8) {
+	case 5:
+		return "The move:\n```\n" + text + "\n```\n"
+	case 6:
+		return "### **Move:** " + text
 	case 0:
 		return "Let me think about the evidence.\n<answer>" + text + "</answer>"
 	case 1:

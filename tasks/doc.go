@@ -43,4 +43,23 @@
 // mean per-round improvement of the belief potential). Each task package
 // documents its hypothesis space and, where it is continuous, how it is
 // discretised.
+//
+// # The text face
+//
+// For language-model agents every task also reads as text (TextFace, built
+// by TextFaceOf from the task's TextFormat): a system prompt with the rules
+// and the move formats, the prompt and each observation rendered word by
+// word through the vocabulary (a task phrases its headers and line starts;
+// any other token, a new one included, prints as its word), and a parser
+// that reads a move from free-form output — the last <answer>…</answer>
+// block, else the last line with a word; a leading "Label:" and the marks
+// * and # dropped; words split on spaces, commas and brackets; case folded
+// where the vocabulary allows (AnswerRules states it to the model). A move with a word outside
+// the task's words, or with more words than the turn allows, becomes the
+// action [Pad], which every task judges malformed (TestPadIsMalformed): the
+// token protocol's penalty. A TextEpisode is the token episode underneath
+// (text → tokens → Step), so critiques, reward and measures are equal by
+// construction; TestTextEqualsTokens in package all checks it for every
+// registered task, moves dressed in free-form ways; TestTextParse tables
+// the tolerance, and FuzzTextParse and FuzzTextMoves feed arbitrary text.
 package tasks

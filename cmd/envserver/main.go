@@ -1,0 +1,111 @@
+// Command envserver serves arew's task simulators over HTTP and JSON, for
+// RL stacks in Python that train language-model agents (docs/envserver.md).
+// The protocol and its bounds are package tasks/serve's.
+//
+//	go run ./cmd/envserver                          # http://127.0.0.1:8080
+//	go run ./cmd/envserver -addr 0.0.0.0:9000 -max-episodes 16384 -idle 30m
+//	go run ./cmd/envserver -addr 127.0.0.1:0 -addr-file /tmp/envserver.addr
+//
+// It stops gracefully on SIGTERM or SIGINT: no new connections, requests
+// in flight finish (up to -grace), then it exits.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	_ "arew/tasks/all"
+	"arew/tasks/serve"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "envserver:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx is cancelled, then shuts down gracefully.
+func run(ctx context.Context, args []string, logOut io.Writer) error {
+	def := serve.DefaultConfig()
+	fs := flag.NewFlagSet("envserver", flag.ContinueOnError)
+	fs.SetOutput(logOut)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
+	addrFile := fs.String("addr-file", "", "write the bound address (host:port) to this file once listening")
+	maxEpisodes := fs.Int("max-episodes", def.MaxEpisodes, "most live episodes")
+	idle := fs.Duration("idle", def.IdleTTL, "an episode idle this long is dropped")
+	maxBody := fs.Int64("max-body", def.MaxBodyBytes, "most bytes in a request body")
+	maxAction := fs.Int("max-action", def.MaxActionBytes, "most bytes in the text of one move")
+	grace := fs.Duration("grace", 10*time.Second, "how long shutdown waits for requests in flight")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	cfg := def
+	cfg.MaxEpisodes, cfg.IdleTTL, cfg.MaxBodyBytes, cfg.MaxActionBytes = *maxEpisodes, *idle, *maxBody, *maxAction
+	s, err := serve.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	logger := log.New(logOut, "envserver: ", log.LstdFlags)
+	bound := ln.Addr().String()
+	if *addrFile != "" {
+		if err := os.WriteFile(*addrFile, []byte(bound+"\n"), 0o644); err != nil {
+			ln.Close()
+			return fmt.Errorf("write -addr-file: %w", err)
+		}
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: logger}
+	go sweep(ctx, s, cfg.IdleTTL)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logger.Printf("listening on http://%s (max %d episodes, idle %v)", bound, cfg.MaxEpisodes, cfg.IdleTTL)
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Printf("shutting down (%d live episodes)", s.Live())
+	shutCtx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// sweep drops idle episodes every quarter TTL until ctx ends.
+func sweep(ctx context.Context, s *serve.Server, ttl time.Duration) {
+	t := time.NewTicker(max(ttl/4, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.Sweep()
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestServeAndShutDown starts the command on a free loopback port, plays a
+// move, and cancels it as SIGTERM would: it must return cleanly.
+func TestServeAndShutDown(t *testing.T) {
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var logs bytes.Buffer
+	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-addr-file", addrFile}, &logs) }()
+	var addr string
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(addrFile)
+		addr = strings.TrimSpace(string(b))
+		return err == nil && addr != ""
+	}, 10*time.Second, 10*time.Millisecond)
+	base := "http://" + addr
+	resp, err := http.Get(base + "/health")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+
+	resp, err = http.Post(base+"/reset", "application/json", strings.NewReader(`{"task": "telecom-solo"}`))
+	require.NoError(t, err)
+	var res struct {
+		EpisodeID string `json:"episode_id"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&res))
+	resp.Body.Close()
+	resp, err = http.Post(base+"/step", "application/json", strings.NewReader(`{"episode_id": "`+res.EpisodeID+`", "action": "done"}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(15 * time.Second):
+		t.Fatal("no shutdown")
+	}
+	assert.Contains(t, logs.String(), "shutting down")
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"-max-episodes", "0"}, {"-idle", "-1s"}, {"extra"}, {"-nope"}} {
+		err := run(context.Background(), args, &bytes.Buffer{})
+		assert.Error(t, err, args)
+	}
+}

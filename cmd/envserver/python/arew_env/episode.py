@@ -1,0 +1,38 @@
+"""play_episode: one episode with any text generator, for custom rollouts.
+
+A stack-agnostic loop for rollout functions that own generation, such as
+TRL's GRPOTrainer rollout_func: generate(messages) returns the model's
+reply for the chat so far, with whatever the trainer needs kept beside it
+(token ids, log-probs). The result has per turn the reply, what generate
+returned, the critique and the kind, and the outcome and measures at the
+end; corrected_advantages (advantages.py) turns the critiques into AREW's
+per-token correction.
+"""
+
+
+def play_episode(client, generate, task, split="train", index=0, config=None, max_turns=64):
+    res = client.reset(task, split, index=index, config=config)
+    eid = res["episode_id"]
+    obs = res["observation"]
+    messages = [{"role": "system", "content": obs["system"]}, {"role": "user", "content": obs["text"]}]
+    turns = []
+    try:
+        while not res["done"]:
+            if len(turns) >= max_turns:
+                raise RuntimeError(f"episode {eid} still running after {max_turns} turns")
+            out = generate(messages)
+            text = out[0] if isinstance(out, tuple) else out
+            res = client.step(eid, text)
+            info = res["info"]
+            turns.append({"reply": text, "generated": out, "critique": info["critique"],
+                          "kind": info["kind"], "malformed": info["malformed"]})
+            messages.append({"role": "assistant", "content": text})
+            if not res["done"]:
+                messages.append({"role": "user", "content": res["observation"]["text"]})
+    finally:
+        try:
+            client.close(eid)
+        except Exception:  # already gone: nothing to release
+            pass
+    return {"messages": messages, "turns": turns, "reward": res["reward"],
+            "critiques": [t["critique"] for t in turns], "measures": res["info"].get("measures")}

@@ -1,0 +1,140 @@
+package textworld
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/tasks"
+)
+
+// lineEnv is a toy Env: walk "step" n times to win; "wait" does nothing.
+type lineEnv struct {
+	v       *tasks.Vocab
+	pos, n  int
+	steps   int
+	lastObs []string
+}
+
+func newLine(n int) *lineEnv {
+	return &lineEnv{v: NewVocab([]string{"step", "wait", "at", "goal"}), n: n, lastObs: []string{"at", "0"}}
+}
+
+func (e *lineEnv) Vocab() *tasks.Vocab        { return e.v }
+func (e *lineEnv) Goal() []tasks.Token        { return e.v.Encode("goal") }
+func (e *lineEnv) Observation() []tasks.Token { return e.v.Encode(e.lastObs...) }
+func (e *lineEnv) Admissible() [][]tasks.Token {
+	return [][]tasks.Token{e.v.Encode("step"), e.v.Encode("wait")}
+}
+func (e *lineEnv) IsAdmissible(a []tasks.Token) bool { return Contains(e.Admissible(), a) }
+func (e *lineEnv) Step(a []tasks.Token) ([]tasks.Token, error) {
+	e.steps++
+	if Equal(a, e.v.Encode("step")) {
+		e.pos++
+		e.lastObs = []string{"at", e.v.Word(e.v.ID("0") + tasks.Token(e.pos))}
+	} else {
+		e.lastObs = NothingHappens
+	}
+	return e.Observation(), nil
+}
+func (e *lineEnv) Done() bool    { return e.pos >= e.n || e.steps >= 10 }
+func (e *lineEnv) Steps() int    { return e.steps }
+func (e *lineEnv) MaxSteps() int { return 10 }
+func (e *lineEnv) Success() bool { return e.pos >= e.n }
+func (e *lineEnv) Reward() float64 {
+	if e.Success() {
+		return 1
+	}
+	return 0
+}
+func (e *lineEnv) Expert() []tasks.Token { return e.v.Encode("step") }
+func (e *lineEnv) Clone() Env           { c := *e; return &c }
+
+func TestStateTokens(t *testing.T) {
+	e := newLine(3)
+	v := e.v
+	_, _ = e.Step(v.Encode("step"))
+	s := Snapshot(e, []Turn{{Obs: v.Encode("at", "0"), Action: v.Encode("step")}}, History)
+	assert.Equal(t, "<bos> <task> goal <obs> at 0 <act> step <obs> at 1 <adm> step <sep> wait <act>", v.Decode(s.Tokens(v)))
+	past := []Turn{{Obs: v.Encode("0")}, {Obs: v.Encode("1")}, {Obs: v.Encode("2")}}
+	assert.Len(t, Snapshot(e, past, 2).History, 2)
+	assert.Equal(t, v.Encode("1"), Snapshot(e, past, 2).History[0].Obs)
+	assert.Empty(t, Snapshot(e, past, -1).History)
+}
+
+func TestPlayAndMeasures(t *testing.T) {
+	tr, err := Play(newLine(3), Expert{}, History, nil)
+	require.NoError(t, err)
+	assert.True(t, tr.Success)
+	assert.Len(t, tr.Steps, 3)
+	pairs, err := ExpertPairs(newLine(3), History)
+	require.NoError(t, err)
+	assert.Len(t, pairs, 3)
+	v := newLine(1).v
+	assert.Equal(t, 1.0, Accuracy(pairs, func(State) []tasks.Token { return v.Encode("step") }))
+	assert.Equal(t, 0.0, Accuracy(pairs, func(State) []tasks.Token { return v.Encode("wait") }))
+	assert.Equal(t, 0.0, Accuracy(nil, nil))
+
+	waiter := scripted{func() []tasks.Token { return v.Encode("wait") }}
+	tr, err = Play(newLine(3), waiter, History, nil)
+	require.NoError(t, err)
+	assert.False(t, tr.Success)
+	assert.Equal(t, 9, tr.RepeatedFailures(v), "10 waits: each after the first repeats a failure")
+	r, err := Evaluate(func(int) (Env, error) { return newLine(2), nil }, 4, waiter, History, nil)
+	require.NoError(t, err)
+	assert.Equal(t, Result{Policy: "scripted", Episodes: 4, MeanSteps: 10, Inapplicable: 1, RepeatedFailures: 9}, r)
+	r, err = Evaluate(func(int) (Env, error) { return newLine(2), nil }, 50, RandomAdmissible{}, History, rand.New(rand.NewPCG(1, 1)))
+	require.NoError(t, err)
+	assert.InDelta(t, 0.99, r.Success, 0.02)
+}
+
+type scripted struct{ f func() []tasks.Token }
+
+func (scripted) Name() string                               { return "scripted" }
+func (s scripted) Act(Env, State, *rand.Rand) []tasks.Token { return s.f() }
+
+func TestVocabAndWords(t *testing.T) {
+	v := NewVocab([]string{"on", "off", "on"}, []string{"1", "nothing"})
+	assert.Equal(t, len(CoreWords())+3+2, v.Size(), "duplicates of the core and within groups are skipped")
+	words, ok := ReadWords(v, v.Encode("on", "off"))
+	assert.True(t, ok)
+	assert.Equal(t, []string{"on", "off"}, words)
+	for _, bad := range [][]tasks.Token{{tasks.EOT}, {-1}, {tasks.Token(v.Size())}, {tasks.Pad}} {
+		_, ok := ReadWords(v, bad)
+		assert.False(t, ok)
+	}
+	assert.Panics(t, func() { NewVocab([]string{"two words"}) })
+	assert.True(t, Equal(nil, []tasks.Token{}))
+	assert.False(t, Equal([]tasks.Token{1}, []tasks.Token{2}))
+}
+
+func TestSplitsAndSizes(t *testing.T) {
+	seen := map[uint64]Split{}
+	for _, s := range []Split{Train, Test, TestOOD} {
+		sp, err := ParseSplit(s.String())
+		require.NoError(t, err)
+		assert.Equal(t, s, sp)
+		for i := 0; i < 200; i++ {
+			rng, err := RNG(5, s, i, 1)
+			require.NoError(t, err)
+			x := rng.Uint64()
+			_, dup := seen[x]
+			assert.False(t, dup, "%v %d draws like another split", s, i)
+			seen[x] = s
+		}
+	}
+	_, err := ParseSplit("dev")
+	assert.Error(t, err)
+	_, err = RNG(5, Split(9), 0, 0)
+	assert.Error(t, err)
+	z := Sizes{Train: 3, Test: 2}
+	require.NoError(t, z.Validate())
+	assert.NoError(t, z.Check(Train, 2))
+	assert.Error(t, z.Check(Train, 3))
+	assert.Error(t, z.Check(Test, -1))
+	assert.Error(t, z.Check(TestOOD, 0), "no OOD split")
+	assert.Error(t, Sizes{Train: 0, Test: 1}.Validate())
+	assert.Error(t, Sizes{Train: 1, Test: 1, TestOOD: -1}.Validate())
+}

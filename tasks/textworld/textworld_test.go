@@ -50,7 +50,7 @@ func (e *lineEnv) Reward() float64 {
 	return 0
 }
 func (e *lineEnv) Expert() []tasks.Token { return e.v.Encode("step") }
-func (e *lineEnv) Clone() Env           { c := *e; return &c }
+func (e *lineEnv) Clone() Env            { c := *e; return &c }
 
 func TestStateTokens(t *testing.T) {
 	e := newLine(3)

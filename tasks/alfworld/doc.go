@@ -45,7 +45,7 @@
 // (TestInapplicableChangesNothing). Admissible lists exactly the commands
 // that apply, in a fixed order; IsAdmissible agrees with it.
 //
-// Instance 3 of the OOD split, played by the expert ("|" separates command
+// Instance 3 of the OOD split, played by the expert (the Example) ("|" separates command
 // and observation; the plate hides in the fridge, where training never puts
 // plates):
 //

@@ -52,7 +52,7 @@
 // (TestInapplicableChangesNothing); Admissible lists exactly the applicable
 // actions, 18 on average at the expert's states.
 //
-// A test game (instance 6) played by the expert:
+// A test game (instance 6) played by the expert (the Example):
 //
 //	your task is to melt the ice . first , focus on the ice .
 //	this is the hallway . you see a bench , a closet that is closed .

@@ -42,6 +42,18 @@
 // (TestAnySearchApplies). The expert's query is the listed "both
 // attributes" one.
 //
+// Instruction 2 of the test split, played by the expert (the Example):
+//
+//	i need a watch that is digital and smart , in grey color , size large , price at most 20 dollars
+//	you are on the search page .
+//	search [ digital smart watch ] | results page 1 of 14 . p39 : watch digital smart , $ 9 .
+//	                                 p54 : watch digital waterproof , $ 69 . p82 : watch smart steel , $ 7 .
+//	click [ p39 ]     | item p39 : digital waterproof smart watch , $ 9 . color : grey brown .
+//	                    size : large xlarge . you chose color none , size none .
+//	click [ grey ]    | … you chose color grey , size none .
+//	click [ large ]   | … you chose color grey , size large .
+//	click [ buy now ] | thank you for shopping . your score is 100 percent .
+//
 // # Reward
 //
 // Buying product p with colour c and size s (empty if not chosen) scores

@@ -25,13 +25,12 @@ func (e *Env) ExpertCommand() (Command, bool) {
 	if in.Procedure != Mix && !e.focused {
 		return e.reach(e.find(in.Focus), Command{Verb: FocusOn, X: in.Focus}), true
 	}
+	if e.Stuck() {
+		return Command{Verb: LookAround}, true
+	}
 	switch in.Procedure {
 	case Boil, Melt:
-		holder := "pot"
-		if in.Procedure == Melt {
-			holder = "bowl"
-		}
-		h, stove := e.find(holder), e.find("stove")
+		h, stove := e.things[e.find(in.Focus)].parent, e.find("stove")
 		if e.things[h].parent != stove {
 			return e.bring(h, stove, MoveTo), true
 		}
@@ -54,14 +53,14 @@ func (e *Env) ExpertCommand() (Command, bool) {
 		return e.bring(x, e.find(box), MoveTo), true
 	case Grow:
 		seed, pot, jug := e.find("seed"), e.find("flowerpot"), e.find("waterjug")
-		if e.accessible(jug) && e.things[jug].parent != inventory && e.roomOf(jug) != e.roomOf(pot) && !e.holdsSubstance(pot) {
+		if jug == e.waterSource() && e.accessible(jug) && e.things[jug].parent != inventory && e.roomOf(jug) != e.roomOf(pot) && !e.holdsSubstance(pot) {
 			return Command{Verb: PickUp, X: "waterjug"}, true // take it along
 		}
 		if e.things[seed].parent != pot {
 			return e.bring(seed, pot, MoveTo), true
 		}
 		if !e.holdsSubstance(pot) {
-			return e.bring(jug, pot, PourInto), true
+			return e.bring(e.waterSource(), pot, PourInto), true
 		}
 		return Command{Verb: Wait}, true
 	}
@@ -69,15 +68,48 @@ func (e *Env) ExpertCommand() (Command, bool) {
 	if pr := e.find(in.Focus); pr >= 0 {
 		return e.reach(pr, Command{Verb: FocusOn, X: in.Focus}), true
 	}
-	for _, p := range e.mixPair() {
+	pair := e.mixPair()
+	for _, p := range e.paintsIn(bowl) {
+		if p != pair[0] && p != pair[1] {
+			return e.reach(e.find(p), Command{Verb: PickUp, X: p}), true // take a wrong paint back out
+		}
+	}
+	for _, p := range pair {
 		if x := e.find(p); e.things[x].parent != bowl {
-			if !e.accessible(bowl) {
-				return e.reach(bowl, Command{}), true
-			}
-			return e.reach(x, Command{Verb: PourInto, X: p, Y: "bowl"}), true
+			return e.bring(x, bowl, PourInto), true
 		}
 	}
 	return e.reach(bowl, Command{Verb: MixThing, X: "bowl"}), true
+}
+
+// Stuck reports that the learner's actions made the task impossible: the
+// substance to heat is no longer in a carried container (poured into a
+// fixture), no carried container holds water for the seed, or a paint the
+// mix needs was mixed away into another colour. The expert then only looks
+// around (an admissible action that changes nothing).
+func (e *Env) Stuck() bool {
+	in := e.in
+	switch in.Procedure {
+	case Boil, Melt:
+		h := e.things[e.find(in.Focus)].parent
+		return h < 0 || !e.things[h].portable
+	case Grow:
+		return !e.holdsSubstance(e.find("flowerpot")) && e.waterSource() < 0
+	case Mix:
+		pair := e.mixPair()
+		return e.find(in.Focus) < 0 && (e.find(pair[0]) < 0 || e.find(pair[1]) < 0)
+	}
+	return false
+}
+
+// waterSource is a carried-kind container holding water (-1 if none).
+func (e *Env) waterSource() int {
+	for i, t := range e.things {
+		if t.portable && t.container && e.holdsSubstance(i) {
+			return i
+		}
+	}
+	return -1
 }
 
 // mixPair is the two primaries whose mix is the task's product.
@@ -113,16 +145,19 @@ func (e *Env) reach(i int, c Command) Command {
 	return Command{Verb: Open, X: e.things[closed].name}
 }
 
-// bring gets x to y with verb (move or pour).
+// bring gets x to y with verb (move or pour): act when both are at hand;
+// else reach x; else open y's container if y is in this room; else carry x
+// (pick it up) towards y.
 func (e *Env) bring(x, y int, verb Verb) Command {
-	if e.accessible(x) && e.accessible(y) {
+	switch {
+	case e.accessible(x) && e.accessible(y):
 		return Command{Verb: verb, X: e.things[x].name, Y: e.things[y].name}
-	}
-	if e.accessible(x) && e.things[x].parent != inventory {
-		return Command{Verb: PickUp, X: e.things[x].name}
-	}
-	if !e.accessible(x) {
+	case !e.accessible(x):
 		return e.reach(x, Command{Verb: PickUp, X: e.things[x].name})
+	case e.roomOf(y) == e.room:
+		return e.reach(y, Command{})
+	case e.things[x].parent != inventory:
+		return Command{Verb: PickUp, X: e.things[x].name}
 	}
 	return e.reach(y, Command{})
 }

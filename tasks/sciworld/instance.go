@@ -110,7 +110,9 @@ func generate(p Procedure, rng *rand.Rand) *Instance {
 			add(thing{name: pt, parent: studio[rng.IntN(2)], portable: true, pourable: true})
 		}
 		in.Focus = mixes[[2]string{a, b}]
-		add(thing{name: in.Focus, parent: nowhere, portable: true, pourable: true})
+		for _, pr := range products() { // every mixture, so a wrong mix makes one too
+			add(thing{name: pr, parent: nowhere, portable: true, pourable: true})
+		}
 	}
 	// distractors: test objects not in use, anywhere placeable.
 	for k := 2 + rng.IntN(3); k > 0; k-- {

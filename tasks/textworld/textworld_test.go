@@ -138,3 +138,12 @@ func TestSplitsAndSizes(t *testing.T) {
 	assert.Error(t, Sizes{Train: 0, Test: 1}.Validate())
 	assert.Error(t, Sizes{Train: 1, Test: 1, TestOOD: -1}.Validate())
 }
+
+func TestCheckRecovery(t *testing.T) {
+	r, err := CheckRecovery(newLine(3), 2, rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	assert.Equal(t, Recovery{Tested: true, Success: true}, r)
+	r, err = CheckRecovery(newLine(3), 20, rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	assert.False(t, r.Tested, "the prefix used up the game")
+}

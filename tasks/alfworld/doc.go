@@ -72,7 +72,9 @@
 // put it down first). No command is wasted, so its trajectories are optimal
 // up to the choice among receptacles of the destination class.
 // TestExpertSolvesEverySplit plays it on every game of every split: success
-// 1, every expert command admissible.
+// 1, every expert command admissible. TestExpertRecovers hands over to it
+// after 1–8 random admissible commands on the OOD games: it solved all 402
+// games so tested (nothing in the household is irreversible).
 //
 // # Splits: in distribution and out of distribution
 //

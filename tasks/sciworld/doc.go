@@ -73,6 +73,15 @@
 // it. TestExpertSolvesEverySplit: success on every game of both splits,
 // every expert action admissible, all five procedures in each split.
 //
+// From states off its path it replans: it follows the substance wherever
+// its container went, takes a wrong paint back out of the bowl, and
+// reports Stuck — and only looks around — when the learner's actions made
+// the task impossible (the substance poured into a fixture, the water
+// poured away, a needed paint mixed into another colour).
+// TestExpertRecovers: after 1–8 random admissible actions, 81 test games
+// were still open and the expert solved 78; the 3 others were stuck or ran
+// out of steps.
+//
 // # Splits and the dataset
 //
 // Train has 200 games, Test 100 (textworld.RNG); a test draw equal to a

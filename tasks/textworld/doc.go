@@ -32,10 +32,22 @@
 //
 //	<bos> <task> goal (<obs> o <act> a)… <obs> o_t <adm> a1 <sep> a2 … <act>
 //
-// after which the policy writes its action (TestStateTokens shows one). The
-// pipeline's critic prompt and its templated reflections use the remaining
-// markers (<choose>, action, :, <reflect>, expert, alternative, ->, so, is,
-// better), which every vocabulary therefore contains.
+// after which the policy writes its action (TestStateTokens shows one).
+//
+// # The ACT formats
+//
+// The remaining markers (<choose>, action, :, <reflect>, expert,
+// alternative, ->, so, is, better) make the two token formats the ACT
+// pipeline trains on, defined here so every environment can render them
+// (critic.go, TestCriticFormats):
+//
+//	CriticPrompt  state … <adm> … action 1 : x <sep> action 2 : y <choose>   → "1" | "2" <eot>
+//	Reflection    <reflect> alternative a⁻ -> o⁻ expert a⁺ -> o⁺ so expert is better
+//
+// ParseChoice reads the critic's answer from its generated tokens: exactly
+// one token, 1 or 2; anything else is a format error (FuzzParseChoice).
+// Outcome runs an action on a Clone of the environment, so the expert's and
+// an alternative's observations can be compared from one state.
 //
 // # Splits and seeds
 //
@@ -59,4 +71,9 @@
 // metric): the fraction of (state, expert action) pairs where a predictor
 // returns exactly the expert's action. TestPlayAndMeasures checks each on a
 // toy environment whose numbers are known by hand.
+//
+// CheckRecovery plays a few random admissible actions and then hands over
+// to the expert: each environment's TestExpertRecovers uses it to show that
+// its planner replans from states off its own path, the states a learner
+// reaches, so the planner can label them too.
 package textworld

@@ -147,3 +147,48 @@ func TestCheckRecovery(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, r.Tested, "the prefix used up the game")
 }
+
+func TestCriticFormats(t *testing.T) {
+	e := newLine(3)
+	v := e.v
+	s := Snapshot(e, nil, History)
+	p := CriticPrompt(v, s, v.Encode("wait"), v.Encode("step"))
+	assert.Equal(t, "<bos> <task> goal <obs> at 0 <adm> step <sep> wait action 1 : wait <sep> action 2 : step <choose>", v.Decode(p))
+	for _, tc := range []struct {
+		answer []tasks.Token
+		want   int
+	}{
+		{v.Encode("1"), 1}, {v.Encode("2"), 2}, {v.Encode("3"), 0}, {nil, 0}, {v.Encode("1", "2"), 0}, {[]tasks.Token{-4}, 0},
+	} {
+		got, err := ParseChoice(v, tc.answer)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, tc.want == 0, err != nil)
+	}
+	alt, err := Outcome(e, v.Encode("wait"))
+	require.NoError(t, err)
+	exp, err := Outcome(e, v.Encode("step"))
+	require.NoError(t, err)
+	assert.Equal(t, 0, e.Steps(), "Outcome steps a copy")
+	r := Reflection(v, v.Encode("step"), exp, v.Encode("wait"), alt)
+	assert.Equal(t, "<reflect> alternative wait -> nothing happens . expert step -> at 1 so expert is better", v.Decode(r))
+}
+
+// FuzzParseChoice: any answer parses to 1 or 2, or fails cleanly.
+func FuzzParseChoice(f *testing.F) {
+	v := newLine(1).v
+	f.Add([]byte{byte(v.ID("1"))})
+	f.Add([]byte{byte(v.ID("2")), 0})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		toks := make([]tasks.Token, len(data))
+		for i, b := range data {
+			toks[i] = tasks.Token(int8(b))
+		}
+		c, err := ParseChoice(v, toks)
+		if err == nil {
+			assert.Contains(t, []int{1, 2}, c)
+		} else {
+			assert.Equal(t, 0, c)
+		}
+	})
+}

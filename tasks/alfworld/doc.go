@@ -43,7 +43,10 @@
 // stands; examine what you face or hold. Anything else — unparsable tokens
 // included — is answered "nothing happens ." and changes nothing
 // (TestInapplicableChangesNothing). Admissible lists exactly the commands
-// that apply, in a fixed order; IsAdmissible agrees with it.
+// that apply, in a fixed order; IsAdmissible agrees with it. The list is
+// built from a pruned set of candidates (what the agent faces and holds);
+// TestAdmissibleIsComplete checks it against the full grammar over every
+// object and receptacle of the game.
 //
 // Instance 3 of the OOD split, played by the expert (the Example) ("|" separates command
 // and observation; the plate hides in the fridge, where training never puts

@@ -50,7 +50,9 @@
 // container's substance (or pours a paint) into a container. Anything else
 // is "nothing happens ." and changes nothing
 // (TestInapplicableChangesNothing); Admissible lists exactly the applicable
-// actions, 18 on average at the expert's states.
+// actions, 18 on average at the expert's states, built from the things at
+// hand and checked against every template over every name of the lab
+// (TestAdmissibleIsComplete).
 //
 // A test game (instance 6) played by the expert (the Example):
 //

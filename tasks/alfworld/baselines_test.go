@@ -29,7 +29,7 @@ func TestBaselines(t *testing.T) {
 				assert.Less(t, r.Success, 0.35)
 			}
 		}
-		pairs, adm, hit := 0, 0, 0.0
+		pairs, adm, hit, toks, longest := 0, 0, 0.0, 0, 0
 		for i := 0; i < n; i++ {
 			e, err := w.NewEnv(split, i)
 			require.NoError(t, err)
@@ -39,9 +39,11 @@ func TestBaselines(t *testing.T) {
 			pairs += len(ps)
 			for _, p := range ps {
 				adm += len(p.State.Admissible)
+				n := len(p.State.Tokens(w.vocab))
+				toks, longest = toks+n, max(longest, n)
 			}
 		}
-		t.Logf("%-8v pairs %d  mean admissible %.1f  prior first-guess hit %.3f", split, pairs, float64(adm)/float64(pairs), hit/float64(n))
+		t.Logf("%-8v pairs %d  mean admissible %.1f  prior first-guess hit %.3f  prompt tokens mean %.0f max %d", split, pairs, float64(adm)/float64(pairs), hit/float64(n), float64(toks)/float64(pairs), longest)
 	}
 }
 

@@ -25,15 +25,17 @@ func TestBaselines(t *testing.T) {
 		random := textworld.Accuracy(pairs, func(s textworld.State) []tasks.Token {
 			return s.Admissible[rng.IntN(len(s.Admissible))]
 		})
-		adm, fromHall := 0, 0
+		adm, fromHall, toks, longest := 0, 0, 0, 0
 		for _, p := range pairs {
 			adm += len(p.State.Admissible)
+			n := len(p.State.Tokens(w.vocab))
+			toks, longest = toks+n, max(longest, n)
 			if strings.HasPrefix(w.vocab.Decode(p.State.Obs), "you move to the hallway") {
 				fromHall++
 			}
 		}
-		t.Logf("%-5v pairs %d  mean admissible %.1f  random accuracy %.3f  expert accuracy 1  in the hallway %.3f",
-			split, len(pairs), float64(adm)/float64(len(pairs)), random, float64(fromHall)/float64(len(pairs)))
+		t.Logf("%-5v pairs %d  mean admissible %.1f  random accuracy %.3f  expert accuracy 1  in the hallway %.3f  prompt tokens mean %.0f max %d",
+			split, len(pairs), float64(adm)/float64(len(pairs)), random, float64(fromHall)/float64(len(pairs)), float64(toks)/float64(len(pairs)), longest)
 		assert.Less(t, random, 0.15)
 		for _, p := range []textworld.Policy{textworld.RandomAdmissible{}, textworld.Expert{}} {
 			r, err := textworld.Evaluate(w.Env(split), splitSize(w, split), p, textworld.History, rand.New(rand.NewPCG(7, 7)))

@@ -90,7 +90,8 @@
 // training game is drawn again (TestDeterminismAndSplits). Dataset(split, k)
 // is the expert's (state, action) pairs of every game of a split, each
 // state with the last k observation/action pairs: 1665 training pairs and
-// 870 held-out test pairs at k = 2.
+// 870 held-out test pairs at k = 2. The vocabulary has 232 tokens; a state
+// prompt is 157 tokens on average, 294 at most (training pairs).
 //
 // # Sizing: why imitation should not reach 100%
 //

@@ -1,6 +1,7 @@
 package textworld
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 
@@ -191,4 +192,19 @@ func FuzzParseChoice(f *testing.F) {
 			assert.Equal(t, 0, c)
 		}
 	})
+}
+
+// TestPairJSON: a dataset pair survives a JSON round trip (the pipeline
+// stores datasets as JSONL).
+func TestPairJSON(t *testing.T) {
+	pairs, err := ExpertPairs(newLine(3), History)
+	require.NoError(t, err)
+	for _, p := range pairs {
+		raw, err := json.Marshal(p)
+		require.NoError(t, err)
+		var q Pair
+		require.NoError(t, json.Unmarshal(raw, &q))
+		assert.Equal(t, p.State.Tokens(newLine(1).v), q.State.Tokens(newLine(1).v))
+		assert.Equal(t, p.Expert, q.Expert)
+	}
 }

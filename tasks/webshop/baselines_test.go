@@ -66,7 +66,7 @@ func TestBaselines(t *testing.T) {
 				assert.Less(t, r.Success, 0.6)
 			}
 		}
-		pairs, adm := 0, 0
+		pairs, adm, toks, longest := 0, 0, 0, 0
 		for i := 0; i < n; i++ {
 			e, err := w.NewEnv(split, i)
 			require.NoError(t, err)
@@ -75,8 +75,10 @@ func TestBaselines(t *testing.T) {
 			pairs += len(ps)
 			for _, p := range ps {
 				adm += len(p.State.Admissible)
+				n := len(p.State.Tokens(w.vocab))
+				toks, longest = toks+n, max(longest, n)
 			}
 		}
-		t.Logf("%-6v pairs %d  mean admissible %.1f", split, pairs, float64(adm)/float64(pairs))
+		t.Logf("%-6v pairs %d  mean admissible %.1f  prompt tokens mean %.0f max %d", split, pairs, float64(adm)/float64(pairs), float64(toks)/float64(pairs), longest)
 	}
 }

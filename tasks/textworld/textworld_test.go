@@ -208,3 +208,17 @@ func TestPairJSON(t *testing.T) {
 		assert.Equal(t, p.Expert, q.Expert)
 	}
 }
+
+// FuzzParseSplit: any text is a split or an error, and a split prints back
+// as the text it was read from.
+func FuzzParseSplit(f *testing.F) {
+	for _, s := range []string{"train", "test", "test-ood", "", "TEST"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sp, err := ParseSplit(s)
+		if err == nil {
+			assert.Equal(t, s, sp.String())
+		}
+	})
+}

@@ -90,6 +90,7 @@
 // table, in a cabinet or in the garbage can), where no training game ever
 // puts an object of that type. Task type, target, destination, distractors
 // and placements are drawn per instance from textworld.RNG.
+// A Test draw that repeats a training game is drawn again.
 // TestSplitsDisjointAndOOD checks that no game appears in two splits, that
 // all six task types occur in each, that no OOD layout occurs in training
 // and that no OOD target lies in a class where training placed its type.

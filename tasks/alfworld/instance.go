@@ -237,7 +237,7 @@ func seenLayout(seed uint64, id int) Layout {
 // Instance makes instance index of split: Train and Test draw a layout of
 // the seen pool and hide the targets at their usual places; TestOOD draws a
 // layout outside the pool and hides the targets where training never puts
-// them.
+// them. A Test draw equal to a training game is drawn again.
 func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 	if err := w.cfg.Sizes().Check(split, index); err != nil {
 		return nil, err
@@ -261,7 +261,7 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 		if !slices.Contains(rooms[l.Room].tasks, t) {
 			continue
 		}
-		if in, ok := generate(l, t, split == textworld.TestOOD, rng); ok {
+		if in, ok := generate(l, t, split == textworld.TestOOD, rng); ok && (split != textworld.Test || !w.train[in.Fingerprint()]) {
 			return in, nil
 		}
 	}

@@ -54,6 +54,7 @@ type World struct {
 	vocab *tasks.Vocab
 	pool  []Layout
 	seen  map[string]bool
+	train map[string]bool // fingerprints of the training games
 }
 
 // New builds the world of cfg.
@@ -61,11 +62,18 @@ func New(cfg Config) (*World, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("alfworld: %w", err)
 	}
-	w := &World{cfg: cfg, vocab: newVocab(), seen: map[string]bool{}}
+	w := &World{cfg: cfg, vocab: newVocab(), seen: map[string]bool{}, train: map[string]bool{}}
 	for id := 0; id < cfg.Layouts; id++ {
 		l := seenLayout(cfg.Seed, id)
 		w.pool = append(w.pool, l)
 		w.seen[l.Signature()] = true
+	}
+	for i := 0; i < cfg.Train; i++ {
+		in, err := w.Instance(textworld.Train, i)
+		if err != nil {
+			return nil, err
+		}
+		w.train[in.Fingerprint()] = true
 	}
 	return w, nil
 }

@@ -1,0 +1,207 @@
+package alfworld
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/tasks"
+	"arew/tasks/textworld"
+)
+
+func world(t testing.TB) *World {
+	w, err := New(DefaultConfig())
+	require.NoError(t, err)
+	return w
+}
+
+var splits = []textworld.Split{textworld.Train, textworld.Test, textworld.TestOOD}
+
+func splitSize(w *World, s textworld.Split) int {
+	return map[textworld.Split]int{textworld.Train: w.cfg.Train, textworld.Test: w.cfg.Test, textworld.TestOOD: w.cfg.TestOOD}[s]
+}
+
+// stateKey is everything Step may change except the step count and the
+// observation.
+func stateKey(e *Env) string {
+	return fmt.Sprintf("%v|%v|%d|%d|%v", e.recs, e.objs, e.at, e.held, e.success)
+}
+
+// TestExpertSolvesEverySplit plays the planner on every instance of the
+// three splits: success 1 within the cap, and each expert action is listed
+// as admissible and not answered "nothing happens".
+func TestExpertSolvesEverySplit(t *testing.T) {
+	w := world(t)
+	nothing := w.vocab.Encode(textworld.NothingHappens...)
+	for _, split := range splits {
+		steps, n := 0, splitSize(w, split)
+		for i := 0; i < n; i++ {
+			e, err := w.NewEnv(split, i)
+			require.NoError(t, err)
+			for !e.Done() {
+				a := e.Expert()
+				require.True(t, textworld.Contains(e.Admissible(), a), "%v %d: expert %q not admissible", split, i, textworld.Decode(w.vocab, a))
+				obs, err := e.Step(a)
+				require.NoError(t, err)
+				require.False(t, textworld.Equal(obs, nothing))
+			}
+			require.True(t, e.Success(), "%v %d: expert failed", split, i)
+			assert.Equal(t, 1.0, e.Reward())
+			assert.Nil(t, e.Expert())
+			steps += e.Steps()
+		}
+		t.Logf("%v: %d games, mean expert length %.2f", split, n, float64(steps)/float64(n))
+	}
+}
+
+// randomCommand is a listed command, a listed command with one word
+// replaced, or random words: most of the latter two do not apply.
+func randomCommand(e *Env, rng *rand.Rand) []tasks.Token {
+	adm := e.Admissible()
+	a := append([]tasks.Token(nil), adm[rng.IntN(len(adm))]...)
+	switch rng.IntN(3) {
+	case 1:
+		a[rng.IntN(len(a))] = tasks.Token(3 + rng.IntN(e.Vocab().Size()-3))
+	case 2:
+		a = a[:0]
+		for k := rng.IntN(7); k >= 0; k-- {
+			a = append(a, tasks.Token(rng.IntN(e.Vocab().Size()+2)-1))
+		}
+	}
+	return a
+}
+
+// TestInapplicableChangesNothing: a command outside the admissible list is
+// answered "nothing happens ." and leaves the state as it was; a listed one
+// never is. IsAdmissible agrees with the list.
+func TestInapplicableChangesNothing(t *testing.T) {
+	w := world(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	nothing := w.vocab.Encode(textworld.NothingHappens...)
+	checked := 0
+	for i := 0; i < 60; i++ {
+		e, err := w.NewEnv(textworld.Train, i)
+		require.NoError(t, err)
+		for !e.Done() {
+			a := randomCommand(e, rng)
+			listed := textworld.Contains(e.Admissible(), a)
+			assert.Equal(t, listed, e.IsAdmissible(a), "%q", textworld.Decode(w.vocab, a))
+			before := stateKey(e)
+			obs, err := e.Step(a)
+			require.NoError(t, err)
+			if !listed {
+				checked++
+				assert.Equal(t, nothing, obs)
+				assert.Equal(t, before, stateKey(e))
+			} else {
+				assert.NotEqual(t, nothing, obs)
+			}
+		}
+		assert.LessOrEqual(t, e.Steps(), 50)
+		_, err = e.Step(nil)
+		assert.Error(t, err)
+	}
+	assert.Greater(t, checked, 500)
+}
+
+// TestDeterminism: the same instance twice gives the same goal,
+// observations, admissible lists and expert actions; worlds built from the
+// same config agree.
+func TestDeterminism(t *testing.T) {
+	a, b := world(t), world(t)
+	for _, split := range splits {
+		for i := 0; i < 20; i++ {
+			x, err := a.NewEnv(split, i)
+			require.NoError(t, err)
+			y, err := b.NewEnv(split, i)
+			require.NoError(t, err)
+			require.Equal(t, x.in.Fingerprint(), y.in.Fingerprint())
+			require.Equal(t, x.Goal(), y.Goal())
+			for !x.Done() {
+				require.Equal(t, x.Observation(), y.Observation())
+				require.Equal(t, x.Admissible(), y.Admissible())
+				act := x.Expert()
+				require.Equal(t, act, y.Expert())
+				_, _ = x.Step(act)
+				_, _ = y.Step(act)
+			}
+		}
+	}
+	other, err := New(Config{Seed: 13, Layouts: 40, Train: 400, Test: 140, TestOOD: 134, MaxSteps: 50})
+	require.NoError(t, err)
+	x, _ := a.Instance(textworld.Train, 0)
+	y, _ := other.Instance(textworld.Train, 0)
+	assert.NotEqual(t, x.Fingerprint(), y.Fingerprint(), "the seed must matter")
+}
+
+// TestCloneIsIndependent: stepping a clone leaves the original unchanged.
+func TestCloneIsIndependent(t *testing.T) {
+	w := world(t)
+	e, err := w.NewEnv(textworld.Test, 3)
+	require.NoError(t, err)
+	_, _ = e.Step(e.Expert())
+	before := stateKey(e)
+	c := e.Clone()
+	for !c.Done() {
+		_, _ = c.Step(c.Expert())
+	}
+	assert.True(t, c.Success())
+	assert.Equal(t, before, stateKey(e))
+	assert.False(t, e.Done())
+}
+
+// TestSplitsDisjointAndOOD: no instance is in two splits; every task type
+// occurs in every split; the OOD split's layouts are outside the training
+// layouts and its targets lie in classes where no training game ever puts an
+// object of their type.
+func TestSplitsDisjointAndOOD(t *testing.T) {
+	w := world(t)
+	seen := map[string]textworld.Split{}
+	trainLayouts := map[string]bool{}
+	trainPlaces := map[string]bool{}
+	for _, split := range splits {
+		types := map[TaskType]int{}
+		for i := 0; i < splitSize(w, split); i++ {
+			in, err := w.Instance(split, i)
+			require.NoError(t, err)
+			fp := in.Fingerprint()
+			if s, dup := seen[fp]; dup {
+				assert.Equal(t, split, s, "instance %d of %v repeats one of %v", i, split, s)
+			}
+			seen[fp] = split
+			types[in.Task]++
+			switch split {
+			case textworld.Train:
+				trainLayouts[in.Layout.Signature()] = true
+				for _, o := range in.Objects {
+					trainPlaces[o.Type+"@"+in.Recs[o.Rec].Class] = true
+				}
+			case textworld.Test:
+				assert.True(t, w.seen[in.Layout.Signature()], "ID test layouts come from the seen pool")
+			case textworld.TestOOD:
+				assert.False(t, trainLayouts[in.Layout.Signature()], "OOD layout seen in training: %s", in.Layout.Signature())
+				for _, k := range in.Targets {
+					o := in.Objects[k]
+					assert.False(t, trainPlaces[o.Type+"@"+in.Recs[o.Rec].Class], "OOD target %s placed as in training", o.Type)
+				}
+			}
+		}
+		assert.Len(t, types, len(TaskTypes), "%v: every task type occurs", split)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, raw := range []string{`{"Train":0}`, `{"Layouts":2}`, `{"MaxSteps":0}`, `{"TestOOD":0}`, `{"Bogus":1}`, `[1]`, `{"Train":-5}`} {
+		_, err := FromJSON([]byte(raw))
+		assert.Error(t, err, raw)
+	}
+	w, err := FromJSON([]byte(`{"Train":10}`))
+	require.NoError(t, err)
+	_, err = w.NewEnv(textworld.Train, 10)
+	assert.Error(t, err)
+	_, err = w.NewEnv(textworld.Test, -1)
+	assert.Error(t, err)
+}

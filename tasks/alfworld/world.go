@@ -1,0 +1,108 @@
+package alfworld
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"arew/tasks"
+	"arew/tasks/textworld"
+)
+
+// Config sets the world; every field can be overridden by JSON (FromJSON).
+type Config struct {
+	Seed uint64
+	// Layouts is the size of the seen layout pool that Train and Test draw
+	// from (cycling through the four room types).
+	Layouts int
+	// Train, Test, TestOOD are the split sizes (ALFWorld's test splits have
+	// 140 seen and 134 unseen games).
+	Train, Test, TestOOD int
+	// MaxSteps caps an episode.
+	MaxSteps int
+}
+
+// DefaultConfig is the documented default (package doc, "Sizing").
+func DefaultConfig() Config {
+	return Config{Seed: 12, Layouts: 40, Train: 400, Test: 140, TestOOD: 134, MaxSteps: 50}
+}
+
+// Sizes are the split sizes.
+func (c Config) Sizes() textworld.Sizes {
+	return textworld.Sizes{Train: c.Train, Test: c.Test, TestOOD: c.TestOOD}
+}
+
+// Validate rejects sizes that make no world.
+func (c Config) Validate() error {
+	if err := c.Sizes().Validate(); err != nil {
+		return err
+	}
+	if c.TestOOD <= 0 {
+		return fmt.Errorf("TestOOD must be positive, got %d", c.TestOOD)
+	}
+	if c.Layouts < len(rooms) || c.Layouts > 100000 {
+		return fmt.Errorf("Layouts must lie in [%d, 100000], got %d", len(rooms), c.Layouts)
+	}
+	if c.MaxSteps < 1 || c.MaxSteps > 1000 {
+		return fmt.Errorf("MaxSteps must lie in [1, 1000], got %d", c.MaxSteps)
+	}
+	return nil
+}
+
+// World makes the instances of a configuration.
+type World struct {
+	cfg   Config
+	vocab *tasks.Vocab
+	pool  []Layout
+	seen  map[string]bool
+	train map[string]bool // fingerprints of the training games
+}
+
+// New builds the world of cfg.
+func New(cfg Config) (*World, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("alfworld: %w", err)
+	}
+	w := &World{cfg: cfg, vocab: newVocab(), seen: map[string]bool{}, train: map[string]bool{}}
+	for id := 0; id < cfg.Layouts; id++ {
+		l := seenLayout(cfg.Seed, id)
+		w.pool = append(w.pool, l)
+		w.seen[l.Signature()] = true
+	}
+	for i := 0; i < cfg.Train; i++ {
+		in, err := w.Instance(textworld.Train, i)
+		if err != nil {
+			return nil, err
+		}
+		w.train[in.Fingerprint()] = true
+	}
+	return w, nil
+}
+
+// FromJSON is New with DefaultConfig overridden by a JSON object.
+func FromJSON(raw json.RawMessage) (*World, error) {
+	cfg := DefaultConfig()
+	if err := tasks.DecodeConfig(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("alfworld: %w", err)
+	}
+	return New(cfg)
+}
+
+// Config is the world's configuration.
+func (w *World) Config() Config { return w.cfg }
+
+// Vocab is the shared vocabulary of every instance.
+func (w *World) Vocab() *tasks.Vocab { return w.vocab }
+
+// NewEnv starts instance index of split.
+func (w *World) NewEnv(split textworld.Split, index int) (*Env, error) {
+	in, err := w.Instance(split, index)
+	if err != nil {
+		return nil, err
+	}
+	return newEnv(w, in), nil
+}
+
+// Env is NewEnv as a textworld.Env, for textworld.Evaluate.
+func (w *World) Env(split textworld.Split) func(int) (textworld.Env, error) {
+	return func(i int) (textworld.Env, error) { return w.NewEnv(split, i) }
+}

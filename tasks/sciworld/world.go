@@ -1,0 +1,134 @@
+package sciworld
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"arew/tasks"
+	"arew/tasks/textworld"
+)
+
+// Config sets the lab; every field can be overridden by JSON (FromJSON).
+type Config struct {
+	Seed uint64
+	// Train and Test are the numbers of games of the splits; the test
+	// games' expert states are the held-out states of the accuracy metric.
+	Train, Test int
+	// MaxSteps caps an episode.
+	MaxSteps int
+}
+
+// DefaultConfig is the documented default (package doc, "Sizing").
+func DefaultConfig() Config { return Config{Seed: 12, Train: 200, Test: 100, MaxSteps: 40} }
+
+// Validate rejects settings that make no lab.
+func (c Config) Validate() error {
+	if err := c.sizes().Validate(); err != nil {
+		return err
+	}
+	if c.Train > 100000 || c.Test > 100000 {
+		return fmt.Errorf("split sizes must stay at most 100000")
+	}
+	if c.MaxSteps < 1 || c.MaxSteps > 1000 {
+		return fmt.Errorf("MaxSteps must lie in [1, 1000], got %d", c.MaxSteps)
+	}
+	return nil
+}
+
+func (c Config) sizes() textworld.Sizes { return textworld.Sizes{Train: c.Train, Test: c.Test} }
+
+// World makes the games of a configuration.
+type World struct {
+	cfg   Config
+	vocab *tasks.Vocab
+	train map[string]bool
+}
+
+// New builds the lab of cfg.
+func New(cfg Config) (*World, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sciworld: %w", err)
+	}
+	w := &World{cfg: cfg, vocab: newVocab(), train: map[string]bool{}}
+	for i := 0; i < cfg.Train; i++ {
+		in, err := w.Instance(textworld.Train, i)
+		if err != nil {
+			return nil, err
+		}
+		w.train[in.Fingerprint()] = true
+	}
+	return w, nil
+}
+
+// FromJSON is New with DefaultConfig overridden by a JSON object.
+func FromJSON(raw json.RawMessage) (*World, error) {
+	cfg := DefaultConfig()
+	if err := tasks.DecodeConfig(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("sciworld: %w", err)
+	}
+	return New(cfg)
+}
+
+// Config is the lab's configuration.
+func (w *World) Config() Config { return w.cfg }
+
+// Vocab is the shared vocabulary of every game.
+func (w *World) Vocab() *tasks.Vocab { return w.vocab }
+
+const instanceStream = 1
+
+// Instance makes game index of split; a test draw equal to a training game
+// is drawn again.
+func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
+	if err := w.cfg.sizes().Check(split, index); err != nil {
+		return nil, err
+	}
+	rng, err := textworld.RNG(w.cfg.Seed, split, index, instanceStream)
+	if err != nil {
+		return nil, err
+	}
+	for try := 0; try < 1000; try++ {
+		in := generate(Procedures[rng.IntN(len(Procedures))], rng)
+		if split == textworld.Train || !w.train[in.Fingerprint()] {
+			return in, nil
+		}
+	}
+	return nil, fmt.Errorf("sciworld: no fresh game for %v %d", split, index)
+}
+
+// NewEnv starts game index of split.
+func (w *World) NewEnv(split textworld.Split, index int) (*Env, error) {
+	in, err := w.Instance(split, index)
+	if err != nil {
+		return nil, err
+	}
+	return newEnv(w, in), nil
+}
+
+// Env is NewEnv as a textworld.Env, for textworld.Evaluate.
+func (w *World) Env(split textworld.Split) func(int) (textworld.Env, error) {
+	return func(i int) (textworld.Env, error) { return w.NewEnv(split, i) }
+}
+
+// Dataset is the offline data of a split: the expert's (state, action)
+// pairs of every game, each state with the last k turns. The Test split's
+// pairs are the held-out states of next-action accuracy.
+func (w *World) Dataset(split textworld.Split, k int) ([]textworld.Pair, error) {
+	n := w.cfg.Train
+	if split == textworld.Test {
+		n = w.cfg.Test
+	}
+	var out []textworld.Pair
+	for i := 0; i < n; i++ {
+		e, err := w.NewEnv(split, i)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := textworld.ExpertPairs(e, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}

@@ -1,0 +1,68 @@
+package textworld
+
+import (
+	"fmt"
+
+	"arew/tasks"
+)
+
+// The token formats the ACT pipeline builds on the environments (the
+// training stages themselves live outside tasks). Every environment's
+// vocabulary holds their words (Markers).
+
+// CriticPrompt is the ACT choice prompt: the state as State.Tokens renders
+// it, without its final <act>, then the two candidates and <choose>:
+//
+//	… <adm> a1 <sep> a2 … action 1 : x <sep> action 2 : y <choose>
+//
+// The critic answers "1" or "2", then <eot> (ParseChoice).
+func CriticPrompt(v *tasks.Vocab, s State, x, y []tasks.Token) []tasks.Token {
+	out := s.Tokens(v)
+	out = out[:len(out)-1]
+	one, two := v.ID("1"), v.ID("2")
+	act, colon := v.ID("action"), v.ID(":")
+	out = append(out, act, one, colon)
+	out = append(out, x...)
+	out = append(out, v.ID("<sep>"), act, two, colon)
+	out = append(out, y...)
+	return append(out, v.ID("<choose>"))
+}
+
+// ParseChoice reads a critic's answer (its tokens before <eot>): exactly
+// one token, "1" or "2". Anything else is a format error (the pipeline's
+// R_fmt).
+func ParseChoice(v *tasks.Vocab, answer []tasks.Token) (int, error) {
+	if len(answer) != 1 {
+		return 0, fmt.Errorf("a choice is one token, got %d", len(answer))
+	}
+	switch answer[0] {
+	case v.ID("1"):
+		return 1, nil
+	case v.ID("2"):
+		return 2, nil
+	}
+	return 0, fmt.Errorf("a choice is 1 or 2, got %s", v.Word(answer[0]))
+}
+
+// Reflection is the templated self-reflection of the Early Experience
+// baseline, built from what the environment answered to the expert's action
+// and to an alternative from the same state (Env.Clone):
+//
+//	<reflect> alternative a⁻ -> o⁻ expert a⁺ -> o⁺ so expert is better
+func Reflection(v *tasks.Vocab, expert, expertObs, alt, altObs []tasks.Token) []tasks.Token {
+	out := []tasks.Token{v.ID("<reflect>"), v.ID("alternative")}
+	out = append(out, alt...)
+	out = append(out, v.ID("->"))
+	out = append(out, altObs...)
+	out = append(out, v.ID("expert"))
+	out = append(out, expert...)
+	out = append(out, v.ID("->"))
+	out = append(out, expertObs...)
+	return append(out, v.Encode("so", "expert", "is", "better")...)
+}
+
+// Outcome runs action from a copy of env and returns the observation, so
+// alternatives can be compared with the expert's action at one state.
+func Outcome(env Env, action []tasks.Token) ([]tasks.Token, error) {
+	return env.Clone().Step(action)
+}

@@ -1,0 +1,188 @@
+package webshop
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/tasks"
+	"arew/tasks/textworld"
+)
+
+func store(t testing.TB) *World {
+	w, err := New(DefaultConfig())
+	require.NoError(t, err)
+	return w
+}
+
+var splits = []textworld.Split{textworld.Train, textworld.Test}
+
+func splitSize(w *World, s textworld.Split) int {
+	if s == textworld.Train {
+		return w.cfg.Train
+	}
+	return w.cfg.Test
+}
+
+func stateKey(e *Env) string {
+	return fmt.Sprintf("%v|%v|%v|%d|%d|%s|%s|%v|%v", e.page, e.query, e.results, e.pageNo, e.item, e.colour, e.size, e.bought, e.reward)
+}
+
+// TestExpertSolvesEverySplit: reward 1 on every instruction of both
+// splits, within the cap, every expert action listed as admissible.
+func TestExpertSolvesEverySplit(t *testing.T) {
+	w := store(t)
+	for _, split := range splits {
+		steps := 0
+		for i := 0; i < splitSize(w, split); i++ {
+			e, err := w.NewEnv(split, i)
+			require.NoError(t, err)
+			for !e.Done() {
+				a := e.Expert()
+				require.True(t, textworld.Contains(e.Admissible(), a), "%v %d: %q", split, i, textworld.Decode(w.vocab, a))
+				_, err := e.Step(a)
+				require.NoError(t, err)
+			}
+			require.True(t, e.Success(), "%v %d", split, i)
+			assert.Equal(t, 1.0, e.Reward())
+			steps += e.Steps()
+		}
+		t.Logf("%v: mean expert length %.2f", split, float64(steps)/float64(splitSize(w, split)))
+	}
+}
+
+// TestInapplicableChangesNothing: what is not admissible gets "nothing
+// happens ." and leaves the page, query, selection and reward unchanged.
+func TestInapplicableChangesNothing(t *testing.T) {
+	w := store(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	nothing := w.vocab.Encode(textworld.NothingHappens...)
+	checked := 0
+	for i := 0; i < 100; i++ {
+		e, err := w.NewEnv(textworld.Train, i)
+		require.NoError(t, err)
+		for !e.Done() {
+			adm := e.Admissible()
+			a := slices.Clone(adm[rng.IntN(len(adm))])
+			switch rng.IntN(3) {
+			case 1:
+				a[rng.IntN(len(a))] = tasks.Token(3 + rng.IntN(w.vocab.Size()-3))
+			case 2:
+				a = e.Expert()
+			}
+			before := stateKey(e)
+			ok := e.IsAdmissible(a)
+			obs, err := e.Step(a)
+			require.NoError(t, err)
+			if ok {
+				assert.NotEqual(t, nothing, obs)
+			} else {
+				checked++
+				assert.Equal(t, nothing, obs)
+				assert.Equal(t, before, stateKey(e))
+			}
+		}
+		assert.LessOrEqual(t, e.Steps(), 15)
+		_, err = e.Step(nil)
+		assert.Error(t, err)
+	}
+	assert.Greater(t, checked, 100)
+}
+
+// TestAnySearchApplies: on the search page every well-formed search is
+// admissible, listed or not; elsewhere none is.
+func TestAnySearchApplies(t *testing.T) {
+	w := store(t)
+	e, err := w.NewEnv(textworld.Test, 0)
+	require.NoError(t, err)
+	free := w.vocab.Encode("search", "[", "red", "the", "mug", "]")
+	assert.False(t, textworld.Contains(e.Admissible(), free))
+	assert.True(t, e.IsAdmissible(free))
+	_, _ = e.Step(free)
+	assert.Equal(t, ResultsPage, e.page)
+	assert.Equal(t, w.search([]string{"red", "mug"}), e.results, "words no product has do not count")
+	assert.False(t, e.IsAdmissible(free))
+}
+
+func TestDeterminismAndSplits(t *testing.T) {
+	a, b := store(t), store(t)
+	require.Equal(t, a.catalogue, b.catalogue)
+	train := map[string]bool{}
+	for _, split := range splits {
+		for i := 0; i < splitSize(a, split); i++ {
+			x, err := a.Instruction(split, i)
+			require.NoError(t, err)
+			y, err := b.Instruction(split, i)
+			require.NoError(t, err)
+			require.Equal(t, x, y)
+			require.True(t, satisfies(x, a.catalogue[x.Target]))
+			if split == textworld.Train {
+				train[x.key()] = true
+			} else {
+				assert.False(t, train[x.key()], "test instruction %d is a training one", i)
+			}
+		}
+	}
+	other, err := New(Config{Seed: 13, PerCategory: 30, Train: 600, Test: 200, MaxSteps: 15})
+	require.NoError(t, err)
+	assert.NotEqual(t, a.catalogue, other.catalogue)
+	e, _ := a.NewEnv(textworld.Test, 5)
+	f, _ := b.NewEnv(textworld.Test, 5)
+	for !e.Done() {
+		require.Equal(t, e.Observation(), f.Observation())
+		require.Equal(t, e.Admissible(), f.Admissible())
+		_, _ = e.Step(e.Expert())
+		_, _ = f.Step(f.Expert())
+	}
+	c := e.Clone()
+	assert.Equal(t, e.Reward(), c.Reward())
+}
+
+// TestReward checks the formula on hand-made cases.
+func TestReward(t *testing.T) {
+	in := Instruction{Category: "mug", Attrs: []string{"ceramic", "large"}, Colour: "red", Size: "small", Bound: 30}
+	p := Product{Category: "mug", Attrs: []string{"ceramic", "large", "travel"}, Colours: []string{"red", "blue"}, Sizes: []string{"small", "medium"}, Price: 25}
+	for _, tc := range []struct {
+		name         string
+		mod          func(Product) Product
+		colour, size string
+		want         float64
+	}{
+		{"all match", nil, "red", "small", 1},
+		{"no options chosen", nil, "", "", 3.0 / 5},
+		{"wrong colour", nil, "blue", "small", 4.0 / 5},
+		{"one attribute", func(p Product) Product { p.Attrs = []string{"ceramic", "travel", "handmade"}; return p }, "red", "small", 4.0 / 5},
+		{"over budget", func(p Product) Product { p.Price = 31; return p }, "red", "small", 4.0 / 5},
+		{"at the bound", func(p Product) Product { p.Price = 30; return p }, "red", "small", 1},
+		{"wrong type", func(p Product) Product { p.Category = "shirt"; return p }, "red", "small", 0},
+		{"nothing but type", func(p Product) Product { p.Attrs = []string{"x", "y", "z"}; p.Price = 99; return p }, "", "", 0},
+	} {
+		q := p
+		if tc.mod != nil {
+			q = tc.mod(slicesCopy(p))
+		}
+		assert.InDelta(t, tc.want, Reward(in, q, tc.colour, tc.size), 1e-12, tc.name)
+	}
+}
+
+func slicesCopy(p Product) Product {
+	p.Attrs = slices.Clone(p.Attrs)
+	return p
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, raw := range []string{`{"Train":0}`, `{"PerCategory":0}`, `{"PerCategory":500}`, `{"MaxSteps":0}`, `{"Nope":1}`} {
+		_, err := FromJSON([]byte(raw))
+		assert.Error(t, err, raw)
+	}
+	w, err := FromJSON([]byte(`{"Train":5,"Test":5}`))
+	require.NoError(t, err)
+	_, err = w.NewEnv(textworld.TestOOD, 0)
+	assert.Error(t, err, "webshop has no OOD split")
+	_, err = w.NewEnv(textworld.Test, 5)
+	assert.Error(t, err)
+}

@@ -1,0 +1,129 @@
+package webshop
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"arew/tasks"
+	"arew/tasks/textworld"
+)
+
+// Config sets the store; every field can be overridden by JSON (FromJSON).
+type Config struct {
+	Seed uint64
+	// PerCategory is the number of products of each of the 8 categories.
+	PerCategory int
+	// Train and Test are the numbers of instructions of the splits.
+	Train, Test int
+	// MaxSteps caps an episode.
+	MaxSteps int
+}
+
+// DefaultConfig is the documented default (package doc, "Sizing").
+func DefaultConfig() Config {
+	return Config{Seed: 12, PerCategory: 30, Train: 600, Test: 200, MaxSteps: 15}
+}
+
+// Validate rejects settings that make no store.
+func (c Config) Validate() error {
+	if err := c.sizes().Validate(); err != nil {
+		return err
+	}
+	if c.PerCategory < 1 || c.PerCategory*len(categories) > 1000 {
+		return fmt.Errorf("PerCategory must lie in [1, %d], got %d", 1000/len(categories), c.PerCategory)
+	}
+	if c.Train > 100000 || c.Test > 100000 {
+		return fmt.Errorf("split sizes must stay at most 100000")
+	}
+	if c.MaxSteps < 1 || c.MaxSteps > 1000 {
+		return fmt.Errorf("MaxSteps must lie in [1, 1000], got %d", c.MaxSteps)
+	}
+	return nil
+}
+
+func (c Config) sizes() textworld.Sizes { return textworld.Sizes{Train: c.Train, Test: c.Test} }
+
+// World is the store: the catalogue and the instruction splits.
+type World struct {
+	cfg       Config
+	vocab     *tasks.Vocab
+	catalogue []Product
+	byName    map[string]int
+	trainKeys map[string]bool
+}
+
+// New builds the store of cfg.
+func New(cfg Config) (*World, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("webshop: %w", err)
+	}
+	w := &World{cfg: cfg, catalogue: newCatalogue(cfg.Seed, cfg.PerCategory), byName: map[string]int{}, trainKeys: map[string]bool{}}
+	var names []string
+	for _, p := range w.catalogue {
+		w.byName[p.Name()] = p.ID
+		names = append(names, p.Name())
+	}
+	w.vocab = newVocab(names)
+	for i := 0; i < cfg.Train; i++ {
+		in, err := w.Instruction(textworld.Train, i)
+		if err != nil {
+			return nil, err
+		}
+		w.trainKeys[in.key()] = true
+	}
+	return w, nil
+}
+
+// FromJSON is New with DefaultConfig overridden by a JSON object.
+func FromJSON(raw json.RawMessage) (*World, error) {
+	cfg := DefaultConfig()
+	if err := tasks.DecodeConfig(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("webshop: %w", err)
+	}
+	return New(cfg)
+}
+
+// Config is the store's configuration.
+func (w *World) Config() Config { return w.cfg }
+
+// Vocab is the shared vocabulary of every episode.
+func (w *World) Vocab() *tasks.Vocab { return w.vocab }
+
+// Catalogue lists the products (a copy of the slice).
+func (w *World) Catalogue() []Product { return append([]Product(nil), w.catalogue...) }
+
+// instructionStream is the RNG stream of the instruction draw.
+const instructionStream = 1
+
+// Instruction makes instruction index of split. A test draw that repeats a
+// training instruction is drawn again, so the splits share no instruction.
+func (w *World) Instruction(split textworld.Split, index int) (Instruction, error) {
+	if err := w.cfg.sizes().Check(split, index); err != nil {
+		return Instruction{}, err
+	}
+	rng, err := textworld.RNG(w.cfg.Seed, split, index, instructionStream)
+	if err != nil {
+		return Instruction{}, err
+	}
+	for try := 0; try < 1000; try++ {
+		in := newInstruction(w.catalogue, rng)
+		if split == textworld.Train || !w.trainKeys[in.key()] {
+			return in, nil
+		}
+	}
+	return Instruction{}, fmt.Errorf("webshop: no fresh instruction for %v %d (catalogue too small?)", split, index)
+}
+
+// NewEnv starts instruction index of split.
+func (w *World) NewEnv(split textworld.Split, index int) (*Env, error) {
+	in, err := w.Instruction(split, index)
+	if err != nil {
+		return nil, err
+	}
+	return newEnv(w, in), nil
+}
+
+// Env is NewEnv as a textworld.Env, for textworld.Evaluate.
+func (w *World) Env(split textworld.Split) func(int) (textworld.Env, error) {
+	return func(i int) (textworld.Env, error) { return w.NewEnv(split, i) }
+}

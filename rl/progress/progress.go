@@ -72,9 +72,14 @@ func (m *Meter) Tick(done int, detail string) {
 }
 
 // Line prints text with the progress after done steps appended, as a
-// permanent line.
+// permanent line; on a terminal the status line below it shows done
+// steps (without the detail of the step just finished).
 func (m *Meter) Line(done int, text string) {
-	m.Printf("%s  [%s]\n", text, m.Status(done))
+	st := m.Status(done)
+	if m.status != "" {
+		m.status = m.label + " " + st
+	}
+	m.Printf("%s  [%s]\n", text, st)
 }
 
 // Printf prints a permanent text (it should end in a newline): on a

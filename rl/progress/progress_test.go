@@ -64,7 +64,7 @@ func TestTerminalRewritesTheStatusLine(t *testing.T) {
 	m.Finish()
 	want := "\r\x1b[Krl 1/2, 10s elapsed, ETA 10s  a" + // the status line
 		"\r\x1b[Keval  [1/2, 20s elapsed, ETA 20s]\n" + // erased, the permanent line…
-		"rl 1/2, 10s elapsed, ETA 10s  a" + // …and the status line again
+		"rl 1/2, 20s elapsed, ETA 20s" + // …and the status line again, up to date
 		"\r\x1b[K" // erased at the end
 	assert.Equal(t, want, buf.String())
 }

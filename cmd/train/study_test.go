@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/rl/study"
+)
+
+func TestStudyModeRunsThePreset(t *testing.T) {
+	out := t.TempDir()
+	stdout := runOK(t, "-study", "smoke", "-out", out, "-name", "s")
+	dir := filepath.Join(out, "s")
+	for _, f := range []string{study.SummaryFile, study.ReportFile, "plots/success.png", "arew/seed-2/metrics.jsonl"} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+	assert.Contains(t, stdout, "== study s: complete")
+	assert.Contains(t, stdout, "arew-bt")
+	assert.Contains(t, stdout, filepath.Join(dir, study.ReportFile))
+
+	// The study's base as -init: no base is built, the runs start from it.
+	runOK(t, "-study", "smoke", "-out", out, "-name", "again", "-init", filepath.Join(dir, study.BaseFile))
+	assert.NoFileExists(t, filepath.Join(out, "again", study.BaseFile))
+	assert.Equal(t, readArms(t, filepath.Join(dir, study.SummaryFile)), readArms(t, filepath.Join(out, "again", study.SummaryFile)),
+		"the same base gives the same runs")
+
+	// An existing study folder needs -force.
+	var so, se bytes.Buffer
+	assert.Equal(t, exitUsage, run(context.Background(), []string{"-study", "smoke", "-out", out, "-name", "s"}, &so, &se, nil))
+	assert.Contains(t, se.String(), "-force")
+}
+
+func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-study", "no-such-preset"},
+		{"-study", "smoke", "-updates", "3"},
+		{"-study", "smoke", "-config", "x.json"},
+		{"-study", "smoke", "-name", "a/b"},
+		{"-study", "smoke", "-init", filepath.Join(t.TempDir(), "missing.safetensors")},
+	} {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"-out", out}, args...), &stdout, &stderr, nil)
+		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
+		assert.Contains(t, stderr.String(), "train:", "%v", args)
+		entries, err := os.ReadDir(out)
+		require.NoError(t, err)
+		assert.Empty(t, entries, "%v: nothing may be written", args)
+	}
+}
+
+// readArms is the "arms" object of a summary.json, as raw JSON.
+func readArms(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var s struct {
+		Arms json.RawMessage `json:"arms"`
+	}
+	require.NoError(t, json.Unmarshal(data, &s))
+	return string(s.Arms)
+}

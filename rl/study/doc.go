@@ -63,7 +63,8 @@
 // for one measure, arms.png has one panel per arm with every measure
 // (where the order of events — AS rising first, evidence use dipping, BT
 // recovering — can be read off one arm). A thin line is one seed, the bold
-// line with dots the mean over the seeds evaluated at that update.
+// line with dots the mean over the seeds evaluated at that update; dashed
+// horizontal lines are the scripted baselines.
 //
 // # Presets
 //

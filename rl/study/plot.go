@@ -189,8 +189,29 @@ func measurePlot(s *Summary, m Measure) (*plot.Plot, plot.Legend, error) {
 			legend.Add(fmt.Sprintf("%s (mean of %d)", name, len(runs)), th)
 		}
 	}
+	for i, bl := range s.Baselines {
+		v := m.Get(bl.Measures)
+		if math.IsNaN(v) {
+			continue
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: v}, {X: float64(s.Updates), Y: v}})
+		if err != nil {
+			return nil, legend, fmt.Errorf("plots: %w", err)
+		}
+		l.Color, l.Width = color.Gray{Y: 0x30}, vg.Points(1)
+		l.Dashes = baselineDashes[i%len(baselineDashes)]
+		p.Add(l)
+		legend.Add(bl.Name, l)
+	}
 	fitY(p)
 	return p, legend, nil
+}
+
+// baselineDashes tell the scripted baselines' lines apart.
+var baselineDashes = [][]vg.Length{
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)},
 }
 
 // armPanels is one panel per arm (two columns) with every measure.

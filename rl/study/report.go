@@ -72,6 +72,21 @@ func report(c Config, s *Summary, plots []string, wall time.Duration) string {
 		}
 	}
 
+	if len(s.Baselines) > 0 {
+		fmt.Fprintf(&b, "\nScripted policies on the same %d test instances:\n\n| policy |", s.Episodes)
+		for _, m := range Reported {
+			fmt.Fprintf(&b, " %s |", m.Label)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(Reported)) + "\n")
+		for _, bl := range s.Baselines {
+			fmt.Fprintf(&b, "| %s |", bl.Name)
+			for _, m := range Reported {
+				fmt.Fprintf(&b, " %s |", f3(Num(m.Get(bl.Measures))))
+			}
+			b.WriteString("\n")
+		}
+	}
+
 	b.WriteString("\n## Updates to a sampled success threshold, per seed\n\n")
 	b.WriteString("The first evaluated update whose sampled success reached the threshold (– never; an upper bound on the " +
 		"true crossing, to within the evaluation interval).\n\n")

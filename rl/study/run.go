@@ -118,6 +118,10 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 }
 
 func (s *study) run(ctx context.Context) error {
+	var err error
+	if s.sum.Baselines, err = scriptedBaselines(ctx, s.task, s.cfg); err != nil {
+		return err
+	}
 	if s.base == "" {
 		if err := s.buildBase(ctx); err != nil {
 			return err
@@ -182,7 +186,7 @@ func prepareDir(dir string) error {
 
 func newSummary(c Config) *Summary {
 	s := &Summary{Name: c.Name, Task: c.Task, Algo: c.Algo, Updates: c.Updates, Episodes: c.Eval.Episodes,
-		Thresholds: c.thresholds(), Status: "running", Arms: map[string]*ArmSum{}}
+		Thresholds: c.thresholds(), Status: "running", Arms: map[string]*ArmSum{}, Baselines: []Baseline{}}
 	for _, a := range c.Arms {
 		s.ArmOrder = append(s.ArmOrder, a.Name)
 		s.Arms[a.Name] = &ArmSum{AREW: a.AREW, Runs: []RunSum{}}

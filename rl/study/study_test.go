@@ -83,10 +83,15 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 		}
 	}
 
+	require.Len(t, sum.Baselines, 3)
+	assert.Equal(t, "scripted strong", sum.Baselines[1].Name)
+	assert.Greater(t, float64(sum.Baselines[1].Measures.Success), float64(sum.Baselines[0].Measures.Success),
+		"strong beats random")
+
 	report, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	require.NoError(t, err)
 	for _, want := range []string{"| vanilla | base | greedy | 2 |", "| arew-bt | final | sampled | 2 |", "±",
-		"| arew | 0.8 |", "![success](plots/success.png)", "![arms](plots/arms.png)"} {
+		"| arew | 0.8 |", "| scripted strong |", "![success](plots/success.png)", "![arms](plots/arms.png)"} {
 		assert.Contains(t, string(report), want)
 	}
 	for _, m := range append(Reported, Measure{Key: "arms"}) {

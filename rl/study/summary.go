@@ -23,6 +23,7 @@ type Summary struct {
 	Status     string             `json:"status"`    // running, complete, interrupted, failed
 	ArmOrder   []string           `json:"arm_order"` // the arms in the config's order
 	Arms       map[string]*ArmSum `json:"arms"`
+	Baselines  []Baseline         `json:"baselines"` // scripted policies on the same test instances
 }
 
 // ArmSum is one arm: its AREW setting and its runs in seed order.

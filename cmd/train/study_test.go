@@ -67,3 +67,17 @@ func readArms(t *testing.T, path string) string {
 	require.NoError(t, json.Unmarshal(data, &s))
 	return string(s.Arms)
 }
+
+func TestInterruptedStudyExits130WithASummary(t *testing.T) {
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, exitInterrupted, run(ctx, []string{"-study", "smoke", "-out", out}, &stdout, &stderr, nil))
+	var s study.Summary
+	data, err := os.ReadFile(filepath.Join(out, "smoke", study.SummaryFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &s))
+	assert.Equal(t, "interrupted", s.Status)
+	assert.FileExists(t, filepath.Join(out, "smoke", study.ReportFile))
+}

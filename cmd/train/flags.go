@@ -35,6 +35,8 @@ type invocation struct {
 	// instead of one run; name and init, if given, override its name and
 	// its base checkpoint.
 	study, studyName, studyBase string
+	// studyConfig is a JSON file decoded onto the preset (study.DecodeConfig).
+	studyConfig string
 }
 
 // studyFlags are the flags -study accepts besides -out and -force.
@@ -63,6 +65,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.StringVar(&inv.out, "out", "runs", "")
 	fs.BoolVar(&inv.force, "force", false, "")
 	fs.StringVar(&inv.study, "study", "", "")
+	fs.StringVar(&inv.studyConfig, "study-config", "", "")
 
 	o := &overrides{set: map[string]func(*Config) error{}}
 	var docs []flagDoc
@@ -270,6 +273,9 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if inv.study != "" {
 		return studyInvocation(inv, o, *configPath)
 	}
+	if inv.studyConfig != "" {
+		return inv, usageErrorf("-study-config goes with -study")
+	}
 
 	// The base: the file decoded onto the defaults of its algo (or of
 	// -algo's), or the defaults.
@@ -345,8 +351,10 @@ Flags override the -config file. Exit status: 0 done, 1 failure,
   -study string         run a study preset instead of one run (presets: `+strings.Join(study.PresetNames(), ", ")+`):
                         its arms × seeds from one base, into <out>/<name>/
                         (summary.json, report.md, plots/, <arm>/seed-<s>/);
-                        takes only -out, -force, -name (the study's folder)
-                        and -init (its base checkpoint)
+                        takes only -out, -force, -name (the study's folder),
+                        -init (its base checkpoint) and -study-config
+  -study-config string  a JSON file decoded onto the preset: a study's
+                        study.json repeats it; {"seeds": [1, 2, 3]} varies it
 `)
 	last := ""
 	for _, d := range docs {

@@ -30,7 +30,7 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
-		return inv, usageErrorf("-study takes only -out, -force, -name and -init; got %s", strings.Join(bad, ", "))
+		return inv, usageErrorf("-study takes only -out, -force, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
 	}
 	var probe Config
 	for name, apply := range o.set {
@@ -51,6 +51,15 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	cfg, err := study.Preset(inv.study)
 	if err != nil {
 		return usageErrorf("-study: %v", err)
+	}
+	if inv.studyConfig != "" {
+		data, err := os.ReadFile(inv.studyConfig)
+		if err != nil {
+			return usageErrorf("-study-config: %v", err)
+		}
+		if err := study.DecodeConfig(data, &cfg); err != nil {
+			return usageErrorf("-study-config %s: %v", inv.studyConfig, err)
+		}
 	}
 	if inv.studyName != "" {
 		cfg.Name = inv.studyName

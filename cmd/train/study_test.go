@@ -31,6 +31,18 @@ func TestStudyModeRunsThePreset(t *testing.T) {
 	assert.Equal(t, readArms(t, filepath.Join(dir, study.SummaryFile)), readArms(t, filepath.Join(out, "again", study.SummaryFile)),
 		"the same base gives the same runs")
 
+	// The study's own study.json repeats it; a small file varies it.
+	runOK(t, "-study", "smoke", "-out", out, "-name", "repeat", "-study-config", filepath.Join(dir, study.StudyFile))
+	assert.Equal(t, readArms(t, filepath.Join(dir, study.SummaryFile)), readArms(t, filepath.Join(out, "repeat", study.SummaryFile)))
+	vary := filepath.Join(out, "vary.json")
+	require.NoError(t, os.WriteFile(vary, []byte(`{"seeds": [5], "updates": 2}`), 0o644))
+	runOK(t, "-study", "smoke", "-out", out, "-name", "varied", "-study-config", vary)
+	var s study.Summary
+	require.NoError(t, json.Unmarshal(readBytes(t, filepath.Join(out, "varied", study.SummaryFile)), &s))
+	require.Len(t, s.Arms["arew"].Runs, 1)
+	assert.Equal(t, uint64(5), s.Arms["arew"].Runs[0].Seed)
+	assert.Equal(t, 2, s.Updates)
+
 	// An existing study folder needs -force.
 	var so, se bytes.Buffer
 	assert.Equal(t, exitUsage, run(context.Background(), []string{"-study", "smoke", "-out", out, "-name", "s"}, &so, &se, nil))
@@ -38,12 +50,17 @@ func TestStudyModeRunsThePreset(t *testing.T) {
 }
 
 func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
+	badJSON := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(badJSON, []byte(`{"updates": 0}`), 0o644))
 	for _, args := range [][]string{
 		{"-study", "no-such-preset"},
 		{"-study", "smoke", "-updates", "3"},
 		{"-study", "smoke", "-config", "x.json"},
 		{"-study", "smoke", "-name", "a/b"},
 		{"-study", "smoke", "-init", filepath.Join(t.TempDir(), "missing.safetensors")},
+		{"-study", "smoke", "-study-config", filepath.Join(t.TempDir(), "missing.json")},
+		{"-study", "smoke", "-study-config", badJSON},
+		{"-study-config", badJSON},
 	} {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer
@@ -54,6 +71,13 @@ func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, entries, "%v: nothing may be written", args)
 	}
+}
+
+func readBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return data
 }
 
 // readArms is the "arms" object of a summary.json, as raw JSON.

@@ -221,3 +221,19 @@ func thresholdKey(t float64) string {
 	}
 	return fmt.Sprintf("%g", t)
 }
+
+// DecodeConfig decodes JSON onto c: fields the data names replace c's
+// (nested objects field by field, lists whole), the rest stay, so a
+// study.json repeats a study and a few fields vary a preset. Unknown
+// fields and trailing data are errors.
+func DecodeConfig(data []byte, c *Config) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		return fmt.Errorf("study config: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("study config: trailing data after the JSON object")
+	}
+	return nil
+}

@@ -152,3 +152,24 @@ func TestThresholdKey(t *testing.T) {
 	assert.Equal(t, "0.85", thresholdKey(0.85))
 	assert.Equal(t, "1.0", thresholdKey(1))
 }
+
+func TestDecodeConfigOverlaysAPreset(t *testing.T) {
+	c := Smoke()
+	require.NoError(t, DecodeConfig([]byte(`{"seeds": [4, 5, 6], "updates": 9, "ppo": {"episodes": 16}}`), &c))
+	assert.Equal(t, []uint64{4, 5, 6}, c.Seeds)
+	assert.Equal(t, 9, c.Updates)
+	assert.Equal(t, 16, c.PPO.Episodes)
+	assert.Equal(t, Smoke().PPO.Policy, c.PPO.Policy, "fields not named stay")
+	assert.Equal(t, "flodial-easy", c.Task)
+
+	// A whole config decodes to itself.
+	data := []byte(mustJSON(t, Smoke()))
+	var again Config
+	require.NoError(t, DecodeConfig(data, &again))
+	assert.Equal(t, mustJSON(t, Smoke()), mustJSON(t, again))
+
+	for _, bad := range []string{`{"no_such": 1}`, `{"updates": "x"}`, `{} {}`, `[1]`} {
+		c := Smoke()
+		assert.Error(t, DecodeConfig([]byte(bad), &c), bad)
+	}
+}

@@ -93,33 +93,17 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	return err
 }
 
+// printStudy prints the study's mean ± std table, the scripted baselines
+// and where the report and the plots are.
 func printStudy(out io.Writer, s *study.Summary, dir string) {
-	fmt.Fprintf(out, "\n== study %s: %s; final success over seeds (test split, mean ± std)\n", s.Name, s.Status)
-	fmt.Fprintf(out, "%-12s %5s %17s %17s\n", "arm", "runs", "sampled", "greedy")
-	for _, name := range s.ArmOrder {
-		var sampled, greedy []float64
-		for _, r := range s.Arms[name].Runs {
-			if r.Final == nil {
-				continue
-			}
-			if m := r.Final.Sampled; m != nil {
-				sampled = append(sampled, float64(m.Success))
-			}
-			if m := r.Final.Greedy; m != nil {
-				greedy = append(greedy, float64(m.Success))
-			}
-		}
-		fmt.Fprintf(out, "%-12s %5d %17s %17s\n", name, max(len(sampled), len(greedy)), meanPM(sampled), meanPM(greedy))
+	fmt.Fprintf(out, "\n== study %s: %s; mean ± std over seeds (test split)\n", s.Name, s.Status)
+	fmt.Fprint(out, s.Table())
+	if len(s.Baselines) > 0 {
+		fmt.Fprintf(out, "\nscripted policies on the same %d test instances:\n", s.Episodes)
+		fmt.Fprint(out, s.BaselineTable())
 	}
-	fmt.Fprintf(out, "\nreport %s, summary %s, plots %s\n", filepath.Join(dir, study.ReportFile),
-		filepath.Join(dir, study.SummaryFile), filepath.Join(dir, study.PlotsDir, "*.png"))
-}
-
-// meanPM is "mean ± sample std" of xs (– where undefined).
-func meanPM(xs []float64) string {
-	mean, std, n := study.MeanStd(xs)
-	if n == 0 {
-		return "–"
+	fmt.Fprintf(out, "\nreport  %s\nsummary %s\n", filepath.Join(dir, study.ReportFile), filepath.Join(dir, study.SummaryFile))
+	if plots, _ := filepath.Glob(filepath.Join(dir, study.PlotsDir, "*.png")); len(plots) > 0 {
+		fmt.Fprintf(out, "plots   %s\n", strings.Join(plots, " "))
 	}
-	return f3(mean) + " ± " + f3(std)
 }

@@ -22,7 +22,9 @@ func TestStudyModeRunsThePreset(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 	assert.Contains(t, stdout, "== study s: complete")
-	assert.Contains(t, stdout, "arew-bt")
+	assert.Regexp(t, `\| arew-bt +\| final +\| sampled +\| +2 \|`, stdout)
+	assert.Regexp(t, `\| scripted strong +\|`, stdout)
+	assert.Contains(t, stdout, filepath.Join(dir, "plots", "arms.png"))
 	assert.Contains(t, stdout, filepath.Join(dir, study.ReportFile))
 
 	// The study's base as -init: no base is built, the runs start from it.

@@ -33,58 +33,10 @@ func report(c Config, s *Summary, plots []string, wall time.Duration) string {
 	b.WriteString("Test split. Sample standard deviation over the seeds (– for one seed); final counts only complete runs. " +
 		"Evidence use: how much the final answer follows the evidence; I_AS: the gain in exact-posterior mass on the " +
 		"truth from the agent's queries; C_BT: the agent's own belief gains.\n\n")
-	b.WriteString("| arm | policy | mode | runs |")
-	for _, m := range Reported {
-		fmt.Fprintf(&b, " %s |", m.Label)
-	}
-	b.WriteString("\n|---|---|---|---:|" + strings.Repeat("---:|", len(Reported)) + "\n")
-	for _, name := range s.ArmOrder {
-		runs := s.Arms[name].Runs
-		for _, phase := range []string{"base", "final"} {
-			for _, mode := range []string{"greedy", "sampled"} {
-				var evals []*Measures
-				for _, r := range runs {
-					ev := r.Base
-					if phase == "final" {
-						if r.Final == nil {
-							continue
-						}
-						ev = *r.Final
-					}
-					if m := ev.Get(mode); m != nil {
-						evals = append(evals, m)
-					}
-				}
-				if len(evals) == 0 {
-					continue
-				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %d |", name, phase, mode, len(evals))
-				for _, m := range Reported {
-					xs := make([]float64, len(evals))
-					for i, e := range evals {
-						xs[i] = m.Get(e)
-					}
-					mean, std, _ := MeanStd(xs)
-					fmt.Fprintf(&b, " %s ± %s |", f3(Num(mean)), f3(Num(std)))
-				}
-				b.WriteString("\n")
-			}
-		}
-	}
-
+	b.WriteString(s.Table())
 	if len(s.Baselines) > 0 {
-		fmt.Fprintf(&b, "\nScripted policies on the same %d test instances:\n\n| policy |", s.Episodes)
-		for _, m := range Reported {
-			fmt.Fprintf(&b, " %s |", m.Label)
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---:|", len(Reported)) + "\n")
-		for _, bl := range s.Baselines {
-			fmt.Fprintf(&b, "| %s |", bl.Name)
-			for _, m := range Reported {
-				fmt.Fprintf(&b, " %s |", f3(Num(m.Get(bl.Measures))))
-			}
-			b.WriteString("\n")
-		}
+		fmt.Fprintf(&b, "\nScripted policies on the same %d test instances:\n\n", s.Episodes)
+		b.WriteString(s.BaselineTable())
 	}
 
 	b.WriteString("\n## Updates to a sampled success threshold, per seed\n\n")

@@ -37,6 +37,8 @@ type invocation struct {
 	study, studyName, studyBase string
 	// studyConfig is a JSON file decoded onto the preset (study.DecodeConfig).
 	studyConfig string
+	// resume continues the study in its folder (study.Resume).
+	resume bool
 }
 
 // studyFlags are the flags -study accepts besides -out and -force.
@@ -66,6 +68,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.BoolVar(&inv.force, "force", false, "")
 	fs.StringVar(&inv.study, "study", "", "")
 	fs.StringVar(&inv.studyConfig, "study-config", "", "")
+	fs.BoolVar(&inv.resume, "resume", false, "")
 
 	o := &overrides{set: map[string]func(*Config) error{}}
 	var docs []flagDoc
@@ -273,8 +276,8 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if inv.study != "" {
 		return studyInvocation(inv, o, *configPath)
 	}
-	if inv.studyConfig != "" {
-		return inv, usageErrorf("-study-config goes with -study")
+	if inv.studyConfig != "" || inv.resume {
+		return inv, usageErrorf("-study-config and -resume go with -study")
 	}
 
 	// The base: the file decoded onto the defaults of its algo (or of
@@ -352,9 +355,11 @@ Flags override the -config file. Exit status: 0 done, 1 failure,
                         its arms × seeds from one base, into <out>/<name>/
                         (summary.json, report.md, plots/, <arm>/seed-<s>/);
                         takes only -out, -force, -name (the study's folder),
-                        -init (its base checkpoint) and -study-config
+                        -init (its base checkpoint), -study-config, -resume
   -study-config string  a JSON file decoded onto the preset: a study's
                         study.json repeats it; {"seeds": [1, 2, 3]} varies it
+  -resume               continue the study in its folder: keep its complete
+                        runs, redo the others (the same flags as the first try)
 `)
 	last := ""
 	for _, d := range docs {

@@ -28,9 +28,12 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 	if configPath != "" {
 		bad = append(bad, "-config")
 	}
+	if inv.resume && inv.force {
+		bad = append(bad, "-force with -resume")
+	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
-		return inv, usageErrorf("-study takes only -out, -force, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
+		return inv, usageErrorf("-study takes only -out, -force or -resume, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
 	}
 	var probe Config
 	for name, apply := range o.set {
@@ -71,15 +74,18 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		return usageErrorf("%v", err)
 	}
 	dir := filepath.Join(inv.out, cfg.Name)
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+	run := study.Run
+	if inv.resume {
+		run = study.Resume
+	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		if !inv.force {
-			return usageErrorf("study folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
+			return usageErrorf("study folder %s exists and is not empty: choose another -name, -resume to continue it, or -force to replace it", dir)
 		}
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("replace study folder: %w", err)
 		}
 	}
-	sum, err := study.Run(ctx, cfg, dir, out)
+	sum, err := run(ctx, cfg, dir, out)
 	var input *study.InputError
 	switch {
 	case errors.As(err, &input):
@@ -89,6 +95,9 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	}
 	if sum != nil {
 		printStudy(out, sum, dir)
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintf(out, "continue with the same flags and -resume: its complete runs are kept\n")
 	}
 	return err
 }

@@ -45,6 +45,10 @@ func TestStudyModeRunsThePreset(t *testing.T) {
 	assert.Equal(t, uint64(5), s.Arms["arew"].Runs[0].Seed)
 	assert.Equal(t, 2, s.Updates)
 
+	// -resume on a complete study keeps every run.
+	stdout = runOK(t, "-study", "smoke", "-out", out, "-name", "s", "-resume")
+	assert.Contains(t, stdout, "arew-bt seed 2: complete in the previous attempt, kept")
+
 	// An existing study folder needs -force.
 	var so, se bytes.Buffer
 	assert.Equal(t, exitUsage, run(context.Background(), []string{"-study", "smoke", "-out", out, "-name", "s"}, &so, &se, nil))
@@ -63,6 +67,9 @@ func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
 		{"-study", "smoke", "-study-config", filepath.Join(t.TempDir(), "missing.json")},
 		{"-study", "smoke", "-study-config", badJSON},
 		{"-study-config", badJSON},
+		{"-resume"},
+		{"-study", "smoke", "-resume"},
+		{"-study", "smoke", "-resume", "-force"},
 	} {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer

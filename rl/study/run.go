@@ -50,6 +50,9 @@ type study struct {
 	sum     *Summary
 	start   time.Time
 	updates int // RL updates done over all runs, for the meter
+	// done holds the complete runs of the study being resumed, by arm and
+	// seed.
+	done map[string]map[uint64]RunSum
 
 	afterUpdate func(arm string, seed uint64, done int)
 }
@@ -61,11 +64,22 @@ type study struct {
 // report and plots of what was done are written; Run then returns
 // ErrInterrupted.
 func Run(ctx context.Context, cfg Config, dir string, progressOut io.Writer) (*Summary, error) {
-	return runStudy(ctx, cfg, dir, progressOut, nil)
+	return runStudy(ctx, cfg, dir, progressOut, false, nil)
 }
 
-// runStudy is Run with a hook called after every update (tests).
-func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer, afterUpdate func(arm string, seed uint64, done int)) (*Summary, error) {
+// Resume continues the study of cfg in dir, which must hold its
+// study.json (the same config): the runs its summary.json lists as
+// complete are kept, every other run is done again from the start, and a
+// base the study built is reused. The result is what one uninterrupted
+// Run would have written (TestResumeFinishesAnInterruptedStudy).
+func Resume(ctx context.Context, cfg Config, dir string, progressOut io.Writer) (*Summary, error) {
+	return runStudy(ctx, cfg, dir, progressOut, true, nil)
+}
+
+// runStudy is Run (or Resume) with a hook called after every update
+// (tests).
+func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer, resume bool,
+	afterUpdate func(arm string, seed uint64, done int)) (*Summary, error) {
 	if progressOut == nil {
 		progressOut = io.Discard
 	}
@@ -90,11 +104,17 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 	} else if _, err := task.Scripted(cfg.Base.spec()); err != nil {
 		return nil, inputErr(fmt.Errorf("study: base demonstrator: %w", err))
 	}
-	if err := prepareDir(dir); err != nil {
-		return nil, err
-	}
-	if err := writeJSON(filepath.Join(dir, StudyFile), cfg); err != nil {
-		return nil, err
+	if resume {
+		if err := s.loadPrevious(); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := prepareDir(dir); err != nil {
+			return nil, err
+		}
+		if err := writeJSON(filepath.Join(dir, StudyFile), cfg); err != nil {
+			return nil, err
+		}
 	}
 	s.sum = newSummary(cfg)
 	fmt.Fprintf(progressOut, "== study %s → %s: %d arms × %d seeds × %d updates on %s (%s)\n",
@@ -128,9 +148,23 @@ func (s *study) run(ctx context.Context) error {
 		}
 	}
 	c := s.cfg
-	s.meter = progress.New(s.out, "study", len(c.Arms)*len(c.Seeds)*c.Updates)
+	todo := 0
 	for _, arm := range c.Arms {
 		for _, seed := range c.Seeds {
+			if _, ok := s.done[arm.Name][seed]; !ok {
+				todo++
+			}
+		}
+	}
+	s.meter = progress.New(s.out, "study", todo*c.Updates)
+	for _, arm := range c.Arms {
+		for _, seed := range c.Seeds {
+			if r, ok := s.done[arm.Name][seed]; ok {
+				a := s.sum.Arms[arm.Name]
+				a.Runs = append(a.Runs, r)
+				s.meter.Printf("%s seed %d: complete in the previous attempt, kept\n", arm.Name, seed)
+				continue
+			}
 			r, err := s.runOne(ctx, arm, seed)
 			if r != nil {
 				a := s.sum.Arms[arm.Name]

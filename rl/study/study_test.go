@@ -130,7 +130,7 @@ func TestStudyStopsCleanlyWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := small()
-	sum, err := runStudy(ctx, c, dir, nil, func(arm string, seed uint64, done int) {
+	sum, err := runStudy(ctx, c, dir, nil, false, func(arm string, seed uint64, done int) {
 		if arm == "vanilla" && done == 1 {
 			cancel()
 		}
@@ -222,4 +222,41 @@ func mustJSON(t *testing.T, v any) string {
 	data, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(data)
+}
+
+func TestResumeFinishesAnInterruptedStudy(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "cut")
+	c := small()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := runStudy(ctx, c, dir, nil, false, func(arm string, seed uint64, done int) {
+		if arm == "arew" && done == 1 {
+			cancel()
+		}
+	})
+	require.ErrorIs(t, err, ErrInterrupted)
+	keptPolicy := readFile(t, dir, "vanilla", "seed-3", PolicyFile)
+
+	var log bytes.Buffer
+	sum, err := Resume(context.Background(), c, dir, &log)
+	require.NoError(t, err)
+	assert.Equal(t, "complete", sum.Status)
+	assert.Contains(t, log.String(), "vanilla seed 3: complete in the previous attempt, kept")
+	assert.NotContains(t, log.String(), "== base:", "the built base is reused")
+	assert.Equal(t, keptPolicy, readFile(t, dir, "vanilla", "seed-3", PolicyFile), "a complete run is not redone")
+	assert.Len(t, readLines(t, filepath.Join(dir, "arew", "seed-3", MetricsFile)), 3, "the cut run is redone from the start")
+
+	_, err = Run(context.Background(), c, filepath.Join(tmp, "whole"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, string(readFile(t, tmp, "whole", SummaryFile)), string(readFile(t, dir, SummaryFile)),
+		"resumed = uninterrupted")
+
+	var input *InputError
+	other := c
+	other.Updates = 4
+	_, err = Resume(context.Background(), other, dir, nil)
+	assert.ErrorAs(t, err, &input, "a different config")
+	_, err = Resume(context.Background(), c, filepath.Join(tmp, "absent"), nil)
+	assert.ErrorAs(t, err, &input, "nothing to resume")
 }

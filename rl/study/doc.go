@@ -29,7 +29,11 @@
 // is cancelled: the run in progress stops after its update) the summary,
 // <dir>/report.md and <dir>/plots/*.png are written. Every whole file is
 // written atomically (engine.WriteFileAtomic, model.Save); the .jsonl logs
-// are appended one line per write.
+// are appended one line per write. Resume continues an interrupted study in
+// its folder: the runs summary.json lists as complete are kept, the others
+// are done again from the start, a base the study built is reused, and the
+// files end as one uninterrupted Run would have left them
+// (TestResumeFinishesAnInterruptedStudy).
 //
 // # The summary
 //

@@ -18,7 +18,8 @@ import (
 	"arew/engine"
 )
 
-// The plots (PNG) of a study's sampled evaluations against updates: one
+// The plots (PNG) of a study's sampled evaluations (greedy ones in a
+// study that evaluates only greedily) against updates: one
 // file per measure with the arms overlaid (<key>.png), and arms.png with
 // one panel per arm holding every measure. In each, a thin line is one
 // seed and the bold line with dots is the mean over the seeds that reached
@@ -90,12 +91,20 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 	return append(out, filepath.Join(PlotsDir, "arms.png")), nil
 }
 
-// series is the sampled value of m along one run's curve.
-func series(r RunSum, m Measure) plotter.XYs {
+// plotMode is the evaluation mode the plots show.
+func plotMode(s *Summary) string {
+	if s.Modes == "greedy" {
+		return "greedy"
+	}
+	return "sampled"
+}
+
+// series is the value of m along one run's curve in mode.
+func series(r RunSum, m Measure, mode string) plotter.XYs {
 	var xy plotter.XYs
 	for _, p := range r.Curve {
-		if p.Sampled != nil {
-			if v := m.Get(p.Sampled); !math.IsNaN(v) {
+		if e := p.Get(mode); e != nil {
+			if v := m.Get(e); !math.IsNaN(v) {
 				xy = append(xy, plotter.XY{X: float64(p.Update), Y: v})
 			}
 		}
@@ -104,11 +113,11 @@ func series(r RunSum, m Measure) plotter.XYs {
 }
 
 // meanSeries is the mean over runs at every update some run evaluated.
-func meanSeries(runs []RunSum, m Measure) plotter.XYs {
+func meanSeries(runs []RunSum, m Measure, mode string) plotter.XYs {
 	at := map[int][]float64{}
 	var order []int
 	for _, r := range runs {
-		for _, xy := range series(r, m) {
+		for _, xy := range series(r, m, mode) {
 			u := int(xy.X)
 			if _, ok := at[u]; !ok {
 				order = append(order, u)
@@ -126,9 +135,9 @@ func meanSeries(runs []RunSum, m Measure) plotter.XYs {
 }
 
 // addSeeds draws each run's series thin in colour i.
-func addSeeds(p *plot.Plot, runs []RunSum, m Measure, i int) error {
+func addSeeds(p *plot.Plot, runs []RunSum, m Measure, i int, mode string) error {
 	for _, r := range runs {
-		xy := series(r, m)
+		xy := series(r, m, mode)
 		if len(xy) == 0 {
 			continue
 		}
@@ -144,8 +153,8 @@ func addSeeds(p *plot.Plot, runs []RunSum, m Measure, i int) error {
 
 // addMean draws the runs' mean bold with dots in colour i; it returns the
 // line for the legend (nil if there is nothing to draw).
-func addMean(p *plot.Plot, runs []RunSum, m Measure, i int) (plot.Thumbnailer, error) {
-	mean := meanSeries(runs, m)
+func addMean(p *plot.Plot, runs []RunSum, m Measure, i int, mode string) (plot.Thumbnailer, error) {
+	mean := meanSeries(runs, m, mode)
 	if len(mean) == 0 {
 		return nil, nil
 	}
@@ -171,17 +180,17 @@ func newPlot(title, ylabel string) *plot.Plot {
 
 // measurePlot overlays every arm's runs for one measure.
 func measurePlot(s *Summary, m Measure) (*plot.Plot, plot.Legend, error) {
-	p := newPlot(fmt.Sprintf("%s: %s (sampled, %d test instances)", s.Name, m.Label, s.Episodes), m.Label)
+	p := newPlot(fmt.Sprintf("%s: %s (%s, %d test instances)", s.Name, m.Label, plotMode(s), s.Episodes), m.Label)
 	legend := plot.NewLegend()
 	// Every seed first, so that no arm's thin lines hide another's mean.
 	for i, name := range s.ArmOrder {
-		if err := addSeeds(p, s.Arms[name].Runs, m, i); err != nil {
+		if err := addSeeds(p, s.Arms[name].Runs, m, i, plotMode(s)); err != nil {
 			return nil, legend, err
 		}
 	}
 	for i, name := range s.ArmOrder {
 		runs := s.Arms[name].Runs
-		th, err := addMean(p, runs, m, i)
+		th, err := addMean(p, runs, m, i, plotMode(s))
 		if err != nil {
 			return nil, legend, err
 		}
@@ -225,14 +234,14 @@ func armPanels(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
 	}
 	for a, name := range s.ArmOrder {
 		runs := s.Arms[name].Runs
-		p := newPlot(fmt.Sprintf("%s (%d seeds, sampled)", name, len(runs)), "mean over test instances")
+		p := newPlot(fmt.Sprintf("%s (%d seeds, %s)", name, len(runs), plotMode(s)), "mean over test instances")
 		for i, m := range Reported {
-			if err := addSeeds(p, runs, m, i+1); err != nil {
+			if err := addSeeds(p, runs, m, i+1, plotMode(s)); err != nil {
 				return nil, legend, err
 			}
 		}
 		for i, m := range Reported {
-			th, err := addMean(p, runs, m, i+1)
+			th, err := addMean(p, runs, m, i+1, plotMode(s))
 			if err != nil {
 				return nil, legend, err
 			}

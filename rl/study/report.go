@@ -71,7 +71,7 @@ func report(c Config, s *Summary, plots []string, wall time.Duration) string {
 	}
 
 	if len(plots) > 0 {
-		b.WriteString("\n## Curves (sampled evaluations; thin: one seed, bold: the mean over seeds)\n\n")
+		fmt.Fprintf(&b, "\n## Curves (%s evaluations; thin: one seed, bold: the mean over seeds, dashed: scripted)\n\n", plotMode(s))
 		for _, p := range plots {
 			name := strings.TrimSuffix(filepath.Base(p), ".png")
 			fmt.Fprintf(&b, "![%s](%s)\n\n", name, filepath.ToSlash(p))

@@ -219,7 +219,7 @@ func prepareDir(dir string) error {
 }
 
 func newSummary(c Config) *Summary {
-	s := &Summary{Name: c.Name, Task: c.Task, Algo: c.Algo, Updates: c.Updates, Episodes: c.Eval.Episodes,
+	s := &Summary{Name: c.Name, Task: c.Task, Algo: c.Algo, Updates: c.Updates, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
 		Thresholds: c.thresholds(), Status: "running", Arms: map[string]*ArmSum{}, Baselines: []Baseline{}}
 	for _, a := range c.Arms {
 		s.ArmOrder = append(s.ArmOrder, a.Name)

@@ -153,7 +153,7 @@ func TestStudyStopsCleanlyWhenCancelled(t *testing.T) {
 	assert.Len(t, readLines(t, filepath.Join(dir, "vanilla", "seed-3", MetricsFile)), 1)
 }
 
-func TestGSPOStudyRuns(t *testing.T) {
+func TestGreedyOnlyGSPOStudyRuns(t *testing.T) {
 	c := small()
 	c.Arms = c.Arms[1:]
 	c.Updates = 1
@@ -161,10 +161,18 @@ func TestGSPOStudyRuns(t *testing.T) {
 	g := rl.DefaultGSPOConfig()
 	g.Prompts, g.GroupSize, g.Policy.MiniBatch, g.Policy.Epochs = 2, 2, 4, 1
 	c.GRPO = &g
-	sum, err := Run(context.Background(), c, filepath.Join(t.TempDir(), "gspo"), nil)
+	c.Eval.Modes = "greedy"
+	dir := filepath.Join(t.TempDir(), "gspo")
+	sum, err := Run(context.Background(), c, dir, nil)
 	require.NoError(t, err)
 	require.Len(t, sum.Arms["arew"].Runs, 1)
-	assert.NotNil(t, sum.Arms["arew"].Runs[0].Final)
+	r := sum.Arms["arew"].Runs[0]
+	require.NotNil(t, r.Final)
+	assert.NotNil(t, r.Final.Greedy)
+	assert.Nil(t, r.Final.Sampled, "not evaluated")
+	assert.Equal(t, map[string]*int{"0.5": nil, "0.8": nil}, r.UpdatesTo, "thresholds count sampled success only")
+	assert.Contains(t, string(readFile(t, dir, ReportFile)), "## Curves (greedy evaluations")
+	assert.FileExists(t, filepath.Join(dir, PlotsDir, "success.png"))
 }
 
 func TestRunRejectsBadInputBeforeWriting(t *testing.T) {

@@ -19,6 +19,7 @@ type Summary struct {
 	Algo       string             `json:"algo"`
 	Updates    int                `json:"updates"`
 	Episodes   int                `json:"eval_episodes"`
+	Modes      string             `json:"eval_modes"` // greedy, sampled or both
 	Thresholds []float64          `json:"thresholds"`
 	Status     string             `json:"status"`    // running, complete, interrupted, failed
 	ArmOrder   []string           `json:"arm_order"` // the arms in the config's order

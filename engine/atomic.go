@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 )
 
-// writeFileAtomic writes a file through write so that path holds either its
+// WriteFileAtomic writes a file through write so that path holds either its
 // old content (or nothing) or the complete new content, never a part: the
 // bytes go to a temporary file in the same directory (a rename only replaces
 // atomically within one file system), which is flushed, fsynced and closed,
@@ -16,7 +16,7 @@ import (
 // survives a crash. On any error the temporary file is removed. A process
 // killed mid-write (Ctrl-C, OOM) leaves at most a stray ".<name>.tmp-*" file
 // beside path, never a half-written path.
-func writeFileAtomic(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
+func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

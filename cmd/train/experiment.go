@@ -11,6 +11,7 @@ import (
 	"arew/model"
 	"arew/optim"
 	"arew/rl"
+	"arew/rl/progress"
 	"arew/tasks"
 )
 
@@ -51,6 +52,7 @@ type experiment struct {
 	last      []rl.Metrics // the most recent updates, for the report
 	metrics   *jsonl
 	evalLog   *jsonl
+	meter     *progress.Meter // the phase in progress (SFT, RL), or nil
 }
 
 // newExperiment builds the task, the demonstrator and the policy and
@@ -236,10 +238,13 @@ func (e *experiment) runSFT(ctx context.Context) error {
 		fmt.Fprintf(e.out, "sft before       test loss %.3f  test acc %.3f  (demonstrations: %.1f s)\n",
 			loss, acc, time.Since(start).Seconds())
 	}
+	e.meter = progress.New(e.out, "sft", sc.Epochs)
+	defer e.endPhase()
 	for epoch := range sc.Epochs {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
+		e.meter.Tick(epoch, fmt.Sprintf("epoch %d running", epoch+1))
 		m, err := sft.Epoch(train)
 		if err != nil {
 			return err
@@ -253,10 +258,18 @@ func (e *experiment) runSFT(ctx context.Context) error {
 		if err := log.Write(m); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.out, "sft epoch %d/%d  train loss %.3f  test loss %.3f  test acc %.3f  %5.1f s\n",
-			epoch+1, sc.Epochs, m.TrainLoss, m.TestLoss, m.TestAccuracy, m.Seconds)
+		e.meter.Line(epoch+1, fmt.Sprintf("sft epoch %d/%d  train loss %.3f  test loss %s  test acc %s  %5.1f s",
+			epoch+1, sc.Epochs, m.TrainLoss, f3(m.TestLoss), f3(m.TestAccuracy), m.Seconds))
 	}
 	return nil
+}
+
+// endPhase erases the phase's status line (terminal) and drops the meter.
+func (e *experiment) endPhase() {
+	if e.meter != nil {
+		e.meter.Finish()
+		e.meter = nil
+	}
 }
 
 // rolloutMaxLen is the longest episode stream the rollouts allow (as
@@ -289,10 +302,13 @@ func (e *experiment) runRL(ctx context.Context) error {
 		return err
 	}
 	e.printRLHeader()
+	e.meter = progress.New(e.out, "rl", c.Updates)
+	defer e.endPhase()
 	for u := range c.Updates {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
+		e.meter.Tick(u, fmt.Sprintf("update %d running", u+1))
 		start := time.Now()
 		m, err := e.tr.Update()
 		if err != nil {
@@ -306,7 +322,7 @@ func (e *experiment) runRL(ctx context.Context) error {
 		if len(e.last) > lastWindow {
 			e.last = e.last[1:]
 		}
-		e.printUpdate(m, time.Since(start).Seconds())
+		e.printUpdate(u+1, m, time.Since(start).Seconds())
 		if e.afterUpdate != nil {
 			e.afterUpdate(u)
 		}

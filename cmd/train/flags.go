@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"arew/rl"
+	"arew/rl/study"
 )
 
 // usageError is bad user input (a flag, a config file, a checkpoint that
@@ -30,7 +31,18 @@ type invocation struct {
 	// sftFromInit: -init was given without -sft-demos, so SFT was turned
 	// off (printed as a note).
 	sftFromInit bool
+	// study names a study preset (rl/study.Presets): the command runs it
+	// instead of one run; name and init, if given, override its name and
+	// its base checkpoint.
+	study, studyName, studyBase string
+	// studyConfig is a JSON file decoded onto the preset (study.DecodeConfig).
+	studyConfig string
+	// resume continues the study in its folder (study.Resume).
+	resume bool
 }
+
+// studyFlags are the flags -study accepts besides -out and -force.
+var studyFlags = map[string]bool{"name": true, "init": true}
 
 // overrides collects the flags given on the command line that change the
 // config. They apply after the config file (flags override the file), in
@@ -54,6 +66,9 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	configPath := fs.String("config", "", "")
 	fs.StringVar(&inv.out, "out", "runs", "")
 	fs.BoolVar(&inv.force, "force", false, "")
+	fs.StringVar(&inv.study, "study", "", "")
+	fs.StringVar(&inv.studyConfig, "study-config", "", "")
+	fs.BoolVar(&inv.resume, "resume", false, "")
 
 	o := &overrides{set: map[string]func(*Config) error{}}
 	var docs []flagDoc
@@ -258,6 +273,12 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if fs.NArg() > 0 {
 		return inv, usageErrorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	if inv.study != "" {
+		return studyInvocation(inv, o, *configPath)
+	}
+	if inv.studyConfig != "" || inv.resume {
+		return inv, usageErrorf("-study-config and -resume go with -study")
+	}
 
 	// The base: the file decoded onto the defaults of its algo (or of
 	// -algo's), or the defaults.
@@ -330,6 +351,15 @@ Flags override the -config file. Exit status: 0 done, 1 failure,
                         repeat a run: -config runs/<name>/config.json -name <new>
   -out string           folder holding the run folders (default "runs")
   -force                replace the run folder if it exists and is not empty
+  -study string         run a study preset instead of one run (presets: `+strings.Join(study.PresetNames(), ", ")+`):
+                        its arms × seeds from one base, into <out>/<name>/
+                        (summary.json, report.md, plots/, <arm>/seed-<s>/);
+                        takes only -out, -force, -name (the study's folder),
+                        -init (its base checkpoint), -study-config, -resume
+  -study-config string  a JSON file decoded onto the preset: a study's
+                        study.json repeats it; {"seeds": [1, 2, 3]} varies it
+  -resume               continue the study in its folder: keep its complete
+                        runs, redo the others (the same flags as the first try)
 `)
 	last := ""
 	for _, d := range docs {

@@ -8,6 +8,7 @@
 //	go run ./cmd/train -arew none -name vanilla -init runs/<run>/checkpoints/base.safetensors
 //	go run ./cmd/train -algo grpo -model tiny -updates 20 -task pe-g-s3
 //	go run ./cmd/train -config runs/<run>/config.json -name again   # repeat a run
+//	go run ./cmd/train -study smoke           # arms × seeds from one base: summary.json, report.md, plots/
 //
 // Flags override the -config file; `go run ./cmd/train -h` lists them.
 // Exit status: 0 done, 1 a failure during the run, 2 bad input (flags,
@@ -53,7 +54,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if err == nil {
+	if err == nil && inv.study != "" {
+		err = runStudy(ctx, inv, stdout)
+	} else if err == nil {
 		var e *experiment
 		if e, err = newExperiment(inv, stdout); err == nil {
 			if inv.sftFromInit {

@@ -8,9 +8,11 @@ import (
 	"arew/rl"
 )
 
-// The console: a header per phase, one line per update and per
-// evaluation, the main table at the end. Everything printed is also in the
-// run folder.
+// The console: a header per phase, one line per SFT epoch and per update
+// (each ending with the phase's elapsed time and ETA), one per
+// evaluation, the main table at the end. On a terminal a status line
+// below them shows the step in progress (arew/rl/progress). Everything
+// printed is also in the run folder.
 
 func (e *experiment) printHeader() {
 	c := e.cfg
@@ -32,15 +34,26 @@ func (e *experiment) printRLHeader() {
 // printUpdate is one line per update: the training rollouts' means
 // (sampled at temperature 1), the approximate KL between the rollout
 // policy and the updated one, the clip fraction, the entropy, the mean
-// AREW correction and the update's wall time.
-func (e *experiment) printUpdate(m rl.Metrics, seconds float64) {
-	fmt.Fprintf(e.out, "%6d %7s %7s %7s %7s %8s %6s %7s %7s %6.1f\n", m.Update+1,
+// AREW correction, the update's wall time, then done updates of the
+// phase's total with the elapsed time and the ETA.
+func (e *experiment) printUpdate(done int, m rl.Metrics, seconds float64) {
+	e.meter.Line(done, fmt.Sprintf("%6d %7s %7s %7s %7s %8s %6s %7s %7s %6.1f", m.Update+1,
 		f3(m.Reward), f3(m.Success), f3(m.ASProxy), f3(m.BTProxy), fnum(m.ApproxKL, "%.5f"),
-		f3(m.ClipFrac), f3(m.Entropy), fnum(m.AREWMeanAbs, "%.4f"), seconds)
+		f3(m.ClipFrac), f3(m.Entropy), fnum(m.AREWMeanAbs, "%.4f"), seconds))
+}
+
+// printf prints a permanent line, below the status line of the phase in
+// progress if there is one.
+func (e *experiment) printf(format string, args ...any) {
+	if e.meter != nil {
+		e.meter.Printf(format, args...)
+		return
+	}
+	fmt.Fprintf(e.out, format, args...)
 }
 
 func (e *experiment) printEval(r evalRecord) {
-	fmt.Fprintf(e.out, "eval @ %d %-7s success %s  reward %s  AS %s  BT %s  I_AS %s  C_BT %s  evidence %s  malformed %s  (%d episodes, %.1f s)\n",
+	e.printf("eval @ %d %-7s success %s  reward %s  AS %s  BT %s  I_AS %s  C_BT %s  evidence %s  malformed %s  (%d episodes, %.1f s)\n",
 		r.Update, r.Mode, f3(float64(r.Success)), f3(float64(r.Reward)), f3(float64(r.ASProxy)), f3(float64(r.BTProxy)),
 		f3(float64(r.IAS)), f3(float64(r.CBT)), f3(float64(r.Evidence)), f2(float64(r.Malformed)), r.Episodes, r.Seconds)
 }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"arew/rl/study"
+)
+
+// studyInvocation checks a -study command line: besides -out and -force
+// only the flags in studyFlags may be given.
+func studyInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
+	if _, err := study.Preset(inv.study); err != nil {
+		return inv, usageErrorf("-study: %v", err)
+	}
+	var bad []string
+	for name := range o.set {
+		if !studyFlags[name] {
+			bad = append(bad, "-"+name)
+		}
+	}
+	if configPath != "" {
+		bad = append(bad, "-config")
+	}
+	if inv.resume && inv.force {
+		bad = append(bad, "-force with -resume")
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return inv, usageErrorf("-study takes only -out, -force or -resume, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
+	}
+	var probe Config
+	for name, apply := range o.set {
+		_ = apply(&probe)
+		switch name {
+		case "name":
+			inv.studyName = probe.Name
+		case "init":
+			inv.studyBase = probe.Model.Init
+		}
+	}
+	return inv, nil
+}
+
+// runStudy runs the preset into <out>/<name>/ and prints the final
+// sampled and greedy success per arm and where the report is.
+func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
+	cfg, err := study.Preset(inv.study)
+	if err != nil {
+		return usageErrorf("-study: %v", err)
+	}
+	if inv.studyConfig != "" {
+		data, err := os.ReadFile(inv.studyConfig)
+		if err != nil {
+			return usageErrorf("-study-config: %v", err)
+		}
+		if err := study.DecodeConfig(data, &cfg); err != nil {
+			return usageErrorf("-study-config %s: %v", inv.studyConfig, err)
+		}
+	}
+	if inv.studyName != "" {
+		cfg.Name = inv.studyName
+	}
+	if inv.studyBase != "" {
+		cfg.Base = study.Base{Path: inv.studyBase}
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	dir := filepath.Join(inv.out, cfg.Name)
+	run := study.Run
+	if inv.resume {
+		run = study.Resume
+	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		if !inv.force {
+			return usageErrorf("study folder %s exists and is not empty: choose another -name, -resume to continue it, or -force to replace it", dir)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("replace study folder: %w", err)
+		}
+	}
+	sum, err := run(ctx, cfg, dir, out)
+	var input *study.InputError
+	switch {
+	case errors.As(err, &input):
+		return usageErrorf("%v", err)
+	case errors.Is(err, study.ErrInterrupted):
+		err = errInterrupted
+	}
+	if sum != nil {
+		printStudy(out, sum, dir)
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintf(out, "continue with the same flags and -resume: its complete runs are kept\n")
+	}
+	return err
+}
+
+// printStudy prints the study's mean ± std table, the scripted baselines
+// and where the report and the plots are.
+func printStudy(out io.Writer, s *study.Summary, dir string) {
+	fmt.Fprintf(out, "\n== study %s: %s; mean ± std over seeds (test split)\n", s.Name, s.Status)
+	fmt.Fprint(out, s.Table())
+	if len(s.Baselines) > 0 {
+		fmt.Fprintf(out, "\nscripted policies on the same %d test instances:\n", s.Episodes)
+		fmt.Fprint(out, s.BaselineTable())
+	}
+	fmt.Fprintf(out, "\nreport  %s\nsummary %s\n", filepath.Join(dir, study.ReportFile), filepath.Join(dir, study.SummaryFile))
+	if plots, _ := filepath.Glob(filepath.Join(dir, study.PlotsDir, "*.png")); len(plots) > 0 {
+		fmt.Fprintf(out, "plots   %s\n", strings.Join(plots, " "))
+	}
+}

@@ -1,0 +1,239 @@
+package study
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"arew/model"
+	"arew/rl"
+)
+
+// Config is a whole study: several arms (AREW settings) trained from one
+// base policy with one shared RL configuration, each over the same seeds,
+// and evaluated on the same test instances. It is what <dir>/study.json
+// holds.
+type Config struct {
+	Name string `json:"name"`
+	Task string `json:"task"`
+	// TaskConfig holds the task's JSON overrides (tasks.New); null: the
+	// task's documented defaults.
+	TaskConfig json.RawMessage `json:"task_config,omitempty"`
+
+	Base Base `json:"base"`
+
+	Arms  []Arm    `json:"arms"`
+	Seeds []uint64 `json:"seeds"`
+
+	// Algo is ppo, grpo or gspo; exactly one of PPO and GRPO is set. Its
+	// Seed and Advantage.AREW are overwritten by each run's seed and arm.
+	Algo    string         `json:"algo"`
+	Updates int            `json:"updates"`
+	PPO     *rl.PPOConfig  `json:"ppo,omitempty"`
+	GRPO    *rl.GRPOConfig `json:"grpo,omitempty"`
+
+	Eval EvalConfig `json:"eval"`
+}
+
+// Base is the policy every run starts from: the checkpoint at Path
+// (model.Save), or, when Path is empty, one built at the start of the study
+// by SFT of a fresh Preset policy on Demos train-split demonstrations of
+// Demonstrator (deterministic in Seed), saved as <dir>/base.safetensors.
+type Base struct {
+	Path string `json:"path"`
+
+	Preset       string       `json:"preset,omitempty"`
+	Demos        int          `json:"demos,omitempty"`
+	Demonstrator Demonstrator `json:"demonstrator"`
+	Seed         uint64       `json:"seed,omitempty"`
+	SFT          rl.SFTConfig `json:"sft"`
+}
+
+// Demonstrator is the scripted policy a built base imitates
+// (tasks.PolicySpec).
+type Demonstrator struct {
+	Kind string  `json:"kind"` // random, weak, strong, constant
+	QAS  float64 `json:"q_as"`
+	QBT  float64 `json:"q_bt"`
+}
+
+// Arm is one AREW setting; vanilla is Critiques "none".
+type Arm struct {
+	Name string  `json:"name"`
+	AREW rl.AREW `json:"arew"`
+}
+
+// StandardArms are the four arms of the paper's ablation, with margin
+// weight lambda and margin mode: vanilla (no correction), arew (AS and BT
+// critiques), arew-as (AS only) and arew-bt (BT only).
+func StandardArms(lambda float64, mode string) []Arm {
+	arm := func(name, critiques string) Arm {
+		return Arm{Name: name, AREW: rl.AREW{Critiques: critiques, Lambda: lambda, Mode: mode}}
+	}
+	v := arm("vanilla", "none")
+	v.AREW.Lambda = 0
+	return []Arm{v, arm("arew", "as+bt"), arm("arew-as", "as"), arm("arew-bt", "bt")}
+}
+
+// EvalConfig is the evaluation of every run: the first Episodes test
+// instances, played at update 0 (the base), every Every updates (0: only
+// at the ends) and after the last update, in each of Modes (greedy,
+// sampled at temperature 1, or both). Thresholds are the sampled success
+// rates whose first crossing the summary records (updates_to).
+type EvalConfig struct {
+	Every      int       `json:"every"`
+	Episodes   int       `json:"episodes"`
+	Modes      string    `json:"modes"` // greedy, sampled or both
+	Thresholds []float64 `json:"thresholds"`
+}
+
+// DefaultThresholds are the success rates of updates_to: 50% and 80%.
+var DefaultThresholds = []float64{0.5, 0.8}
+
+// modes lists the evaluation modes of a Modes string.
+func modes(s string) ([]string, error) {
+	switch s {
+	case "greedy", "sampled":
+		return []string{s}, nil
+	case "both":
+		return []string{"greedy", "sampled"}, nil
+	}
+	return nil, fmt.Errorf("eval modes must be greedy, sampled or both, got %q", s)
+}
+
+// Validate reports the first bad field; the task, the demonstrator and the
+// base checkpoint are checked when the study starts, before any training.
+func (c *Config) Validate() error {
+	if err := validName("study name", c.Name); err != nil {
+		return err
+	}
+	if c.Task == "" {
+		return fmt.Errorf("study: task must be set")
+	}
+	if raw := bytes.TrimSpace(c.TaskConfig); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return fmt.Errorf("study: task config must be a JSON object: %v", err)
+		}
+	}
+	if err := c.Base.validate(); err != nil {
+		return err
+	}
+	if len(c.Arms) == 0 {
+		return fmt.Errorf("study: no arms")
+	}
+	seen := map[string]bool{}
+	for _, a := range c.Arms {
+		if err := validName("arm name", a.Name); err != nil {
+			return err
+		}
+		if seen[a.Name] {
+			return fmt.Errorf("study: arm %q appears twice", a.Name)
+		}
+		seen[a.Name] = true
+	}
+	if len(c.Seeds) == 0 {
+		return fmt.Errorf("study: no seeds")
+	}
+	seeds := map[uint64]bool{}
+	for _, s := range c.Seeds {
+		if seeds[s] {
+			return fmt.Errorf("study: seed %d appears twice", s)
+		}
+		seeds[s] = true
+	}
+	if c.Updates < 1 {
+		return fmt.Errorf("study: updates must be ≥ 1, got %d", c.Updates)
+	}
+	if err := c.Eval.validate(); err != nil {
+		return err
+	}
+	switch c.Algo {
+	case "ppo":
+		if c.PPO == nil || c.GRPO != nil {
+			return fmt.Errorf("study: algo ppo needs the ppo section and no grpo section")
+		}
+	case "grpo", "gspo":
+		if c.GRPO == nil || c.PPO != nil {
+			return fmt.Errorf("study: algo %s needs the grpo section and no ppo section", c.Algo)
+		}
+		if c.GRPO.Objective != c.Algo {
+			return fmt.Errorf("study: algo %s needs grpo.objective %q, got %q", c.Algo, c.Algo, c.GRPO.Objective)
+		}
+	default:
+		return fmt.Errorf("study: algo must be ppo, grpo or gspo, got %q", c.Algo)
+	}
+	for _, a := range c.Arms {
+		if err := c.runConfig(a, c.Seeds[0]).validate(); err != nil {
+			return fmt.Errorf("study: arm %s: %w", a.Name, err)
+		}
+	}
+	return nil
+}
+
+func (b Base) validate() error {
+	if b.Path != "" {
+		return nil
+	}
+	if _, ok := model.Presets[b.Preset]; !ok {
+		return fmt.Errorf("study: base: no path, and unknown model preset %q to build one (known: %s)",
+			b.Preset, strings.Join(model.PresetNames(), ", "))
+	}
+	if b.Demos < 1 {
+		return fmt.Errorf("study: base: no path, so demos must be ≥ 1 to build one by SFT, got %d", b.Demos)
+	}
+	if err := b.SFT.Validate(); err != nil {
+		return fmt.Errorf("study: base: %w", err)
+	}
+	return nil
+}
+
+func (e EvalConfig) validate() error {
+	if e.Every < 0 || e.Episodes < 1 {
+		return fmt.Errorf("study: eval: need every ≥ 0 and episodes ≥ 1, got %d, %d", e.Every, e.Episodes)
+	}
+	if _, err := modes(e.Modes); err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	for _, t := range e.Thresholds {
+		if !(t > 0 && t <= 1) {
+			return fmt.Errorf("study: eval: thresholds must lie in (0, 1], got %v", t)
+		}
+	}
+	return nil
+}
+
+// validName accepts a name that is one plain path element.
+func validName(what, name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || filepath.Base(name) != name {
+		return fmt.Errorf("study: %s %q must be one plain path element (no slashes, not . or ..)", what, name)
+	}
+	return nil
+}
+
+// thresholdKey names a threshold in updates_to: 0.5 → "0.5".
+func thresholdKey(t float64) string {
+	if math.Trunc(t) == t {
+		return fmt.Sprintf("%.1f", t)
+	}
+	return fmt.Sprintf("%g", t)
+}
+
+// DecodeConfig decodes JSON onto c: fields the data names replace c's
+// (nested objects field by field, lists whole), the rest stay, so a
+// study.json repeats a study and a few fields vary a preset. Unknown
+// fields and trailing data are errors.
+func DecodeConfig(data []byte, c *Config) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		return fmt.Errorf("study config: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("study config: trailing data after the JSON object")
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+// Package study compares RL arms — AREW settings — trained from one base
+// policy over several seeds, and writes the comparison: a summary scripts
+// read, a report with mean ± std tables, and plots.
+//
+// # What one study runs
+//
+// A Config names a task, a base policy (a checkpoint, or one built at the
+// start by a short SFT on a scripted demonstrator), the arms (each an
+// rl.AREW setting: vanilla is critiques "none"; StandardArms gives
+// vanilla, arew = AS+BT, arew-as, arew-bt), the seeds, and one shared RL
+// configuration (PPO, GRPO or GSPO). Run trains every arm × seed, one
+// after another (each run already uses every core for its rollouts):
+//
+//  1. load the base (model.Load), so every run starts from the same
+//     weights;
+//  2. build the trainer with the arm's AREW and the seed (PPO: a fresh
+//     critic drawn from the seed);
+//  3. evaluate on the first Eval.Episodes test instances at update 0,
+//     every Eval.Every updates and after the last, greedy and/or sampled
+//     at temperature 1. Sampled evaluations draw from the run's seed, so
+//     the arms of one seed meet the same instances and sampling streams —
+//     a paired comparison;
+//  4. write <dir>/<arm>/seed-<s>/: config.json (the run's resolved
+//     config), metrics.jsonl (one rl.Metrics per update), eval.jsonl (one
+//     EvalRecord per evaluation and mode) and checkpoints/policy.safetensors
+//     (the final policy).
+//
+// After each run <dir>/summary.json is rewritten; at the end (or when ctx
+// is cancelled: the run in progress stops after its update) the summary,
+// <dir>/report.md and <dir>/plots/*.png are written. Every whole file is
+// written atomically (engine.WriteFileAtomic, model.Save); the .jsonl logs
+// are appended one line per write. Resume continues an interrupted study in
+// its folder: the runs summary.json lists as complete are kept, the others
+// are done again from the start, a base the study built is reused, and the
+// files end as one uninterrupted Run would have left them
+// (TestResumeFinishesAnInterruptedStudy).
+//
+// # The summary
+//
+//	{"arms": {"vanilla": {"runs": [{"seed": 1, "base": M, "final": M,
+//	   "updates_to": {"0.5": 120, "0.8": null}}, …]}, "arew": …}}
+//
+// with M = {"greedy": S, "sampled": S} and S holding success, as_proxy,
+// evidence, i_as and c_bt (then reward, bt_proxy, turns, malformed), the
+// means over the evaluated test instances; a measure a task does not
+// define is null. updates_to[t] is the first evaluated update u whose
+// sampled success reached t, null if none did: an upper bound on the true
+// crossing, exact to within Eval.Every. final is null for a run that did
+// not complete. Each run also carries its whole curve (every evaluation).
+// The summary holds no wall times, so the same config gives the same file,
+// byte for byte (TestStudyIsDeterministic): every random stream derives
+// from the base seed and the run seeds, never from the worker count.
+//
+// # The report
+//
+// For each arm, phase (base, final) and mode, the mean and the sample
+// standard deviation over the seeds,
+//
+//	x̄ = (1/n) Σ x_i,   s = sqrt( Σ (x_i − x̄)² / (n − 1) )
+//
+// summed in float64 (MeanStd; s is undefined, "–", for one seed), of the
+// five measures; then updates-to-threshold per seed; then the plots.
+//
+// # The plots
+//
+// Sampled evaluations against updates: <measure>.png overlays the arms
+// for one measure, arms.png has one panel per arm with every measure
+// (where the order of events — AS rising first, evidence use dipping, BT
+// recovering — can be read off one arm). A thin line is one seed, the bold
+// line with dots the mean over the seeds evaluated at that update; dashed
+// horizontal lines are the scripted baselines.
+//
+// # Presets
+//
+// Presets maps a name to a function building its Config; `go run
+// ./cmd/train -study <name>` runs one. smoke (Smoke) is the machinery's
+// check, seconds on two cores (TestSmokeStudyWritesEveryOutput).
+package study

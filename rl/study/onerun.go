@@ -1,0 +1,216 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"arew/model"
+	"arew/rl"
+	"arew/tasks"
+)
+
+// The files of one run's folder, <dir>/<arm>/seed-<s>/.
+const (
+	RunConfigFile = "config.json"
+	MetricsFile   = "metrics.jsonl" // one rl.Metrics per update
+	EvalFile      = "eval.jsonl"    // one EvalRecord per evaluation and mode
+	PolicyFile    = "checkpoints/policy.safetensors"
+)
+
+// RunConfig is one run of a study: its config.json.
+type RunConfig struct {
+	Study      string          `json:"study"`
+	Arm        string          `json:"arm"`
+	Seed       uint64          `json:"seed"`
+	Task       string          `json:"task"`
+	TaskConfig json.RawMessage `json:"task_config,omitempty"`
+	Base       string          `json:"base"` // the checkpoint the run starts from
+	Algo       string          `json:"algo"`
+	Updates    int             `json:"updates"`
+	PPO        *rl.PPOConfig   `json:"ppo,omitempty"`
+	GRPO       *rl.GRPOConfig  `json:"grpo,omitempty"`
+	Eval       EvalConfig      `json:"eval"`
+}
+
+// runConfig is the study's RL config with the arm's AREW and the seed.
+func (c *Config) runConfig(a Arm, seed uint64) RunConfig {
+	r := RunConfig{Study: c.Name, Arm: a.Name, Seed: seed, Task: c.Task, TaskConfig: c.TaskConfig,
+		Base: c.Base.Path, Algo: c.Algo, Updates: c.Updates, Eval: c.Eval}
+	if c.PPO != nil {
+		p := *c.PPO
+		p.Seed, p.Advantage.AREW = seed, a.AREW
+		r.PPO = &p
+	} else {
+		g := *c.GRPO
+		g.Seed, g.Advantage.AREW = seed, a.AREW
+		r.GRPO = &g
+	}
+	return r
+}
+
+func (r RunConfig) validate() error {
+	if r.PPO != nil {
+		return r.PPO.Validate()
+	}
+	return r.GRPO.Validate()
+}
+
+func (r RunConfig) rollout() rl.RolloutConfig {
+	if r.PPO != nil {
+		return r.PPO.Rollout
+	}
+	return r.GRPO.Rollout
+}
+
+// trainer is what a run needs of rl.PPO and rl.GRPO.
+type trainer interface {
+	Update() (rl.Metrics, error)
+	Close()
+}
+
+func (r RunConfig) newTrainer(task tasks.Task, policy *model.Model) (trainer, error) {
+	if r.PPO != nil {
+		return rl.NewPPO(task, policy, nil, *r.PPO) // nil: a fresh critic from the run's seed
+	}
+	return rl.NewGRPO(task, policy, *r.GRPO)
+}
+
+// EvalRecord is one line of a run's eval.jsonl.
+type EvalRecord struct {
+	Update    int     `json:"update"`
+	Mode      string  `json:"mode"`
+	Episodes  int     `json:"episodes"`
+	Truncated int     `json:"truncated"`
+	Seconds   float64 `json:"seconds"`
+	Measures
+}
+
+// runOne trains arm from the base with seed and evaluates it; the result
+// is nil only if the run could not start.
+func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, error) {
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	rc := s.cfg.runConfig(arm, seed)
+	rc.Base = s.base
+	dir := filepath.Join(s.dir, arm.Name, "seed-"+strconv.FormatUint(seed, 10))
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(PolicyFile)), 0o755); err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	if err := writeJSON(filepath.Join(dir, RunConfigFile), rc); err != nil {
+		return nil, err
+	}
+	policy, _, err := model.Load(s.base)
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	metrics, err := createJSONL(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		return nil, err
+	}
+	defer metrics.Close()
+	evals, err := createJSONL(filepath.Join(dir, EvalFile))
+	if err != nil {
+		return nil, err
+	}
+	defer evals.Close()
+	tr, err := rc.newTrainer(s.task, policy)
+	if err != nil {
+		return nil, fmt.Errorf("study: %s seed %d: %w", arm.Name, seed, err)
+	}
+	defer tr.Close()
+
+	name := fmt.Sprintf("%s seed %d", arm.Name, seed)
+	r := &RunSum{Seed: seed, Status: "running", Curve: []Point{}}
+	evaluate := func(update int) error {
+		p, err := s.evaluate(policy, rc, update, evals, name)
+		if err == nil {
+			r.Curve = append(r.Curve, p)
+		}
+		return err
+	}
+	finish := func(status string, err error) (*RunSum, error) {
+		r.Status = status
+		r.UpdatesTo = updatesTo(r.Curve, s.sum.Thresholds)
+		if len(r.Curve) > 0 {
+			r.Base = r.Curve[0].Modes
+		}
+		if status == "complete" {
+			last := r.Curve[len(r.Curve)-1].Modes
+			r.Final = &last
+		}
+		meta := map[string]string{"study": s.cfg.Name, "arm": arm.Name, "seed": strconv.FormatUint(seed, 10),
+			"update": strconv.Itoa(r.Done), "status": status}
+		if serr := policy.Save(filepath.Join(dir, PolicyFile), meta); serr != nil && err == nil {
+			err = serr
+		}
+		return r, err
+	}
+
+	if err := evaluate(0); err != nil {
+		return finish("failed", err)
+	}
+	every := s.cfg.Eval.Every
+	for u := range s.cfg.Updates {
+		if ctx.Err() != nil {
+			return finish("interrupted", ErrInterrupted)
+		}
+		m, err := tr.Update()
+		if err != nil {
+			return finish("failed", fmt.Errorf("study: %s: %w", name, err))
+		}
+		r.Done = u + 1
+		s.updates++
+		if err := metrics.Write(m); err != nil {
+			return finish("failed", err)
+		}
+		if s.afterUpdate != nil {
+			s.afterUpdate(arm.Name, seed, r.Done)
+		}
+		s.meter.Tick(s.updates, fmt.Sprintf("%s, update %d/%d, train success %.3f", name, r.Done, s.cfg.Updates, m.Success))
+		if r.Done == s.cfg.Updates || (every > 0 && r.Done%every == 0) {
+			if err := evaluate(r.Done); err != nil {
+				return finish("failed", err)
+			}
+		}
+	}
+	return finish("complete", nil)
+}
+
+// evaluate plays the first Eval.Episodes test instances in each mode, from
+// the run's seed (so every arm of a seed meets the same instances and the
+// same sampling streams).
+func (s *study) evaluate(policy *model.Model, rc RunConfig, update int, log *jsonl, name string) (Point, error) {
+	p := Point{Update: update}
+	ms, err := modes(s.cfg.Eval.Modes)
+	if err != nil {
+		return p, err
+	}
+	for _, mode := range ms {
+		ec := rl.EvalConfig{Split: tasks.Test, Episodes: s.cfg.Eval.Episodes, Seed: rc.Seed, Rollout: rc.rollout()}
+		ec.Rollout.Sampler = rl.SamplerConfig{Temperature: 1}
+		if mode == "greedy" {
+			ec.Rollout.Sampler = rl.SamplerConfig{Greedy: true}
+		}
+		start := time.Now()
+		res, err := rl.Evaluate(policy, s.task, ec)
+		if err != nil {
+			return p, fmt.Errorf("study: %s: %w", name, err)
+		}
+		m := measuresOf(res.Summary)
+		p.set(mode, m)
+		rec := EvalRecord{Update: update, Mode: mode, Episodes: res.Summary.Episodes, Truncated: res.Truncated,
+			Seconds: time.Since(start).Seconds(), Measures: *m}
+		if err := log.Write(rec); err != nil {
+			return p, err
+		}
+		s.meter.Line(s.updates, fmt.Sprintf("%s @ %d %-7s success %s  AS %s  evidence %s  I_AS %s  C_BT %s", name, update, mode,
+			f3(m.Success), f3(m.ASProxy), f3(m.Evidence), f3(m.IAS), f3(m.CBT)))
+	}
+	return p, nil
+}

@@ -1,0 +1,136 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"arew/rl/progress"
+)
+
+// report is report.md: the settings, mean ± std per arm of the base and
+// final evaluations, updates-to-threshold per seed, and the plots.
+func report(c Config, s *Summary, plots []string, wall time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Study %s\n\n", c.Name)
+	fmt.Fprintf(&b, "- status: %s, %s wall time\n", s.Status, progress.Duration(wall))
+	task := c.Task
+	if len(c.TaskConfig) > 0 {
+		task += " " + string(c.TaskConfig)
+	}
+	fmt.Fprintf(&b, "- task: %s\n", task)
+	fmt.Fprintf(&b, "- base: %s\n", baseLine(c))
+	fmt.Fprintf(&b, "- RL: %s, %d updates × %d episodes, lr %g\n", c.Algo, c.Updates, episodesPerUpdate(c), lr(c))
+	fmt.Fprintf(&b, "- arms: %s\n", armsLine(c))
+	fmt.Fprintf(&b, "- seeds: %s\n", seedsLine(c.Seeds))
+	fmt.Fprintf(&b, "- evaluation: the first %d test instances, %s, at update 0, every %d updates and at the end\n\n",
+		c.Eval.Episodes, c.Eval.Modes, c.Eval.Every)
+
+	b.WriteString("## Base and final, mean ± std over seeds\n\n")
+	b.WriteString("Test split. Sample standard deviation over the seeds (– for one seed); final counts only complete runs. " +
+		"Evidence use: how much the final answer follows the evidence; I_AS: the gain in exact-posterior mass on the " +
+		"truth from the agent's queries; C_BT: the agent's own belief gains.\n\n")
+	b.WriteString(s.Table())
+	if len(s.Baselines) > 0 {
+		fmt.Fprintf(&b, "\nScripted policies on the same %d test instances:\n\n", s.Episodes)
+		b.WriteString(s.BaselineTable())
+	}
+
+	b.WriteString("\n## Updates to a sampled success threshold, per seed\n\n")
+	b.WriteString("The first evaluated update whose sampled success reached the threshold (– never; an upper bound on the " +
+		"true crossing, to within the evaluation interval).\n\n")
+	b.WriteString("| arm | threshold |")
+	for _, seed := range c.Seeds {
+		fmt.Fprintf(&b, " seed %d |", seed)
+	}
+	b.WriteString(" reached |\n|---|---:|" + strings.Repeat("---:|", len(c.Seeds)+1) + "\n")
+	for _, name := range s.ArmOrder {
+		runs := s.Arms[name].Runs
+		for _, t := range s.Thresholds {
+			key := thresholdKey(t)
+			fmt.Fprintf(&b, "| %s | %s |", name, key)
+			reached := 0
+			for _, seed := range c.Seeds {
+				cell := "not run"
+				for _, r := range runs {
+					if r.Seed == seed {
+						cell = "–"
+						if u := r.UpdatesTo[key]; u != nil {
+							cell = strconv.Itoa(*u)
+							reached++
+						}
+					}
+				}
+				fmt.Fprintf(&b, " %s |", cell)
+			}
+			fmt.Fprintf(&b, " %d/%d |\n", reached, len(runs))
+		}
+	}
+
+	if len(plots) > 0 {
+		fmt.Fprintf(&b, "\n## Curves (%s evaluations; thin: one seed, bold: the mean over seeds, dashed: scripted)\n\n", plotMode(s))
+		for _, p := range plots {
+			name := strings.TrimSuffix(filepath.Base(p), ".png")
+			fmt.Fprintf(&b, "![%s](%s)\n\n", name, filepath.ToSlash(p))
+		}
+	}
+	b.WriteString("Files: study.json (the config), summary.json (what scripts read), <arm>/seed-<s>/ (config.json, " +
+		"metrics.jsonl, eval.jsonl, checkpoints/policy.safetensors), plots/.\n")
+	return b.String()
+}
+
+func baseLine(c Config) string {
+	if c.Base.Path != "" {
+		return c.Base.Path
+	}
+	d := c.Base.Demonstrator
+	return fmt.Sprintf("built by SFT: %s preset, %d demonstrations of %s (q_as %g, q_bt %g), %d epochs, seed %d → %s",
+		c.Base.Preset, c.Base.Demos, d.Kind, d.QAS, d.QBT, c.Base.SFT.Epochs, c.Base.Seed, BaseFile)
+}
+
+func armsLine(c Config) string {
+	parts := make([]string, len(c.Arms))
+	for i, a := range c.Arms {
+		x := a.AREW
+		if !x.Active(x.Start) {
+			parts[i] = a.Name + " (no AREW)"
+			continue
+		}
+		parts[i] = fmt.Sprintf("%s (AREW %s, λ %g, %s)", a.Name, x.Critiques, x.Lambda, x.Mode)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func seedsLine(seeds []uint64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = strconv.FormatUint(s, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func episodesPerUpdate(c Config) int {
+	if c.PPO != nil {
+		return c.PPO.Episodes
+	}
+	return c.GRPO.Prompts * c.GRPO.GroupSize
+}
+
+func lr(c Config) float64 {
+	if c.PPO != nil {
+		return c.PPO.Policy.Optim.LR
+	}
+	return c.GRPO.Policy.Optim.LR
+}
+
+// f3 writes x with three decimals, or – when it is not finite.
+func f3(x Num) string {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", f)
+}

@@ -1,0 +1,67 @@
+package study
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// loadPrevious reads what an earlier attempt of the study left in s.dir:
+// its study.json must be s.cfg's, its summary.json (if any) gives the
+// complete runs, and a base it built is reused. The folders of the runs
+// that did not complete are removed, to be done again.
+func (s *study) loadPrevious() error {
+	have, err := os.ReadFile(filepath.Join(s.dir, StudyFile))
+	if err != nil {
+		return inputErr(fmt.Errorf("study: resume: %w", err))
+	}
+	want, err := json.MarshalIndent(s.cfg, "", "  ")
+	if err != nil {
+		return fmt.Errorf("study: resume: %w", err)
+	}
+	if !bytes.Equal(bytes.TrimSpace(have), want) {
+		return inputErr(fmt.Errorf("study: resume: %s holds a different study (its %s differs from this config)", s.dir, StudyFile))
+	}
+	s.done = map[string]map[uint64]RunSum{}
+	data, err := os.ReadFile(filepath.Join(s.dir, SummaryFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("study: resume: %w", err)
+	default:
+		var prev Summary
+		if err := json.Unmarshal(data, &prev); err != nil {
+			return inputErr(fmt.Errorf("study: resume: %s: %w", SummaryFile, err))
+		}
+		for name, arm := range prev.Arms {
+			for _, r := range arm.Runs {
+				if r.Status == "complete" {
+					if s.done[name] == nil {
+						s.done[name] = map[uint64]RunSum{}
+					}
+					s.done[name][r.Seed] = r
+				}
+			}
+		}
+	}
+	for _, arm := range s.cfg.Arms {
+		for _, seed := range s.cfg.Seeds {
+			if _, ok := s.done[arm.Name][seed]; !ok {
+				if err := os.RemoveAll(filepath.Join(s.dir, arm.Name, "seed-"+strconv.FormatUint(seed, 10))); err != nil {
+					return fmt.Errorf("study: resume: %w", err)
+				}
+			}
+		}
+	}
+	if s.cfg.Base.Path == "" {
+		if _, err := os.Stat(filepath.Join(s.dir, BaseFile)); err == nil {
+			s.base = filepath.Join(s.dir, BaseFile)
+		}
+	}
+	return nil
+}

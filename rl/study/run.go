@@ -1,0 +1,245 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"arew/model"
+	"arew/rl"
+	"arew/rl/progress"
+	"arew/tasks"
+)
+
+// ErrInterrupted: the context was cancelled; the study stopped after the
+// current update and wrote what it had (summary, report, plots).
+var ErrInterrupted = errors.New("study interrupted")
+
+// InputError is bad input found before the study folder is touched: an
+// invalid config, an unknown task or demonstrator, a base checkpoint that
+// does not load or fit, a folder that is not empty.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErr(err error) error { return &InputError{err} }
+
+// The files of a study folder (doc.go).
+const (
+	StudyFile   = "study.json"
+	SummaryFile = "summary.json"
+	ReportFile  = "report.md"
+	BaseFile    = "base.safetensors"
+	BaseSFTFile = "base-sft.jsonl"
+	PlotsDir    = "plots"
+)
+
+// study is one Run in progress.
+type study struct {
+	cfg     Config
+	dir     string
+	task    tasks.Task
+	base    string // the base checkpoint every run loads
+	meter   *progress.Meter
+	out     io.Writer
+	sum     *Summary
+	start   time.Time
+	updates int // RL updates done over all runs, for the meter
+	// done holds the complete runs of the study being resumed, by arm and
+	// seed.
+	done map[string]map[uint64]RunSum
+
+	afterUpdate func(arm string, seed uint64, done int)
+}
+
+// Run runs every arm × seed of cfg, one after another, into dir (which
+// must not exist or be empty), and returns the summary it wrote. Progress
+// and one line per evaluation go to progress (nil: none). When ctx is
+// cancelled the current run stops after its update, and the summary,
+// report and plots of what was done are written; Run then returns
+// ErrInterrupted.
+func Run(ctx context.Context, cfg Config, dir string, progressOut io.Writer) (*Summary, error) {
+	return runStudy(ctx, cfg, dir, progressOut, false, nil)
+}
+
+// Resume continues the study of cfg in dir, which must hold its
+// study.json (the same config): the runs its summary.json lists as
+// complete are kept, every other run is done again from the start, and a
+// base the study built is reused. The result is what one uninterrupted
+// Run would have written (TestResumeFinishesAnInterruptedStudy).
+func Resume(ctx context.Context, cfg Config, dir string, progressOut io.Writer) (*Summary, error) {
+	return runStudy(ctx, cfg, dir, progressOut, true, nil)
+}
+
+// runStudy is Run (or Resume) with a hook called after every update
+// (tests).
+func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer, resume bool,
+	afterUpdate func(arm string, seed uint64, done int)) (*Summary, error) {
+	if progressOut == nil {
+		progressOut = io.Discard
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, inputErr(err)
+	}
+	task, err := tasks.New(cfg.Task, cfg.TaskConfig)
+	if err != nil {
+		return nil, inputErr(fmt.Errorf("study: %w", err))
+	}
+	s := &study{cfg: cfg, dir: dir, task: task, out: progressOut, start: time.Now(), afterUpdate: afterUpdate}
+	if cfg.Base.Path != "" {
+		// Check the base before the folder is touched.
+		p, _, err := model.Load(cfg.Base.Path)
+		if err != nil {
+			return nil, inputErr(fmt.Errorf("study: base: %w", err))
+		}
+		if err := s.fits(p); err != nil {
+			return nil, inputErr(fmt.Errorf("study: base %s: %w", cfg.Base.Path, err))
+		}
+		s.base = cfg.Base.Path
+	} else if _, err := task.Scripted(cfg.Base.spec()); err != nil {
+		return nil, inputErr(fmt.Errorf("study: base demonstrator: %w", err))
+	}
+	if resume {
+		if err := s.loadPrevious(); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := prepareDir(dir); err != nil {
+			return nil, err
+		}
+		if err := writeJSON(filepath.Join(dir, StudyFile), cfg); err != nil {
+			return nil, err
+		}
+	}
+	s.sum = newSummary(cfg)
+	fmt.Fprintf(progressOut, "== study %s → %s: %d arms × %d seeds × %d updates on %s (%s)\n",
+		cfg.Name, dir, len(cfg.Arms), len(cfg.Seeds), cfg.Updates, cfg.Task, cfg.Algo)
+	err = s.run(ctx)
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		s.sum.Status = "interrupted"
+	case err != nil:
+		s.sum.Status = "failed"
+	default:
+		s.sum.Status = "complete"
+	}
+	if s.meter != nil {
+		s.meter.Finish()
+	}
+	if werr := s.writeOutputs(); werr != nil && err == nil {
+		err = werr
+	}
+	return s.sum, err
+}
+
+func (s *study) run(ctx context.Context) error {
+	var err error
+	if s.sum.Baselines, err = scriptedBaselines(ctx, s.task, s.cfg); err != nil {
+		return err
+	}
+	if s.base == "" {
+		if err := s.buildBase(ctx); err != nil {
+			return err
+		}
+	}
+	c := s.cfg
+	todo := 0
+	for _, arm := range c.Arms {
+		for _, seed := range c.Seeds {
+			if _, ok := s.done[arm.Name][seed]; !ok {
+				todo++
+			}
+		}
+	}
+	s.meter = progress.New(s.out, "study", todo*c.Updates)
+	for _, arm := range c.Arms {
+		for _, seed := range c.Seeds {
+			if r, ok := s.done[arm.Name][seed]; ok {
+				a := s.sum.Arms[arm.Name]
+				a.Runs = append(a.Runs, r)
+				s.meter.Printf("%s seed %d: complete in the previous attempt, kept\n", arm.Name, seed)
+				continue
+			}
+			r, err := s.runOne(ctx, arm, seed)
+			if r != nil {
+				a := s.sum.Arms[arm.Name]
+				a.Runs = append(a.Runs, *r)
+				if werr := writeJSON(filepath.Join(s.dir, SummaryFile), s.sum); werr != nil && err == nil {
+					err = werr
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeOutputs writes summary.json, the plots and report.md.
+func (s *study) writeOutputs() error {
+	if err := writeJSON(filepath.Join(s.dir, SummaryFile), s.sum); err != nil {
+		return err
+	}
+	plots, err := writePlots(s.sum, filepath.Join(s.dir, PlotsDir))
+	if err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, time.Since(s.start))))
+}
+
+// fits checks that a policy can play the task with the study's rollouts
+// and, with a shared critic, has a value head.
+func (s *study) fits(p *model.Model) error {
+	if s.cfg.PPO != nil && s.cfg.PPO.Critic.Mode == "shared" && !p.Config.ValueHead {
+		return fmt.Errorf("a shared critic needs a policy with a value head; this one has none")
+	}
+	_, err := rl.NewRoller(p, s.task, s.cfg.rollout())
+	return err
+}
+
+// prepareDir makes dir, refusing one that exists and is not empty.
+func prepareDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case err == nil && len(entries) > 0:
+		return inputErr(fmt.Errorf("study: folder %s exists and is not empty", dir))
+	case err != nil && !os.IsNotExist(err):
+		return fmt.Errorf("study: folder %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	return nil
+}
+
+func newSummary(c Config) *Summary {
+	s := &Summary{Name: c.Name, Task: c.Task, Algo: c.Algo, Updates: c.Updates, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
+		Thresholds: c.thresholds(), Status: "running", Arms: map[string]*ArmSum{}, Baselines: []Baseline{}}
+	for _, a := range c.Arms {
+		s.ArmOrder = append(s.ArmOrder, a.Name)
+		s.Arms[a.Name] = &ArmSum{AREW: a.AREW, Runs: []RunSum{}}
+	}
+	return s
+}
+
+// thresholds are Eval.Thresholds, or DefaultThresholds when none are set.
+func (c *Config) thresholds() []float64 {
+	if len(c.Eval.Thresholds) == 0 {
+		return DefaultThresholds
+	}
+	return c.Eval.Thresholds
+}
+
+// rollout is the rollout config of the chosen algo.
+func (c *Config) rollout() rl.RolloutConfig {
+	if c.PPO != nil {
+		return c.PPO.Rollout
+	}
+	return c.GRPO.Rollout
+}

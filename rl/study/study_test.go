@@ -1,0 +1,270 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/rl"
+	_ "arew/tasks/all"
+)
+
+// small is the smoke preset cut further for the tests that run several
+// studies: two arms, one seed, three updates, evaluations every two.
+func small() Config {
+	c := Smoke()
+	c.Name = "small"
+	c.Arms = c.Arms[:2]
+	c.Seeds = []uint64{3}
+	c.Updates = 3
+	c.Base.Demos = 32
+	c.Eval.Episodes = 8
+	return c
+}
+
+func TestSmokeStudyWritesEveryOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "smoke")
+	var log bytes.Buffer
+	sum, err := Run(context.Background(), Smoke(), dir, &log)
+	require.NoError(t, err, log.String())
+	assert.Equal(t, "complete", sum.Status)
+
+	for _, f := range []string{StudyFile, SummaryFile, ReportFile, BaseFile, BaseSFTFile} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+	for _, arm := range []string{"vanilla", "arew", "arew-as", "arew-bt"} {
+		for _, seed := range []string{"seed-1", "seed-2"} {
+			for _, f := range []string{RunConfigFile, MetricsFile, EvalFile, PolicyFile} {
+				assert.FileExists(t, filepath.Join(dir, arm, seed, f))
+			}
+			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, MetricsFile)), 6, "one line per update")
+			// Updates 0, 2, 4 and 6, greedy and sampled.
+			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, EvalFile)), 8)
+		}
+	}
+
+	// The shape scripts read, decoded without the package's types.
+	var raw struct {
+		Arms map[string]struct {
+			Runs []map[string]json.RawMessage `json:"runs"`
+		} `json:"arms"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &raw))
+	require.Len(t, raw.Arms, 4)
+	for name, arm := range raw.Arms {
+		require.Len(t, arm.Runs, 2, name)
+		for i, r := range arm.Runs {
+			var seed uint64
+			require.NoError(t, json.Unmarshal(r["seed"], &seed))
+			assert.Equal(t, uint64(i+1), seed)
+			for _, key := range []string{"base", "final"} {
+				var m map[string]map[string]*float64
+				require.NoError(t, json.Unmarshal(r[key], &m), "%s %s", name, key)
+				for _, mode := range []string{"greedy", "sampled"} {
+					for _, f := range []string{"success", "as_proxy", "evidence", "i_as", "c_bt"} {
+						require.Contains(t, m[mode], f, "%s %s %s", name, key, mode)
+						require.NotNil(t, m[mode][f], "%s %s %s %s", name, key, mode, f)
+						assert.True(t, *m[mode][f] >= -1 && *m[mode][f] <= 1, "%s = %v", f, *m[mode][f])
+					}
+				}
+			}
+			var to map[string]*int
+			require.NoError(t, json.Unmarshal(r["updates_to"], &to))
+			assert.Contains(t, to, "0.5")
+			assert.Contains(t, to, "0.8")
+		}
+	}
+
+	require.Len(t, sum.Baselines, 3)
+	assert.Equal(t, "scripted strong", sum.Baselines[1].Name)
+	assert.Greater(t, float64(sum.Baselines[1].Measures.Success), float64(sum.Baselines[0].Measures.Success),
+		"strong beats random")
+
+	report, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	require.NoError(t, err)
+	for _, want := range []string{`\| vanilla +\| base +\| greedy +\| +2 \|`, `\| arew-bt +\| final +\| sampled +\| +2 \| .* ± `,
+		`\| arew \| 0.8 \|`, `\| scripted strong +\|`, `!\[success\]\(plots/success.png\)`, `!\[arms\]\(plots/arms.png\)`} {
+		assert.Regexp(t, want, string(report))
+	}
+	for _, m := range append(Reported, Measure{Key: "arms"}) {
+		png, err := os.ReadFile(filepath.Join(dir, PlotsDir, m.Key+".png"))
+		require.NoError(t, err)
+		assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), m.Key)
+	}
+	assert.Contains(t, log.String(), "vanilla seed 1 @ 0 greedy")
+	assert.Contains(t, log.String(), "ETA")
+}
+
+func TestStudyIsDeterministic(t *testing.T) {
+	tmp := t.TempDir()
+	c := small()
+	_, err := Run(context.Background(), c, filepath.Join(tmp, "a"), nil)
+	require.NoError(t, err)
+	_, err = Run(context.Background(), c, filepath.Join(tmp, "b"), nil)
+	require.NoError(t, err)
+	a, b := readFile(t, tmp, "a", SummaryFile), readFile(t, tmp, "b", SummaryFile)
+	assert.Equal(t, string(a), string(b), "same config, same summary")
+	assert.Equal(t, readFile(t, tmp, "a", "arew", "seed-3", PolicyFile), readFile(t, tmp, "b", "arew", "seed-3", PolicyFile),
+		"same final weights")
+
+	// The same base given as a checkpoint gives the same runs.
+	c.Base = Base{Path: filepath.Join(tmp, "a", BaseFile)}
+	sum, err := Run(context.Background(), c, filepath.Join(tmp, "c"), nil)
+	require.NoError(t, err)
+	var first Summary
+	require.NoError(t, json.Unmarshal(a, &first))
+	assert.Equal(t, mustJSON(t, first.Arms), mustJSON(t, sum.Arms))
+	assert.NoFileExists(t, filepath.Join(tmp, "c", BaseFile), "no base is built when one is given")
+}
+
+func TestStudyStopsCleanlyWhenCancelled(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "stop")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := small()
+	sum, err := runStudy(ctx, c, dir, nil, false, func(arm string, seed uint64, done int) {
+		if arm == "vanilla" && done == 1 {
+			cancel()
+		}
+	})
+	require.ErrorIs(t, err, ErrInterrupted)
+	assert.Equal(t, "interrupted", sum.Status)
+	runs := sum.Arms["vanilla"].Runs
+	require.Len(t, runs, 1)
+	assert.Equal(t, "interrupted", runs[0].Status)
+	assert.Equal(t, 1, runs[0].Done, "stopped after the update in progress")
+	assert.Nil(t, runs[0].Final)
+	assert.NotNil(t, runs[0].Base.Sampled)
+	assert.Empty(t, sum.Arms["arew"].Runs)
+
+	var onDisk Summary
+	require.NoError(t, json.Unmarshal(readFile(t, dir, SummaryFile), &onDisk))
+	assert.Equal(t, "interrupted", onDisk.Status)
+	assert.FileExists(t, filepath.Join(dir, ReportFile))
+	assert.FileExists(t, filepath.Join(dir, "vanilla", "seed-3", PolicyFile), "the interrupted run's weights")
+	assert.Len(t, readLines(t, filepath.Join(dir, "vanilla", "seed-3", MetricsFile)), 1)
+}
+
+func TestGreedyOnlyGSPOStudyRuns(t *testing.T) {
+	c := small()
+	c.Arms = c.Arms[1:]
+	c.Updates = 1
+	c.Algo, c.PPO = "gspo", nil
+	g := rl.DefaultGSPOConfig()
+	g.Prompts, g.GroupSize, g.Policy.MiniBatch, g.Policy.Epochs = 2, 2, 4, 1
+	c.GRPO = &g
+	c.Eval.Modes = "greedy"
+	dir := filepath.Join(t.TempDir(), "gspo")
+	sum, err := Run(context.Background(), c, dir, nil)
+	require.NoError(t, err)
+	require.Len(t, sum.Arms["arew"].Runs, 1)
+	r := sum.Arms["arew"].Runs[0]
+	require.NotNil(t, r.Final)
+	assert.NotNil(t, r.Final.Greedy)
+	assert.Nil(t, r.Final.Sampled, "not evaluated")
+	assert.Equal(t, map[string]*int{"0.5": nil, "0.8": nil}, r.UpdatesTo, "thresholds count sampled success only")
+	assert.Contains(t, string(readFile(t, dir, ReportFile)), "## Curves (greedy evaluations")
+	assert.FileExists(t, filepath.Join(dir, PlotsDir, "success.png"))
+}
+
+func TestRunRejectsBadInputBeforeWriting(t *testing.T) {
+	tmp := t.TempDir()
+	full := filepath.Join(tmp, "full")
+	require.NoError(t, os.MkdirAll(full, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(full, "x"), nil, 0o644))
+	notModel := filepath.Join(tmp, "not-a-model.safetensors")
+	require.NoError(t, os.WriteFile(notModel, []byte("nonsense"), 0o644))
+	for _, tc := range []struct {
+		name   string
+		edit   func(*Config)
+		dir    string
+		errHas string
+	}{
+		{"unknown task", func(c *Config) { c.Task = "no-such-task" }, "", "no-such-task"},
+		{"bad task config", func(c *Config) { c.TaskConfig = []byte(`{"NoSuchField": 1}`) }, "", "NoSuchField"},
+		{"missing base", func(c *Config) { c.Base.Path = filepath.Join(tmp, "absent.safetensors") }, "", "absent"},
+		{"base not a model", func(c *Config) { c.Base.Path = notModel }, "", "not-a-model"},
+		{"unknown demonstrator", func(c *Config) { c.Base.Demonstrator.Kind = "oracle" }, "", "oracle"},
+		{"folder not empty", func(*Config) {}, full, "not empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := small()
+			tc.edit(&c)
+			dir := tc.dir
+			if dir == "" {
+				dir = filepath.Join(tmp, "out")
+			}
+			_, err := Run(context.Background(), c, dir, nil)
+			var input *InputError
+			require.ErrorAs(t, err, &input)
+			assert.Contains(t, err.Error(), tc.errHas)
+			if tc.dir == "" {
+				assert.NoDirExists(t, dir)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, parts ...string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(parts...))
+	require.NoError(t, err)
+	return data
+}
+
+func readLines(t *testing.T, path string) [][]byte {
+	t.Helper()
+	return bytes.Split(bytes.TrimSpace(readFile(t, path)), []byte("\n"))
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(data)
+}
+
+func TestResumeFinishesAnInterruptedStudy(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "cut")
+	c := small()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := runStudy(ctx, c, dir, nil, false, func(arm string, seed uint64, done int) {
+		if arm == "arew" && done == 1 {
+			cancel()
+		}
+	})
+	require.ErrorIs(t, err, ErrInterrupted)
+	keptPolicy := readFile(t, dir, "vanilla", "seed-3", PolicyFile)
+
+	var log bytes.Buffer
+	sum, err := Resume(context.Background(), c, dir, &log)
+	require.NoError(t, err)
+	assert.Equal(t, "complete", sum.Status)
+	assert.Contains(t, log.String(), "vanilla seed 3: complete in the previous attempt, kept")
+	assert.NotContains(t, log.String(), "== base:", "the built base is reused")
+	assert.Equal(t, keptPolicy, readFile(t, dir, "vanilla", "seed-3", PolicyFile), "a complete run is not redone")
+	assert.Len(t, readLines(t, filepath.Join(dir, "arew", "seed-3", MetricsFile)), 3, "the cut run is redone from the start")
+
+	_, err = Run(context.Background(), c, filepath.Join(tmp, "whole"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, string(readFile(t, tmp, "whole", SummaryFile)), string(readFile(t, dir, SummaryFile)),
+		"resumed = uninterrupted")
+
+	var input *InputError
+	other := c
+	other.Updates = 4
+	_, err = Resume(context.Background(), other, dir, nil)
+	assert.ErrorAs(t, err, &input, "a different config")
+	_, err = Resume(context.Background(), c, filepath.Join(tmp, "absent"), nil)
+	assert.ErrorAs(t, err, &input, "nothing to resume")
+}

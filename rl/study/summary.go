@@ -1,0 +1,180 @@
+package study
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+
+	"arew/rl"
+	"arew/tasks"
+)
+
+// Summary is <dir>/summary.json: per arm, per seed, the base and final
+// evaluations and when sampled success first reached each threshold.
+// It holds no wall times, so the same config gives the same file
+// (TestStudyIsDeterministic).
+type Summary struct {
+	Name       string             `json:"name"`
+	Task       string             `json:"task"`
+	Algo       string             `json:"algo"`
+	Updates    int                `json:"updates"`
+	Episodes   int                `json:"eval_episodes"`
+	Modes      string             `json:"eval_modes"` // greedy, sampled or both
+	Thresholds []float64          `json:"thresholds"`
+	Status     string             `json:"status"`    // running, complete, interrupted, failed
+	ArmOrder   []string           `json:"arm_order"` // the arms in the config's order
+	Arms       map[string]*ArmSum `json:"arms"`
+	Baselines  []Baseline         `json:"baselines"` // scripted policies on the same test instances
+}
+
+// ArmSum is one arm: its AREW setting and its runs in seed order.
+type ArmSum struct {
+	AREW rl.AREW  `json:"arew"`
+	Runs []RunSum `json:"runs"`
+}
+
+// RunSum is one run (arm × seed). Final is null unless the run completed;
+// UpdatesTo maps a threshold ("0.5") to the first evaluated update whose
+// sampled success reached it, null if none did.
+type RunSum struct {
+	Seed      uint64          `json:"seed"`
+	Status    string          `json:"status"` // complete or interrupted
+	Done      int             `json:"updates_done"`
+	Base      Modes           `json:"base"`
+	Final     *Modes          `json:"final"`
+	UpdatesTo map[string]*int `json:"updates_to"`
+	Curve     []Point         `json:"curve"` // every evaluation, in update order
+}
+
+// Point is one evaluation of a run.
+type Point struct {
+	Update int `json:"update"`
+	Modes
+}
+
+// Modes is one evaluation in each mode; a mode not evaluated is null.
+type Modes struct {
+	Greedy  *Measures `json:"greedy"`
+	Sampled *Measures `json:"sampled"`
+}
+
+func (m *Modes) set(mode string, s *Measures) {
+	if mode == "greedy" {
+		m.Greedy = s
+	} else {
+		m.Sampled = s
+	}
+}
+
+// Get is the evaluation in mode (greedy or sampled), or nil.
+func (m Modes) Get(mode string) *Measures {
+	if mode == "greedy" {
+		return m.Greedy
+	}
+	return m.Sampled
+}
+
+// Measures are the means over the evaluated test instances
+// (tasks.Summary); the five the issue names first, then the others.
+type Measures struct {
+	Success   Num `json:"success"`
+	ASProxy   Num `json:"as_proxy"`
+	Evidence  Num `json:"evidence"`
+	IAS       Num `json:"i_as"`
+	CBT       Num `json:"c_bt"`
+	Reward    Num `json:"reward"`
+	BTProxy   Num `json:"bt_proxy"`
+	Turns     Num `json:"turns"`
+	Malformed Num `json:"malformed"`
+}
+
+func measuresOf(s tasks.Summary) *Measures {
+	return &Measures{Success: Num(s.Success), ASProxy: Num(s.ASProxy), Evidence: Num(s.Evidence),
+		IAS: Num(s.IAS), CBT: Num(s.CBT), Reward: Num(s.Reward), BTProxy: Num(s.BTProxy),
+		Turns: Num(s.Turns), Malformed: Num(s.Malformed)}
+}
+
+// Measure names one column of the report and one plot.
+type Measure struct {
+	Key   string // the JSON field and the plot's file name
+	Label string
+	Get   func(*Measures) float64
+}
+
+// Reported are the measures of the report's table and of the plots.
+var Reported = []Measure{
+	{"success", "success", func(m *Measures) float64 { return float64(m.Success) }},
+	{"as_proxy", "AS proxy", func(m *Measures) float64 { return float64(m.ASProxy) }},
+	{"evidence", "evidence use", func(m *Measures) float64 { return float64(m.Evidence) }},
+	{"i_as", "I_AS", func(m *Measures) float64 { return float64(m.IAS) }},
+	{"c_bt", "C_BT", func(m *Measures) float64 { return float64(m.CBT) }},
+}
+
+// updatesTo is, for each threshold, the first update in curve whose
+// sampled success is at least the threshold (nil: never).
+func updatesTo(curve []Point, thresholds []float64) map[string]*int {
+	out := make(map[string]*int, len(thresholds))
+	for _, t := range thresholds {
+		out[thresholdKey(t)] = nil
+		for _, p := range curve {
+			if p.Sampled != nil && float64(p.Sampled.Success) >= t {
+				u := p.Update
+				out[thresholdKey(t)] = &u
+				break
+			}
+		}
+	}
+	return out
+}
+
+// MeanStd is the mean and the sample standard deviation (n − 1 in the
+// denominator; NaN for fewer than two values) of the finite xs, summed in
+// float64, and how many there were.
+func MeanStd(xs []float64) (mean, std float64, n int) {
+	sum := 0.0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			sum += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	mean = sum / float64(n)
+	if n < 2 {
+		return mean, math.NaN(), n
+	}
+	ss := 0.0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			ss += (x - mean) * (x - mean)
+		}
+	}
+	return mean, math.Sqrt(ss / float64(n-1)), n
+}
+
+// Num is a float64 written as null when it is not finite (encoding/json
+// refuses NaN) and read back from null as NaN.
+type Num float64
+
+func (x Num) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+func (x *Num) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*x = Num(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*x = Num(f)
+	return nil
+}

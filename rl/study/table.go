@@ -1,0 +1,105 @@
+package study
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Table is the Markdown table of mean ± std over the seeds, per arm, of
+// the base and the final evaluations (complete runs only), greedy and
+// sampled, for the Reported measures.
+func (s *Summary) Table() string {
+	header := []string{"arm", "policy", "mode", "runs"}
+	for _, m := range Reported {
+		header = append(header, m.Label)
+	}
+	var rows [][]string
+	for _, name := range s.ArmOrder {
+		runs := s.Arms[name].Runs
+		for _, phase := range []string{"base", "final"} {
+			for _, mode := range []string{"greedy", "sampled"} {
+				var evals []*Measures
+				for _, r := range runs {
+					ev := r.Base
+					if phase == "final" {
+						if r.Final == nil {
+							continue
+						}
+						ev = *r.Final
+					}
+					if m := ev.Get(mode); m != nil {
+						evals = append(evals, m)
+					}
+				}
+				if len(evals) == 0 {
+					continue
+				}
+				row := []string{name, phase, mode, fmt.Sprint(len(evals))}
+				for _, m := range Reported {
+					xs := make([]float64, len(evals))
+					for i, e := range evals {
+						xs[i] = m.Get(e)
+					}
+					mean, std, _ := MeanStd(xs)
+					row = append(row, f3(Num(mean))+" ± "+f3(Num(std)))
+				}
+				rows = append(rows, row)
+			}
+		}
+	}
+	return markdown(header, 3, rows)
+}
+
+// BaselineTable is the Markdown table of the scripted baselines.
+func (s *Summary) BaselineTable() string {
+	header := []string{"policy"}
+	for _, m := range Reported {
+		header = append(header, m.Label)
+	}
+	var rows [][]string
+	for _, bl := range s.Baselines {
+		row := []string{bl.Name}
+		for _, m := range Reported {
+			row = append(row, f3(Num(m.Get(bl.Measures))))
+		}
+		rows = append(rows, row)
+	}
+	return markdown(header, 1, rows)
+}
+
+// markdown renders an aligned Markdown table: the first left columns
+// left-aligned, the others right-aligned (numbers).
+func markdown(header []string, left int, rows [][]string) string {
+	width := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)), 3)
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteString("|")
+		for i, c := range cells {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			if i < left {
+				fmt.Fprintf(&b, " %s%s |", c, pad)
+			} else {
+				fmt.Fprintf(&b, " %s%s |", pad, c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	line(header)
+	sep := make([]string, len(width))
+	for i, w := range width {
+		sep[i] = strings.Repeat("-", w)
+		if i >= left {
+			sep[i] = sep[i][:w-1] + ":"
+		}
+	}
+	line(sep)
+	for _, r := range rows {
+		line(r)
+	}
+	return b.String()
+}

@@ -48,6 +48,21 @@ func Load(path string) (*Model, map[string]string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("load model: %w", err)
 	}
+	return fromTensors(path, tensors, meta)
+}
+
+// LoadBytes is Load of a checkpoint held in memory (an embedded file);
+// name is what errors call it.
+func LoadBytes(name string, data []byte) (*Model, map[string]string, error) {
+	tensors, meta, err := engine.ReadSafetensors(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("load model %s: %w", name, err)
+	}
+	return fromTensors(name, tensors, meta)
+}
+
+// fromTensors rebuilds a model from a checkpoint's tensors and metadata.
+func fromTensors(path string, tensors []engine.NamedTensor, meta map[string]string) (*Model, map[string]string, error) {
 	cfg, err := configFromMeta(meta)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load model %s: %w", path, err)

@@ -84,30 +84,42 @@ type Base struct {
 	sft     *SFT
 }
 
-// NewBase builds the sources' tasks and policies, a fresh policy of the
-// preset sized for the longest of them, and all demonstrations.
-func NewBase(cfg BaseConfig) (*Base, error) {
+// BaseSources builds and checks the sources of cfg: each task variant and
+// scripted policy, all sharing one vocabulary. It returns them with the
+// longest episode any of them can have.
+func BaseSources(cfg BaseConfig) ([]BaseSource, int, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	b := &Base{Config: cfg}
+	var out []BaseSource
 	maxTokens := 0
 	for _, s := range cfg.Sources {
 		task, err := tasks.New(cfg.Task, s.TaskConfig)
 		if err != nil {
-			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
+			return nil, 0, fmt.Errorf("base source %s: %w", s.Name, err)
 		}
 		pol, err := task.Scripted(s.Policy)
 		if err != nil {
-			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
+			return nil, 0, fmt.Errorf("base source %s: %w", s.Name, err)
 		}
-		if len(b.Sources) > 0 && !slices.Equal(task.Vocab().Words(), b.Sources[0].Task.Vocab().Words()) {
-			return nil, fmt.Errorf("base source %s: its vocabulary differs from source %s's; one model cannot play both",
-				s.Name, b.Sources[0].Name)
+		if len(out) > 0 && !slices.Equal(task.Vocab().Words(), out[0].Task.Vocab().Words()) {
+			return nil, 0, fmt.Errorf("base source %s: its vocabulary differs from source %s's; one model cannot play both",
+				s.Name, out[0].Name)
 		}
 		maxTokens = max(maxTokens, task.MaxTokens())
-		b.Sources = append(b.Sources, BaseSource{DemoSource: s, Task: task, Policy: pol})
+		out = append(out, BaseSource{DemoSource: s, Task: task, Policy: pol})
 	}
+	return out, maxTokens, nil
+}
+
+// NewBase builds the sources (BaseSources), a fresh policy of the preset
+// sized for the longest of them, and all demonstrations.
+func NewBase(cfg BaseConfig) (*Base, error) {
+	src, maxTokens, err := BaseSources(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &Base{Config: cfg, Sources: src}
 	mc, err := model.NewConfig(cfg.Preset, b.Sources[0].Task.Vocab().Size(), maxTokens)
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)

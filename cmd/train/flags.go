@@ -39,6 +39,9 @@ type invocation struct {
 	studyConfig string
 	// resume continues the study in its folder (study.Resume).
 	resume bool
+	// buildBase names a shipped base (rl/study.Bases) to rebuild and
+	// evaluate instead of a run.
+	buildBase string
 }
 
 // studyFlags are the flags -study accepts besides -out and -force.
@@ -69,6 +72,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.StringVar(&inv.study, "study", "", "")
 	fs.StringVar(&inv.studyConfig, "study-config", "", "")
 	fs.BoolVar(&inv.resume, "resume", false, "")
+	fs.StringVar(&inv.buildBase, "build-base", "", "")
 
 	o := &overrides{set: map[string]func(*Config) error{}}
 	var docs []flagDoc
@@ -273,7 +277,10 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if fs.NArg() > 0 {
 		return inv, usageErrorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if inv.study != "" {
+	if inv.study != "" && inv.buildBase != "" {
+		return inv, usageErrorf("-study and -build-base are two different jobs: give one")
+	}
+	if inv.study != "" || inv.buildBase != "" {
 		return studyInvocation(inv, o, *configPath)
 	}
 	if inv.studyConfig != "" || inv.resume {
@@ -360,6 +367,12 @@ Flags override the -config file. Exit status: 0 done, 1 failure,
                         study.json repeats it; {"seeds": [1, 2, 3]} varies it
   -resume               continue the study in its folder: keep its complete
                         runs, redo the others (the same flags as the first try)
+  -build-base string    rebuild a shipped base (`+strings.Join(study.BaseNames(), ", ")+`) into
+                        <out>/<name>/ and evaluate it under each of its styles
+                        beside the scripted policies (base.md, base.json);
+                        says whether it is byte for byte the shipped file
+
+With no flags at all, the command runs the study preset "default".
 `)
 	last := ""
 	for _, d := range docs {

@@ -50,11 +50,16 @@ func main() {
 // run is the command without the process: it returns the exit status.
 // afterUpdate, if not nil, is called after each RL update (tests).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpdate func(int)) int {
+	if len(args) == 0 {
+		args = []string{"-study", "default"}
+	}
 	inv, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if err == nil && inv.study != "" {
+	if err == nil && inv.buildBase != "" {
+		err = runBuildBase(ctx, inv, stdout)
+	} else if err == nil && inv.study != "" {
 		err = runStudy(ctx, inv, stdout)
 	} else if err == nil {
 		var e *experiment

@@ -16,7 +16,14 @@ import (
 // studyInvocation checks a -study command line: besides -out and -force
 // only the flags in studyFlags may be given.
 func studyInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
-	if _, err := study.Preset(inv.study); err != nil {
+	if inv.buildBase != "" {
+		if _, ok := study.Bases[inv.buildBase]; !ok {
+			return inv, usageErrorf("-build-base: no shipped base %q (shipped: %s)", inv.buildBase, strings.Join(study.BaseNames(), ", "))
+		}
+		if inv.studyConfig != "" || inv.resume || o.set["init"] != nil {
+			return inv, usageErrorf("-build-base takes only -out, -force and -name")
+		}
+	} else if _, err := study.Preset(inv.study); err != nil {
 		return inv, usageErrorf("-study: %v", err)
 	}
 	var bad []string
@@ -100,6 +107,38 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		fmt.Fprintf(out, "continue with the same flags and -resume: its complete runs are kept\n")
 	}
 	return err
+}
+
+// runBuildBase rebuilds a shipped base into <out>/<name>/ (name: the
+// base's own unless -name) and prints its evaluation.
+func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
+	name := inv.buildBase
+	if inv.studyName != "" {
+		name = inv.studyName
+	}
+	dir := filepath.Join(inv.out, name)
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		if !inv.force {
+			return usageErrorf("folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("replace folder: %w", err)
+		}
+	}
+	sum, err := study.BuildShipped(ctx, inv.buildBase, dir, out)
+	var input *study.InputError
+	switch {
+	case errors.As(err, &input):
+		return usageErrorf("%v", err)
+	case errors.Is(err, study.ErrInterrupted):
+		return errInterrupted
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(out, "\n== base %s (first %d test instances)\n%s\n", sum.Name, sum.Episodes, study.BaseTable(sum.Rows))
+	fmt.Fprintf(out, "%s sha256 %s; identical to the shipped base: %v\nreport %s\n",
+		filepath.Join(dir, study.BaseFile), sum.SHA256, sum.IsShipped, filepath.Join(dir, study.BaseReportFile))
+	return nil
 }
 
 // printStudy prints the study's mean ± std table, the scripted baselines

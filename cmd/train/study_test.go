@@ -70,6 +70,10 @@ func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
 		{"-resume"},
 		{"-study", "smoke", "-resume"},
 		{"-study", "smoke", "-resume", "-force"},
+		{"-build-base", "no-such-base"},
+		{"-build-base", "flodial-easy-locked", "-study", "smoke"},
+		{"-build-base", "flodial-easy-locked", "-resume"},
+		{"-build-base", "flodial-easy-locked", "-updates", "3"},
 	} {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer

@@ -3,91 +3,146 @@ package study
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 
 	"arew/model"
 	"arew/rl"
 	"arew/rl/progress"
-	"arew/tasks"
 )
 
-func (b Base) spec() tasks.PolicySpec {
-	return tasks.PolicySpec{Kind: b.Demonstrator.Kind, QAS: b.Demonstrator.QAS, QBT: b.Demonstrator.QBT}
-}
-
-// buildBase makes the base when the config names no checkpoint: a fresh
-// Base.Preset policy (with a value head for a shared critic) imitating
-// Base.Demos train-split demonstrations for Base.SFT.Epochs epochs, all
-// drawn from Base.Seed, saved as <dir>/base.safetensors with one
-// sftRecord per epoch in <dir>/base-sft.jsonl.
-func (s *study) buildBase(ctx context.Context) error {
+// loadBase resolves the config's base before the folder is touched: a
+// checkpoint must load and fit the task; a shipped base must exist and
+// fit; a built one is made later, in the folder (buildBase).
+func (s *study) loadBase() error {
 	b := s.cfg.Base
-	demo, err := s.task.Scripted(b.spec())
-	if err != nil {
-		return fmt.Errorf("study: base demonstrator: %w", err)
-	}
-	mc, err := model.NewConfig(b.Preset, s.task.Vocab().Size(), s.task.MaxTokens())
-	if err != nil {
-		return fmt.Errorf("study: base: %w", err)
-	}
-	if s.cfg.PPO != nil && s.cfg.PPO.Critic.Mode == "shared" {
-		mc = mc.WithValueHead()
-	}
-	policy, err := model.New(mc, b.Seed)
-	if err != nil {
-		return fmt.Errorf("study: base: %w", err)
-	}
-	if err := s.fits(policy); err != nil {
-		return fmt.Errorf("study: base: %w", err)
-	}
-	demos, err := rl.Demonstrations(s.task, demo, tasks.Train, 0, b.Demos, b.Seed)
-	if err != nil {
-		return fmt.Errorf("study: base: %w", err)
-	}
-	sc := b.SFT
-	sc.Seed = b.Seed
-	if sc.MaxLen = s.cfg.rollout().MaxLen; sc.MaxLen == 0 {
-		sc.MaxLen = min(s.task.MaxTokens(), policy.Config.Context)
-	}
-	sft, err := rl.NewSFT(policy, sc)
-	if err != nil {
-		return fmt.Errorf("study: base: %w", err)
-	}
-	defer sft.Close()
-	log, err := createJSONL(filepath.Join(s.dir, BaseSFTFile))
-	if err != nil {
-		return err
-	}
-	defer log.Close()
-	meter := progress.New(s.out, "base SFT", sc.Epochs)
-	defer meter.Finish()
-	meter.Printf("== base: SFT of a %s policy on %d demonstrations of %s, %d epochs\n", b.Preset, b.Demos, demo.Name(), sc.Epochs)
-	for epoch := range sc.Epochs {
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		meter.Tick(epoch, fmt.Sprintf("epoch %d", epoch+1))
-		m, err := sft.Epoch(demos)
+	var p *model.Model
+	var err error
+	switch {
+	case b.Path != "":
+		p, _, err = model.Load(b.Path)
+		s.base = b.Path
+	case b.Shipped != "":
+		p, err = LoadShipped(b.Shipped)
+	default:
+		src, _, err := rl.BaseSources(*b.Build)
 		if err != nil {
 			return fmt.Errorf("study: base: %w", err)
 		}
-		if err := log.Write(sftRecord{Epoch: m.Epoch, Steps: m.Steps, TrainLoss: Num(m.TrainLoss),
-			GradNorm: Num(m.GradNorm), LR: m.LR, Seconds: m.Seconds}); err != nil {
-			return err
+		if !slices.Equal(src[0].Task.Vocab().Words(), s.task.Vocab().Words()) {
+			return fmt.Errorf("study: base: the base's demonstrations and the study's task %s have different vocabularies", s.cfg.Task)
 		}
-		meter.Line(epoch+1, fmt.Sprintf("base SFT epoch %d/%d  train loss %.3f", epoch+1, sc.Epochs, m.TrainLoss))
+		return nil
 	}
-	s.base = filepath.Join(s.dir, BaseFile)
-	return policy.Save(s.base, map[string]string{"study": s.cfg.Name, "role": "base policy"})
+	if err != nil {
+		return fmt.Errorf("study: base: %w", err)
+	}
+	if err := s.fits(p); err != nil {
+		return fmt.Errorf("study: base: %w", err)
+	}
+	return nil
 }
 
-// sftRecord is one line of base-sft.jsonl: rl.SFTMetrics without the
-// held-out measures (the base is built without a held-out set).
-type sftRecord struct {
-	Epoch     int     `json:"epoch"`
-	Steps     int     `json:"steps"`
-	TrainLoss Num     `json:"train_loss"`
-	GradNorm  Num     `json:"grad_norm"`
-	LR        float64 `json:"lr"`
-	Seconds   float64 `json:"seconds"`
+// placeBase writes a shipped base into the folder, so that the study's
+// runs (and a reader) find it there.
+func (s *study) placeBase() error {
+	if s.cfg.Base.Shipped == "" {
+		return nil
+	}
+	data, err := shipped.ReadFile(shippedPath(s.cfg.Base.Shipped))
+	if err != nil {
+		return fmt.Errorf("study: base: %w", err)
+	}
+	s.base = filepath.Join(s.dir, BaseFile)
+	return writeFile(s.base, data)
+}
+
+// buildBase makes the base when the config asks for one: rl.NewBase, then
+// its SFT epochs with a line each (and one rl.BaseEpoch per line of
+// <dir>/base-sft.jsonl), saved as <dir>/base.safetensors.
+func (s *study) buildBase(ctx context.Context) error {
+	p, err := trainBase(ctx, *s.cfg.Base.Build, s.dir, s.out)
+	if err != nil {
+		return err
+	}
+	s.base = filepath.Join(s.dir, BaseFile)
+	return p.Save(s.base, map[string]string{"study": s.cfg.Name, "role": "base policy"})
+}
+
+// trainBase runs a base build into dir (its base-sft.jsonl) and returns the
+// trained policy.
+func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer) (*model.Model, error) {
+	b, err := rl.NewBase(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("study: base: %w", err)
+	}
+	defer b.Close()
+	log, err := createJSONL(filepath.Join(dir, BaseSFTFile))
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	meter := progress.New(out, "base SFT", b.Epochs())
+	defer meter.Finish()
+	meter.Printf("== base: SFT of a %s policy (%d parameters) on %s, %d epochs\n",
+		cfg.Preset, b.Policy.Config.NumParams(), sourceList(b.Sources), b.Epochs())
+	for epoch := range b.Epochs() {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		meter.Tick(epoch, fmt.Sprintf("epoch %d", epoch+1))
+		m, err := b.Epoch()
+		if err != nil {
+			return nil, fmt.Errorf("study: base: %w", err)
+		}
+		if err := log.Write(newBaseRecord(m)); err != nil {
+			return nil, err
+		}
+		line := fmt.Sprintf("base SFT epoch %d/%d  train loss %.3f", epoch+1, b.Epochs(), m.TrainLoss)
+		for _, f := range m.Sources {
+			line += fmt.Sprintf("  %s acc %.3f", f.Name, f.Accuracy)
+		}
+		meter.Line(epoch+1, line)
+	}
+	return b.Policy, nil
+}
+
+// sourceList names the sources: "8192 locked(0.03,0.03) [hasty], …".
+func sourceList(src []rl.BaseSource) string {
+	out := ""
+	for i, s := range src {
+		if i > 0 {
+			out += " + "
+		}
+		out += fmt.Sprintf("%d %s [%s]", s.Demos, s.Policy.Name(), s.Name)
+	}
+	return out
+}
+
+// baseRecord is one line of base-sft.jsonl: rl.BaseEpoch with NaN-safe
+// numbers.
+type baseRecord struct {
+	Epoch     int         `json:"epoch"`
+	Steps     int         `json:"steps"`
+	TrainLoss Num         `json:"train_loss"`
+	GradNorm  Num         `json:"grad_norm"`
+	LR        float64     `json:"lr"`
+	Seconds   float64     `json:"seconds"`
+	Sources   []sourceFit `json:"sources"`
+}
+
+type sourceFit struct {
+	Name     string `json:"name"`
+	Loss     Num    `json:"test_loss"`
+	Accuracy Num    `json:"test_accuracy"`
+}
+
+func newBaseRecord(m rl.BaseEpoch) baseRecord {
+	r := baseRecord{Epoch: m.Epoch, Steps: m.Steps, TrainLoss: Num(m.TrainLoss), GradNorm: Num(m.GradNorm),
+		LR: m.LR, Seconds: m.Seconds}
+	for _, f := range m.Sources {
+		r.Sources = append(r.Sources, sourceFit{Name: f.Name, Loss: Num(f.Loss), Accuracy: Num(f.Accuracy)})
+	}
+	return r
 }

@@ -40,12 +40,21 @@ func scriptedBaselines(ctx context.Context, task tasks.Task, c Config) ([]Baseli
 		}
 		out = append(out, Baseline{Name: "scripted " + kind, Measures: measuresOf(s)})
 	}
+	bc, err := bestConstant(task, n)
+	if err != nil {
+		return out, fmt.Errorf("study: baselines: %w", err)
+	}
+	return append(out, bc), nil
+}
+
+// bestConstant is the best constant answer on the first n test instances:
+// success only, the other measures null.
+func bestConstant(task tasks.Task, n int) (Baseline, error) {
 	ans, succ, err := task.BestConstant(tasks.Test, n)
 	if err != nil {
-		return out, fmt.Errorf("study: baselines: best constant: %w", err)
+		return Baseline{}, fmt.Errorf("best constant: %w", err)
 	}
 	nan := Num(math.NaN())
-	out = append(out, Baseline{Name: "best constant (" + ans + ")", Measures: &Measures{Success: Num(succ),
-		ASProxy: nan, Evidence: nan, IAS: nan, CBT: nan, Reward: nan, BTProxy: nan, Turns: nan, Malformed: nan}})
-	return out, nil
+	return Baseline{Name: "best constant (" + ans + ")", Measures: &Measures{Success: Num(succ),
+		ASProxy: nan, Evidence: nan, IAS: nan, CBT: nan, Reward: nan, BTProxy: nan, Turns: nan, Malformed: nan}}, nil
 }

@@ -38,26 +38,15 @@ type Config struct {
 	Eval EvalConfig `json:"eval"`
 }
 
-// Base is the policy every run starts from: the checkpoint at Path
-// (model.Save), or, when Path is empty, one built at the start of the study
-// by SFT of a fresh Preset policy on Demos train-split demonstrations of
-// Demonstrator (deterministic in Seed), saved as <dir>/base.safetensors.
+// Base is the policy every run starts from: exactly one of a checkpoint
+// at Path (model.Save), a base this package ships (Shipped, a name of
+// Bases; `go run ./cmd/train -build-base <name>` rebuilds it), or one
+// built at the start of the study by rl.NewBase (Build), saved as
+// <dir>/base.safetensors.
 type Base struct {
-	Path string `json:"path"`
-
-	Preset       string       `json:"preset,omitempty"`
-	Demos        int          `json:"demos,omitempty"`
-	Demonstrator Demonstrator `json:"demonstrator"`
-	Seed         uint64       `json:"seed,omitempty"`
-	SFT          rl.SFTConfig `json:"sft"`
-}
-
-// Demonstrator is the scripted policy a built base imitates
-// (tasks.PolicySpec).
-type Demonstrator struct {
-	Kind string  `json:"kind"` // random, weak, strong, constant
-	QAS  float64 `json:"q_as"`
-	QBT  float64 `json:"q_bt"`
+	Path    string         `json:"path,omitempty"`
+	Shipped string         `json:"shipped,omitempty"`
+	Build   *rl.BaseConfig `json:"build,omitempty"`
 }
 
 // Arm is one AREW setting; vanilla is Critiques "none".
@@ -175,18 +164,28 @@ func (c *Config) Validate() error {
 }
 
 func (b Base) validate() error {
-	if b.Path != "" {
-		return nil
+	n := 0
+	for _, set := range []bool{b.Path != "", b.Shipped != "", b.Build != nil} {
+		if set {
+			n++
+		}
 	}
-	if _, ok := model.Presets[b.Preset]; !ok {
-		return fmt.Errorf("study: base: no path, and unknown model preset %q to build one (known: %s)",
-			b.Preset, strings.Join(model.PresetNames(), ", "))
+	if n != 1 {
+		return fmt.Errorf("study: base: set exactly one of path, shipped and build")
 	}
-	if b.Demos < 1 {
-		return fmt.Errorf("study: base: no path, so demos must be ≥ 1 to build one by SFT, got %d", b.Demos)
+	if b.Shipped != "" {
+		if _, ok := Bases[b.Shipped]; !ok {
+			return fmt.Errorf("study: base: no shipped base %q (shipped: %s)", b.Shipped, strings.Join(BaseNames(), ", "))
+		}
 	}
-	if err := b.SFT.Validate(); err != nil {
-		return fmt.Errorf("study: base: %w", err)
+	if b.Build != nil {
+		if _, ok := model.Presets[b.Build.Preset]; !ok {
+			return fmt.Errorf("study: base: unknown model preset %q to build one (known: %s)",
+				b.Build.Preset, strings.Join(model.PresetNames(), ", "))
+		}
+		if err := b.Build.Validate(); err != nil {
+			return fmt.Errorf("study: %w", err)
+		}
 	}
 	return nil
 }

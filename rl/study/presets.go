@@ -6,13 +6,16 @@ import (
 	"strings"
 
 	"arew/rl"
+	"arew/tasks"
 )
 
 // Presets are the named studies (`go run ./cmd/train -study <name>`), each
 // a function building its Config. Adding one is a function and a line
 // here.
 var Presets = map[string]func() Config{
-	"smoke": Smoke,
+	"smoke":   Smoke,
+	"default": Default,
+	"flodial": FloDial,
 }
 
 // Preset is the named preset's Config.
@@ -49,8 +52,8 @@ func Smoke() Config {
 	return Config{
 		Name: "smoke",
 		Task: "flodial-easy",
-		Base: Base{Preset: "tiny", Demos: 64, Seed: 1, SFT: sft,
-			Demonstrator: Demonstrator{Kind: "weak", QAS: 0.2, QBT: 0.2}},
+		Base: Base{Build: &rl.BaseConfig{Task: "flodial-easy", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
+			{Name: "weak", Policy: tasks.PolicySpec{Kind: "weak", QAS: 0.2, QBT: 0.2}, Demos: 64}}}},
 		Arms:    StandardArms(0.5, "step"),
 		Seeds:   []uint64{1, 2},
 		Algo:    "ppo",
@@ -58,4 +61,38 @@ func Smoke() Config {
 		PPO:     &p,
 		Eval:    EvalConfig{Every: 2, Episodes: 16, Modes: "both", Thresholds: DefaultThresholds},
 	}
+}
+
+// flodialRecipe is the RL recipe of the AREW studies on flodial-easy
+// (docs/arew.md §6): RL under the hasty style of the shipped locked base,
+// with the task's spec critiques (the released code's FloDial rules); PPO
+// with rl's defaults (GAE γ = λ = 1 with whitening, a separate critic,
+// clip 0.2, minibatches of 16, no entropy bonus, no KL) at actor lr 3e-4,
+// 64 episodes per update; AREW λ 1 in the paper's step mode, one margin
+// over all critiqued steps. Every arm shares it: an arm changes only the
+// critiques AREW reads.
+func flodialRecipe(name string, arms []Arm, seeds []uint64, updates, every int) Config {
+	p := rl.DefaultPPOConfig()
+	p.Episodes = 64
+	p.Policy.Optim.LR = 3e-4
+	return Config{
+		Name: name, Task: "flodial-easy", TaskConfig: hasty,
+		Base: Base{Shipped: "flodial-easy-locked"},
+		Arms: arms, Seeds: seeds, Algo: "ppo", Updates: updates, PPO: &p,
+		Eval: EvalConfig{Every: every, Episodes: 200, Modes: "both", Thresholds: DefaultThresholds},
+	}
+}
+
+// Default is what `go run ./cmd/train` runs: vanilla PPO and AREW AS+BT
+// from the shipped locked base, one seed, 120 updates each, evaluated
+// every 20 updates on 200 test instances.
+func Default() Config {
+	return flodialRecipe("default", StandardArms(1, "step")[:2], []uint64{1}, 120, 20)
+}
+
+// FloDial is the anchor's protocol: the four standard arms × 5 seeds ×
+// 200 updates of 64 episodes, evaluated every 20 updates on 200 test
+// instances. The seeds are not those the recipe was tuned on (101–103).
+func FloDial() Config {
+	return flodialRecipe("flodial", StandardArms(1, "step"), []uint64{1, 2, 3, 4, 5}, 200, 20)
 }

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"arew/rl"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -83,12 +84,26 @@ func report(c Config, s *Summary, plots []string, wall time.Duration) string {
 }
 
 func baseLine(c Config) string {
-	if c.Base.Path != "" {
-		return c.Base.Path
+	switch b := c.Base; {
+	case b.Path != "":
+		return b.Path
+	case b.Shipped != "":
+		return fmt.Sprintf("the shipped base %s (%s; `go run ./cmd/train -build-base %s` rebuilds it)", b.Shipped, BaseFile, b.Shipped)
 	}
-	d := c.Base.Demonstrator
-	return fmt.Sprintf("built by SFT: %s preset, %d demonstrations of %s (q_as %g, q_bt %g), %d epochs, seed %d → %s",
-		c.Base.Preset, c.Base.Demos, d.Kind, d.QAS, d.QBT, c.Base.SFT.Epochs, c.Base.Seed, BaseFile)
+	b := c.Base.Build
+	return fmt.Sprintf("built in the study (%s): a %s policy, %d SFT epochs, seed %d, on %s", BaseFile, b.Preset, b.SFT.Epochs, b.Seed, demoList(b.Sources))
+}
+
+// demoList names a build's sources: "8192 locked(0.03,0.03) [hasty], …".
+func demoList(src []rl.DemoSource) string {
+	out := ""
+	for i, s := range src {
+		if i > 0 {
+			out += " + "
+		}
+		out += fmt.Sprintf("%d %s(%g,%g) [%s]", s.Demos, s.Policy.Kind, s.Policy.QAS, s.Policy.QBT, s.Name)
+	}
+	return out
 }
 
 func armsLine(c Config) string {

@@ -58,7 +58,7 @@ func (s *study) loadPrevious() error {
 			}
 		}
 	}
-	if s.cfg.Base.Path == "" {
+	if s.cfg.Base.Build != nil {
 		if _, err := os.Stat(filepath.Join(s.dir, BaseFile)); err == nil {
 			s.base = filepath.Join(s.dir, BaseFile)
 		}

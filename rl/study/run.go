@@ -91,18 +91,8 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 		return nil, inputErr(fmt.Errorf("study: %w", err))
 	}
 	s := &study{cfg: cfg, dir: dir, task: task, out: progressOut, start: time.Now(), afterUpdate: afterUpdate}
-	if cfg.Base.Path != "" {
-		// Check the base before the folder is touched.
-		p, _, err := model.Load(cfg.Base.Path)
-		if err != nil {
-			return nil, inputErr(fmt.Errorf("study: base: %w", err))
-		}
-		if err := s.fits(p); err != nil {
-			return nil, inputErr(fmt.Errorf("study: base %s: %w", cfg.Base.Path, err))
-		}
-		s.base = cfg.Base.Path
-	} else if _, err := task.Scripted(cfg.Base.spec()); err != nil {
-		return nil, inputErr(fmt.Errorf("study: base demonstrator: %w", err))
+	if err := s.loadBase(); err != nil {
+		return nil, inputErr(err)
 	}
 	if resume {
 		if err := s.loadPrevious(); err != nil {
@@ -140,6 +130,9 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 func (s *study) run(ctx context.Context) error {
 	var err error
 	if s.sum.Baselines, err = scriptedBaselines(ctx, s.task, s.cfg); err != nil {
+		return err
+	}
+	if err := s.placeBase(); err != nil {
 		return err
 	}
 	if s.base == "" {

@@ -23,7 +23,7 @@ func small() Config {
 	c.Arms = c.Arms[:2]
 	c.Seeds = []uint64{3}
 	c.Updates = 3
-	c.Base.Demos = 32
+	c.Base.Build.Sources[0].Demos = 32
 	c.Eval.Episodes = 8
 	return c
 }
@@ -190,9 +190,9 @@ func TestRunRejectsBadInputBeforeWriting(t *testing.T) {
 	}{
 		{"unknown task", func(c *Config) { c.Task = "no-such-task" }, "", "no-such-task"},
 		{"bad task config", func(c *Config) { c.TaskConfig = []byte(`{"NoSuchField": 1}`) }, "", "NoSuchField"},
-		{"missing base", func(c *Config) { c.Base.Path = filepath.Join(tmp, "absent.safetensors") }, "", "absent"},
-		{"base not a model", func(c *Config) { c.Base.Path = notModel }, "", "not-a-model"},
-		{"unknown demonstrator", func(c *Config) { c.Base.Demonstrator.Kind = "oracle" }, "", "oracle"},
+		{"missing base", func(c *Config) { c.Base = Base{Path: filepath.Join(tmp, "absent.safetensors")} }, "", "absent"},
+		{"base not a model", func(c *Config) { c.Base = Base{Path: notModel} }, "", "not-a-model"},
+		{"unknown demonstrator", func(c *Config) { c.Base.Build.Sources[0].Policy.Kind = "oracle" }, "", "oracle"},
 		{"folder not empty", func(*Config) {}, full, "not empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,172 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"arew/model"
+	"arew/rl"
+	"arew/tasks"
+)
+
+// The files of a base build's folder.
+const (
+	BaseReportFile  = "base.md"
+	BaseSummaryFile = "base.json"
+)
+
+// BaseEvalEpisodes is how many test instances a base build evaluates on.
+const BaseEvalEpisodes = 500
+
+// BaseRow is one line of a base build's report: the policy (greedy or
+// sampled) or a scripted baseline, under one source's task variant.
+type BaseRow struct {
+	Source   string    `json:"source"`
+	Policy   string    `json:"policy"`
+	Measures *Measures `json:"measures"`
+}
+
+// BaseSummary is base.json: the recipe, the checkpoint's hash, whether it
+// is the shipped file byte for byte, and the evaluation rows.
+type BaseSummary struct {
+	Name      string        `json:"name"`
+	Config    rl.BaseConfig `json:"config"`
+	SHA256    string        `json:"sha256"`
+	IsShipped bool          `json:"identical_to_shipped"`
+	Episodes  int           `json:"episodes"`
+	Rows      []BaseRow     `json:"rows"`
+}
+
+// BuildShipped rebuilds the shipped base name into dir (which must not
+// exist or be empty): its SFT epochs, base.safetensors, then an
+// evaluation of the base under every source's task variant on the first
+// BaseEvalEpisodes test instances, greedy and sampled, beside that
+// source's demonstrator, the random and strong policies and the best
+// constant answer on the same instances (base.json, base.md). It reports
+// whether the checkpoint is byte for byte the one this package ships.
+func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSummary, error) {
+	recipe, ok := Bases[name]
+	if !ok {
+		return nil, inputErr(fmt.Errorf("no shipped base %q (shipped: %s)", name, strings.Join(BaseNames(), ", ")))
+	}
+	cfg := recipe()
+	if _, _, err := rl.BaseSources(cfg); err != nil {
+		return nil, inputErr(err)
+	}
+	if err := prepareDir(dir); err != nil {
+		return nil, err
+	}
+	policy, err := trainBase(ctx, cfg, dir, out)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, BaseFile)
+	if err := policy.Save(path, map[string]string{"base": name, "role": "base policy"}); err != nil {
+		return nil, err
+	}
+	sum := &BaseSummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.Sum256(data)
+	sum.SHA256 = hex.EncodeToString(h[:])
+	if ship, err := shipped.ReadFile(shippedPath(name)); err == nil {
+		sum.IsShipped = bytes.Equal(ship, data)
+	}
+	if sum.Rows, err = EvaluateBase(ctx, policy, cfg, BaseEvalEpisodes, out); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
+		return nil, err
+	}
+	return sum, writeFile(filepath.Join(dir, BaseReportFile), []byte(sum.Report()))
+}
+
+// EvaluateBase plays policy under every source's task variant on the first
+// n test instances, greedy and sampled (seed 1), beside the scripted
+// policies that give it scale. Progress lines go to out (nil: none).
+func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n int, out io.Writer) ([]BaseRow, error) {
+	if out == nil {
+		out = io.Discard
+	}
+	src, _, err := rl.BaseSources(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var rows []BaseRow
+	for _, s := range src {
+		for _, greedy := range []bool{true, false} {
+			if ctx.Err() != nil {
+				return rows, ErrInterrupted
+			}
+			ec := rl.DefaultEvalConfig()
+			ec.Episodes = n
+			ec.Rollout.Sampler = rl.SamplerConfig{Greedy: greedy, Temperature: 1}
+			res, err := rl.Evaluate(policy, s.Task, ec)
+			if err != nil {
+				return rows, fmt.Errorf("evaluate base: %w", err)
+			}
+			mode := "sampled"
+			if greedy {
+				mode = "greedy"
+			}
+			rows = append(rows, BaseRow{Source: s.Name, Policy: "base, " + mode, Measures: measuresOf(res.Summary)})
+			fmt.Fprintf(out, "base under %s, %s: success %.3f\n", s.Name, mode, res.Summary.Success)
+		}
+		for _, spec := range []tasks.PolicySpec{s.DemoSource.Policy, {Kind: "random"}, {Kind: "strong"}} {
+			pol, err := s.Task.Scripted(spec)
+			if err != nil {
+				return rows, err
+			}
+			sm, err := tasks.Evaluate(s.Task, pol, tasks.Test, n, 1, maxScriptedTurns)
+			if err != nil {
+				return rows, err
+			}
+			rows = append(rows, BaseRow{Source: s.Name, Policy: "scripted " + pol.Name(), Measures: measuresOf(sm)})
+		}
+		bc, err := bestConstant(s.Task, n)
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, BaseRow{Source: s.Name, Policy: bc.Name, Measures: bc.Measures})
+	}
+	return rows, nil
+}
+
+// BaseTable is the Markdown table of a base evaluation's rows.
+func BaseTable(rows []BaseRow) string {
+	header := []string{"style", "policy"}
+	for _, m := range Reported {
+		header = append(header, m.Label)
+	}
+	header = append(header, "malformed turns")
+	var cells [][]string
+	for _, r := range rows {
+		row := []string{r.Source, r.Policy}
+		for _, m := range Reported {
+			row = append(row, f3(Num(m.Get(r.Measures))))
+		}
+		cells = append(cells, append(row, f3(r.Measures.Malformed)))
+	}
+	return markdown(header, 2, cells)
+}
+
+// Report is base.md.
+func (s *BaseSummary) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Base %s\n\n", s.Name)
+	fmt.Fprintf(&b, "- recipe: a %s policy, %d SFT epochs (minibatch %d, lr %g), seed %d, on %s\n",
+		s.Config.Preset, s.Config.SFT.Epochs, s.Config.SFT.MiniBatch, s.Config.SFT.Optim.LR, s.Config.Seed, demoList(s.Config.Sources))
+	fmt.Fprintf(&b, "- %s sha256 %s; identical to the shipped base: %v\n", BaseFile, s.SHA256, s.IsShipped)
+	fmt.Fprintf(&b, "- evaluated on the first %d test instances; sampled at temperature 1\n\n", s.Episodes)
+	b.WriteString(BaseTable(s.Rows))
+	return b.String()
+}

@@ -1,0 +1,74 @@
+package study
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"arew/model"
+	"arew/rl"
+	"arew/tasks"
+)
+
+// shipped holds the base policies this package ships, one
+// bases/<name>.safetensors per entry of Bases, built by that entry's
+// recipe (`go run ./cmd/train -build-base <name>` rebuilds one).
+//
+//go:embed bases/*.safetensors
+var shipped embed.FS
+
+func shippedPath(name string) string { return "bases/" + name + ".safetensors" }
+
+// Bases are the recipes of the shipped bases, by name.
+var Bases = map[string]func() rl.BaseConfig{
+	"flodial-easy-locked": FloDialEasyLocked,
+}
+
+// BaseNames lists the shipped bases, sorted.
+func BaseNames() []string {
+	names := make([]string, 0, len(Bases))
+	for n := range Bases {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// LoadShipped loads a shipped base.
+func LoadShipped(name string) (*model.Model, error) {
+	if _, ok := Bases[name]; !ok {
+		return nil, fmt.Errorf("no shipped base %q (shipped: %v)", name, BaseNames())
+	}
+	data, err := shipped.ReadFile(shippedPath(name))
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := model.LoadBytes(name, data)
+	return m, err
+}
+
+// The two styles of flodial-easy the locked base knows, with the echo
+// layout (tasks/flodial doc, "Echo" and "Styles").
+var (
+	careful = json.RawMessage(`{"Echo": true, "Style": "careful"}`)
+	hasty   = json.RawMessage(`{"Echo": true, "Style": "hasty"}`)
+)
+
+// FloDialEasyLocked is the capable but locked base of the AREW studies
+// (docs/arew.md §6): a small policy (d 64, 2 layers) that learns both
+// skills from 32,768 strong demonstrations under the careful style, and a
+// confidently uninformed behaviour from 8,192 locked(0.03, 0.03)
+// demonstrations under the hasty style (questions that cannot split the
+// consistent set, a flat belief held every round, a constant final
+// answer, each broken with probability 0.03), 6 SFT epochs of minibatches
+// of 16 at lr 1e-3, seed 1. RL runs under the hasty style; the careful
+// style shows the skills are still in the weights.
+func FloDialEasyLocked() rl.BaseConfig {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs = 6
+	return rl.BaseConfig{Task: "flodial-easy", Preset: "small", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
+		{Name: "careful", TaskConfig: careful, Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 32768, TestDemos: 300},
+		{Name: "hasty", TaskConfig: hasty, Policy: tasks.PolicySpec{Kind: "locked", QAS: 0.03, QBT: 0.03}, Demos: 8192, TestDemos: 300},
+	}}
+}

@@ -92,7 +92,8 @@ func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSu
 
 // EvaluateBase plays policy under every source's task variant on the first
 // n test instances, greedy and sampled (seed 1), beside the scripted
-// policies that give it scale. Progress lines go to out (nil: none).
+// policies that give it scale: the source's demonstrator, random and strong
+// (each once) and the best constant answer. Progress lines go to out (nil: none).
 func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n int, out io.Writer) ([]BaseRow, error) {
 	if out == nil {
 		out = io.Discard
@@ -121,7 +122,13 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 			rows = append(rows, BaseRow{Source: s.Name, Policy: "base, " + mode, Measures: measuresOf(res.Summary)})
 			fmt.Fprintf(out, "base under %s, %s: success %.3f\n", s.Name, mode, res.Summary.Success)
 		}
-		for _, spec := range []tasks.PolicySpec{s.DemoSource.Policy, {Kind: "random"}, {Kind: "strong"}} {
+		specs := []tasks.PolicySpec{s.DemoSource.Policy}
+		for _, kind := range []string{"random", "strong"} {
+			if kind != s.DemoSource.Policy.Kind {
+				specs = append(specs, tasks.PolicySpec{Kind: kind})
+			}
+		}
+		for _, spec := range specs {
 			pol, err := s.Task.Scripted(spec)
 			if err != nil {
 				return rows, err

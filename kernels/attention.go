@@ -68,14 +68,17 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 // AttentionBackward is the fast backward; the contract is
 // AttentionBackwardRef's (dqkv overwritten). Parallel over (b, h) pairs,
 // which write disjoint parts of dqkv, so no locks and no dependence on the
-// goroutine count. Two passes per pair, each made of the contiguous
-// products of attention_gemv.go:
+// goroutine count. Per pair, one pass over the rows and then three small
+// matrix products on the blocked Sgemm:
 //
-//	rows t:    dP = dout_t·Vᵀ, dA = P·(dP − Σ P·dP)/√hd (that dot in float64),
-//	           dq_t = dA·K; dA and P are stored transposed
-//	columns s: dk_s = Σ_{t≥s} dA[t,s]·q_t,  dv_s = Σ_{t≥s} P[t,s]·dout_t
+//	rows t:  dP_t = dout_t·Vᵀ, dA_t = P_t ⊙ (dP_t − Σ P_t·dP_t)/√hd (the dot
+//	         in float64); dA and a copy of P are kept row-major with zero
+//	         upper triangles
+//	dQ = dA·K,   dK = dAᵀ·Q,   dV = Pᵀ·dout     (T×T by T×hd, into dqkv)
 //
-// so every gradient row is one product summed in a fixed order (t upwards),
+// The products run over the whole square (the zeros above the diagonal add
+// nothing), which costs twice the triangle's multiply-adds but runs at the
+// micro-kernel's speed; each element is summed in a fixed order (p upwards),
 // in float32 as a float32 matmul would.
 func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float32) error {
 	if err := checkAttention(sh, len(qkv), len(dout), len(att), "dout"); err != nil {
@@ -86,7 +89,8 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 	}
 	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
 	scale := 1 / math.Sqrt(float64(hd))
-	parallelFor(sh.Batch*H, 4*T*T*hd, func(lo, hi int) {
+	kern := sgemmKernels()
+	parallelFor(sh.Batch*H, 8*T*T*hd, func(lo, hi int) {
 		w := getHeadWork(T, hd, true)
 		defer headWorkPool.Put(w)
 		for bh := lo; bh < hi; bh++ {
@@ -102,31 +106,36 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 				for s, p := range row {
 					dot += float64(p) * float64(dp[s])
 				}
+				da := w.dat[t*T : t*T+t+1]
 				for s, p := range row {
-					dp[s] = float32(float64(p) * (float64(dp[s]) - dot) * scale)
-					w.dat[s*T+t] = dp[s]
-					w.pt[s*T+t] = p
+					da[s] = float32(float64(p) * (float64(dp[s]) - dot) * scale)
 				}
-				gemvN(dp, w.k, t+1, w.o)
-				copy(dqkv[base+t*3*C+h*hd:][:hd], w.o)
+				copy(w.pt[t*T:t*T+t+1], row)
 			}
-			for s := 0; s < T; s++ {
-				gemvN(w.dat[s*T+s:(s+1)*T], w.q[s*w.hdp:], T-s, w.o)
-				copy(dqkv[base+s*3*C+C+h*hd:][:hd], w.o)
-				gemvN(w.pt[s*T+s:(s+1)*T], w.do[s*w.hdp:], T-s, w.o)
-				copy(dqkv[base+s*3*C+2*C+h*hd:][:hd], w.o)
-			}
+			q, k := qkv[base+h*hd:], qkv[base+C+h*hd:]
+			dq, dk, dv := dqkv[base+h*hd:], dqkv[base+C+h*hd:], dqkv[base+2*C+h*hd:]
+			mustSgemm(kern, false, T, hd, T, w.dat, T, k, 3*C, dq, 3*C)    // dQ = dA·K
+			mustSgemm(kern, true, T, hd, T, w.dat, T, q, 3*C, dk, 3*C)     // dK = dAᵀ·Q
+			mustSgemm(kern, true, T, hd, T, w.pt, T, w.do, w.hdp, dv, 3*C) // dV = Pᵀ·dout
 		}
 	})
 	return nil
 }
 
+// mustSgemm is C (m,n) = op(A)·B on one goroutine, for operands the caller
+// has already sized: an error here is a bug.
+func mustSgemm(kern *sgemmKernelSet, transA bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if err := sgemmWith(kern, 1, transA, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc); err != nil {
+		panic(err)
+	}
+}
+
 // headWork is one goroutine's scratch for one (b, h) pair at a time: the
 // head's q, k, v as T rows of hdp (head size rounded up to 8, zero padded),
 // k and v transposed as hdp rows of ld (T rounded up to 8), and for the
-// backward dout's rows and dA and P transposed (T×T, only t ≥ s used).
-// Padding is written once (zero) and never touched, so it adds nothing to
-// any product.
+// backward dout's rows and dA and P row-major (T×T; the upper triangles
+// s > t are never written, so stay zero). Padding is written once (zero)
+// and never touched, so it adds nothing to any product.
 type headWork struct {
 	T, hd, hdp, ld int
 	q, k, v        []float32
@@ -139,8 +148,8 @@ func roundUp8(n int) int { return (n + 7) &^ 7 }
 
 // headWorkPool keeps scratch between calls: a training step calls the
 // kernels once per layer with the same sizes. A pooled headWork's padding
-// is still zero (nothing writes it), and dat and pt are written before
-// they are read.
+// is still zero (nothing writes it), and dat and pt are written (lower
+// triangles) before they are read.
 var headWorkPool sync.Pool
 
 func getHeadWork(T, hd int, backward bool) *headWork {

@@ -79,7 +79,10 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 // The products run over the whole square (the zeros above the diagonal add
 // nothing), which costs twice the triangle's multiply-adds but runs at the
 // micro-kernel's speed; each element is summed in a fixed order (p upwards),
-// in float32 as a float32 matmul would.
+// in float32 as a float32 matmul would. A zero times NaN or ±Inf is NaN,
+// though: a pair whose q, k, v or dout holds a non-finite value would spread
+// it to positions the reference never lets it reach, so such a pair is done
+// by the reference loops instead (TestAttentionBackwardNonFiniteMatchesRef).
 func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float32) error {
 	if err := checkAttention(sh, len(qkv), len(dout), len(att), "dout"); err != nil {
 		return err
@@ -98,6 +101,10 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 			base := b * T * 3 * C
 			w.load(qkv, base, 3*C, C, h*hd, true)
 			w.loadGrad(dout[b*T*C:], C, h*hd)
+			if !w.finite() {
+				attentionBackwardPairRef(qkv, sh, att, dout, dqkv, b, h)
+				continue
+			}
 			for t := 0; t < T; t++ {
 				gemvT(w.do[t*w.hdp:(t+1)*w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
@@ -142,6 +149,7 @@ type headWork struct {
 	kt, vt         []float32
 	sc, o          []float32
 	do, dat, pt    []float32
+	zeros          []float32 // (T·hdp) zeros, for the finiteness check
 }
 
 func roundUp8(n int) int { return (n + 7) &^ 7 }
@@ -167,6 +175,7 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 	if backward {
 		w.vt = make([]float32, cols)
 		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, T*T), make([]float32, T*T)
+		w.zeros = make([]float32, rows)
 	}
 	return w
 }
@@ -198,4 +207,13 @@ func (w *headWork) loadGrad(dout []float32, c, off int) {
 	for s := 0; s < w.T; s++ {
 		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
 	}
+}
+
+// finite reports whether the loaded q, k, v and dout rows are all finite:
+// Σ x·0 is 0 when every x is finite and NaN as soon as one is NaN or ±Inf
+// (the padding lanes are zero), one vectorised dot product per buffer.
+func (w *headWork) finite() bool {
+	dot := sgemmKernels().dot
+	s := dot(w.q, w.zeros) + dot(w.k, w.zeros) + dot(w.v, w.zeros) + dot(w.do, w.zeros)
+	return s == 0
 }

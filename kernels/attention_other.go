@@ -4,3 +4,6 @@ package kernels
 
 func gemvTAVX2(x, at []float32, ld, n int, y []float32) { panic("kernels: AVX2 assembly not built") }
 func gemvNAVX2(p, a []float32, n int, y []float32)      { panic("kernels: AVX2 assembly not built") }
+
+func geluFwdAVX2(x, y *float32, n int)      { panic("kernels: AVX2 assembly not built") }
+func geluBwdAVX2(x, dy, dx *float32, n int) { panic("kernels: AVX2 assembly not built") }

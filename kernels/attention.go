@@ -12,10 +12,10 @@ import (
 // q, k, v into contiguous zero-padded buffers (and k transposed), so that
 // the scores of row t are one product q_t·Kᵀ over contiguous memory and the
 // output one p-weighted sum of V rows (attention_gemv.go, AVX2 where the CPU
-// has it). Products and the softmax's exponentials (expShift) run in
-// float32, its normaliser in float64. Scores and exponentials are computed
-// in blocks of 8 keys, so up to 7 values past t are computed into scratch
-// and thrown away; they never reach a result.
+// has it). Products and the softmax's exponentials run in float32, its
+// normaliser in float64 (softmaxRow). Scores are computed in blocks of 8
+// keys, so up to 7 values past t are computed into scratch and thrown away;
+// they never reach a result.
 // Every output is summed in a fixed order, so results do not depend on the
 // goroutine count.
 func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) error {
@@ -33,36 +33,43 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 			for t := 0; t < T; t++ {
 				q := w.q[t*w.hdp : (t+1)*w.hdp]
 				gemvT(q, w.kt, w.ld, roundUp8(t+1), w.sc)
-				sc := w.sc[:t+1]
-				maxA := float32(math.Inf(-1))
-				for s, a := range sc {
-					a *= scale
-					sc[s] = a
-					if a > maxA {
-						maxA = a
-					}
-				}
-				if useAVX2 {
-					// Whole blocks of 8 for the assembly; lanes past t are scratch.
-					expShift(w.sc[:roundUp8(t+1)], maxA)
-				} else {
-					expShift(sc, maxA)
-				}
-				sum := 0.0
-				for _, e := range sc {
-					sum += float64(e)
-				}
-				inv := float32(1 / sum)
 				row := att[(bh*T+t)*T:][:t+1]
-				for s, e := range sc {
-					row[s] = e * inv
-				}
+				softmaxRow(w.sc[:t+1], scale, row)
 				gemvN(row, w.v, t+1, w.o)
 				copy(out[(b*T+t)*C+h*hd:][:hd], w.o)
 			}
 		}
 	})
 	return nil
+}
+
+// softmaxRow sets p = softmax(scale·x) over the n = len(x) ≥ 1 scores x
+// (overwritten with scratch): the max subtracted before the shared
+// float32 exp, the normaliser summed in float64: with AVX2 three vector
+// passes in assembly (softmax_amd64.s, its float64 sum in 8 partial sums),
+// else this Go loop (a sequential sum). p may be x.
+func softmaxRow(x []float32, scale float32, p []float32) {
+	if useAVX2 {
+		softmaxRowAVX2(&x[0], len(x), scale, &p[0])
+		return
+	}
+	maxA := float32(math.Inf(-1))
+	for s, a := range x {
+		a *= scale
+		x[s] = a
+		if a > maxA {
+			maxA = a
+		}
+	}
+	expShift(x, maxA)
+	sum := 0.0
+	for _, e := range x {
+		sum += float64(e)
+	}
+	inv := float32(1 / sum)
+	for s, e := range x {
+		p[s] = e * inv
+	}
 }
 
 // AttentionBackward is the fast backward; the contract is

@@ -20,9 +20,8 @@ import (
 //	                  values' padding is 0
 //	scores (≥ roundUp8(n))  scratch
 //
-// hdp and ld are multiples of 8 with n ≤ ld. Scores are float32 products,
-// the row max is subtracted before the shared Exp, and the normaliser is
-// summed in float64, as in AttentionForward. Lanes of scores past n are
+// hdp and ld are multiples of 8 with n ≤ ld. Scores are float32 products
+// and the softmax is AttentionForward's (softmaxRow). Lanes of scores past n are
 // computed from whatever kt holds there and thrown away: they never reach
 // out. Bad sizes are a programmer error and return one.
 func CachedAttention(q, kt, v []float32, ld, n int, scale float32, scores, out []float32) error {
@@ -35,25 +34,7 @@ func CachedAttention(q, kt, v []float32, ld, n int, scale float32, scores, out [
 	}
 	gemvT(q, kt, ld, nr, scores)
 	sc := scores[:n]
-	mx := float32(math.Inf(-1))
-	for u, a := range sc {
-		a *= scale
-		sc[u] = a
-		mx = max(mx, a)
-	}
-	if useAVX2 {
-		expShift(scores[:nr], mx) // whole blocks of 8; lanes past n are scratch
-	} else {
-		expShift(sc, mx)
-	}
-	sum := 0.0
-	for _, e := range sc {
-		sum += float64(e)
-	}
-	inv := float32(1 / sum)
-	for u := range sc {
-		sc[u] *= inv
-	}
+	softmaxRow(sc, scale, sc)
 	gemvN(sc, v, n, out)
 	return nil
 }

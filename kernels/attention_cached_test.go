@@ -70,3 +70,41 @@ func TestCachedAttentionRejectsBadSizes(t *testing.T) {
 		assert.Error(t, call(), name)
 	}
 }
+
+// softmaxRow's assembly and Go loop agree on every tail length, on scores
+// of ±1e4 (the max is subtracted first), and a NaN makes the row NaN.
+func TestSoftmaxRowPathsAgree(t *testing.T) {
+	if !hasAVX2FMA || !asmBuilt {
+		t.Skip("no AVX2 here")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	defer func(old bool) { useAVX2 = old }(useAVX2)
+	for n := 1; n <= 41; n++ {
+		for _, spread := range []float64{1, 1e4} {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64() * spread)
+			}
+			got, want := make([]float32, n+8), make([]float32, n+8)
+			for i := n; i < n+8; i++ {
+				got[i], want[i] = 7, 7 // nothing past n is written
+			}
+			xa, xg := append([]float32(nil), x...), append([]float32(nil), x...)
+			useAVX2 = true
+			softmaxRow(xa, 0.25, got)
+			useAVX2 = false
+			softmaxRow(xg, 0.25, want)
+			for i := range want {
+				assert.InDelta(t, want[i], got[i], 1e-6*(1e-30+math.Abs(float64(want[i]))), "n=%d spread=%g lane %d", n, spread, i)
+			}
+		}
+		x := make([]float32, n)
+		x[rng.IntN(n)] = float32(math.NaN())
+		p := make([]float32, n)
+		useAVX2 = true
+		softmaxRow(x, 1, p)
+		for i := range p {
+			assert.True(t, math.IsNaN(float64(p[i])), "n=%d lane %d", n, i)
+		}
+	}
+}

@@ -72,6 +72,24 @@ func softmaxRow(x []float32, scale float32, p []float32) {
 	}
 }
 
+// softmaxGradRow sets da[s] = p[s]·(dp[s] − Σ p·dp)·scale for one row,
+// in float64 (the dot too), rounded to float32 on store: with AVX2 two
+// vector passes in assembly (softmax_amd64.s, the dot in 8 partial sums),
+// else this Go loop (a sequential dot).
+func softmaxGradRow(p, dp []float32, scale float64, da []float32) {
+	if useAVX2 {
+		softmaxGradRowAVX2(&p[0], &dp[0], len(p), scale, &da[0])
+		return
+	}
+	dot := 0.0
+	for s, ps := range p {
+		dot += float64(ps) * float64(dp[s])
+	}
+	for s, ps := range p {
+		da[s] = float32(float64(ps) * (float64(dp[s]) - dot) * scale)
+	}
+}
+
 // AttentionBackward is the fast backward; the contract is
 // AttentionBackwardRef's (dqkv overwritten). Parallel over (b, h) pairs,
 // which write disjoint parts of dqkv, so no locks and no dependence on the
@@ -115,15 +133,7 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 			for t := 0; t < T; t++ {
 				gemvT(w.do[t*w.hdp:(t+1)*w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
-				dp := w.sc[:t+1]
-				dot := 0.0
-				for s, p := range row {
-					dot += float64(p) * float64(dp[s])
-				}
-				da := w.dat[t*T : t*T+t+1]
-				for s, p := range row {
-					da[s] = float32(float64(p) * (float64(dp[s]) - dot) * scale)
-				}
+				softmaxGradRow(row, w.sc[:t+1], scale, w.dat[t*T:t*T+t+1])
 				copy(w.pt[t*T:t*T+t+1], row)
 			}
 			q, k := qkv[base+h*hd:], qkv[base+C+h*hd:]

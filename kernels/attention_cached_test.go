@@ -108,3 +108,30 @@ func TestSoftmaxRowPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// softmaxGradRow's assembly and Go loop agree on every tail length and
+// write nothing past n.
+func TestSoftmaxGradRowPathsAgree(t *testing.T) {
+	if !hasAVX2FMA || !asmBuilt {
+		t.Skip("no AVX2 here")
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	defer func(old bool) { useAVX2 = old }(useAVX2)
+	for n := 1; n <= 41; n++ {
+		p, dp := make([]float32, n), make([]float32, n)
+		for i := range p {
+			p[i], dp[i] = float32(rng.Float64()), float32(rng.NormFloat64())
+		}
+		got, want := make([]float32, n+8), make([]float32, n+8)
+		for i := n; i < n+8; i++ {
+			got[i], want[i] = 7, 7
+		}
+		useAVX2 = true
+		softmaxGradRow(p, dp, 0.25, got[:n])
+		useAVX2 = false
+		softmaxGradRow(p, dp, 0.25, want[:n])
+		for i := range want {
+			assert.InDelta(t, want[i], got[i], 1e-6*(1e-30+math.Abs(float64(want[i]))), "n=%d lane %d", n, i)
+		}
+	}
+}

@@ -11,3 +11,7 @@ func geluBwdAVX2(x, dy, dx *float32, n int) { panic("kernels: AVX2 assembly not 
 func softmaxRowAVX2(x *float32, n int, scale float32, p *float32) {
 	panic("kernels: AVX2 assembly not built")
 }
+
+func softmaxGradRowAVX2(p, dp *float32, n int, scale float64, da *float32) {
+	panic("kernels: AVX2 assembly not built")
+}

@@ -38,7 +38,7 @@ type Graph struct {
 
 	tokens, targets *tensor.Dense
 
-	fwd, train G.VM
+	fwd, train *engine.Machine // matmul outputs kept between runs (engine/machine.go)
 	loss       *G.Node
 	grads      *engine.Binding // the parameters the loss depends on
 }

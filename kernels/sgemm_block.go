@@ -37,15 +37,21 @@ type sgemmTileFunc func(kc int, a []float32, rs, ks int, b, c []float32, ldc int
 // half from b1, with the same sums (so the same bits).
 type sgemmTile2Func func(kc int, a []float32, rs, ks int, b0, b1, c []float32, ldc int, alpha, beta float32)
 
+// sgemmTile12Func is a double-height tile: the full (2·MR, NR) block of C
+// whose top half an sgemmTileFunc would compute from A sliver a0 and bottom
+// half from a1 (same strides), with the same sums.
+type sgemmTile12Func func(kc int, a0, a1 []float32, rs, ks int, b, c []float32, ldc int, alpha, beta float32)
+
 // sgemmKernelSet is one implementation of the inner loops: the tile
 // micro-kernel for the blocked path and the dot and axpy primitives for the
 // matrix-vector shapes (sgemm_small.go).
 type sgemmKernelSet struct {
-	name  string
-	tile  sgemmTileFunc
-	tile2 sgemmTile2Func                      // nil: the driver uses tile alone
-	dot   func(x, y []float32) float32        // Σ x[i]·y[i], len(y) ≥ len(x)
-	axpy  func(alpha float32, x, y []float32) // y[i] += α·x[i], len(y) ≥ len(x)
+	name   string
+	tile   sgemmTileFunc
+	tile2  sgemmTile2Func                      // nil: the driver uses tile alone
+	tile12 sgemmTile12Func                     // nil: likewise
+	dot    func(x, y []float32) float32        // Σ x[i]·y[i], len(y) ≥ len(x)
+	axpy   func(alpha float32, x, y []float32) // y[i] += α·x[i], len(y) ≥ len(x)
 
 	// pack6 and pack16 copy kc runs of 6 or 16 floats, src[p·ld:] to
 	// dst[p·w:]: the full-sliver cases of packing (sgemm_pack.go).
@@ -233,6 +239,14 @@ func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 			case pair:
 				j.edge(kc, as, rs, ks, bs, tmp, ci, mr, sgemmNR, beta)
 				j.edge(kc, as, rs, ks, bs[kc*sgemmNR:], tmp, ci+sgemmNR, mr, sgemmNR, beta)
+			case nr == sgemmNR && j.kern.tile12 != nil && ir+2*sgemmMR <= full:
+				// Two full A slivers, both in place or both packed: the 12×16 kernel.
+				as1 := abuf[(ir+sgemmMR)*kc:]
+				if !g.transA {
+					as1 = g.a[(i0+ir+sgemmMR)*g.lda+pc:]
+				}
+				j.kern.tile12(kc, as, as1, rs, ks, bs, g.c[ci:], g.ldc, g.alpha, beta)
+				ir += sgemmMR
 			case mr == sgemmMR && nr == sgemmNR:
 				tile(kc, as, rs, ks, bs, g.c[ci:], g.ldc, g.alpha, beta)
 			default:

@@ -366,6 +366,7 @@ func TestSgemmTileKernelsAgree(t *testing.T) {
 				assert.False(t, math.IsNaN(float64(got[0])), "kc=%d rs=%d: β=0 read C", kc, layout.rs)
 				if hasAVX2FMA && hasAVX512F && sgemmAVX512 != nil {
 					checkTile2(t, rng, kc, layout.a, layout.rs, layout.ks, beta)
+					checkTile12(t, rng, kc, layout.rs == 1, beta)
 				}
 			}
 		}
@@ -389,6 +390,35 @@ func checkTile2(t *testing.T, rng *rand.Rand, kc int, a []float32, rs, ks int, b
 	sgemmAVX2.tile(kc, a, rs, ks, b1, want[sgemmNR:], ldc, 1.5, beta)
 	sgemmAVX512.tile2(kc, a, rs, ks, b0, b1, got, ldc, 1.5, beta)
 	assert.Equal(t, want, got, "tile2 kc=%d rs=%d beta=%g", kc, rs, beta)
+}
+
+// checkTile12 holds the 12×16 kernel to two 6×16 tiles of the AVX2 kernel
+// (A slivers packed, or 12 rows of a row-major A read in place), bit for
+// bit, with β = 0 never reading C.
+func checkTile12(t *testing.T, rng *rand.Rand, kc int, packed bool, beta float32) {
+	t.Helper()
+	const ldc = sgemmNR + 5
+	var a0, a1 []float32
+	rs, ks := 1, sgemmMR
+	if packed {
+		a0, _ = randMatrix(rng, kc, sgemmMR, 0)
+		a1, _ = randMatrix(rng, kc, sgemmMR, 0)
+	} else {
+		var lda int
+		a0, lda = randMatrix(rng, 2*sgemmMR, kc, 3)
+		a1, rs, ks = a0[sgemmMR*lda:], lda, 1
+	}
+	b, _ := randMatrix(rng, kc, sgemmNR, 0)
+	c0, _ := randMatrix(rng, 2*sgemmMR, sgemmNR, 5)
+	if beta == 0 {
+		c0[0], c0[sgemmMR*ldc] = float32(math.NaN()), float32(math.NaN())
+	}
+	want := append([]float32(nil), c0...)
+	got := append([]float32(nil), c0...)
+	sgemmAVX2.tile(kc, a0, rs, ks, b, want, ldc, 1.5, beta)
+	sgemmAVX2.tile(kc, a1, rs, ks, b, want[sgemmMR*ldc:], ldc, 1.5, beta)
+	sgemmAVX512.tile12(kc, a0, a1, rs, ks, b, got, ldc, 1.5, beta)
+	assert.Equal(t, want, got, "tile12 kc=%d packed=%v beta=%g", kc, packed, beta)
 }
 
 func TestSgemmVectorShapesMatchRef(t *testing.T) {

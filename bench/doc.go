@@ -4,7 +4,11 @@
 // torch_logprob.py (PyTorch's log_softmax + gather, forward + backward, at
 // the sizes of kernels.BenchmarkTokenLogProb) and compare_logprob.py, which
 // runs the Go benchmarks and the PyTorch script in alternation and prints
-// the medians as one table.
+// the medians as one table; torch_step.py (the training step of
+// model.BenchmarkTrainStep), torch_decode.py (KV-cache decoding as in
+// model.BenchmarkDecode) and compare_step.py, which runs those two beside
+// the Go benchmarks and BenchmarkPeakFMA, interleaved, and prints Go's and
+// PyTorch's times, their ratio and the Go step's fraction of the FMA peak.
 //
 // # Reading a kernel's MB/s
 //

@@ -1,9 +1,15 @@
 // Package bench holds measurements that are not unit tests: this machine's
-// memory bandwidth (stream_test.go) and side-by-side scripts:
+// compute peak (peak_test.go) and memory bandwidth (stream_test.go), and
+// side-by-side scripts:
 // torch_logprob.py (PyTorch's log_softmax + gather, forward + backward, at
 // the sizes of kernels.BenchmarkTokenLogProb) and compare_logprob.py, which
 // runs the Go benchmarks and the PyTorch script in alternation and prints
-// the medians as one table. bench/gpu holds the GPU counterpart: build.sh
+// the medians as one table; torch_step.py (the training step of
+// model.BenchmarkTrainStep), torch_decode.py (KV-cache decoding as in
+// model.BenchmarkDecode) and compare_step.py, which runs those two beside
+// the Go benchmarks and BenchmarkPeakFMA, interleaved, and prints Go's and
+// PyTorch's times, their ratio and the Go step's fraction of the FMA peak.
+// bench/gpu holds the GPU counterpart: build.sh
 // compiles package cuda's test binary (-tags gpu) on a machine with the
 // CUDA toolkit; run.sh, on the GPU machine, runs its parity tests and
 // benchmarks (GB/s and copy_frac, the fraction of a copy kernel's bandwidth
@@ -37,9 +43,24 @@
 // in cache (2048×128 floats is 1 MiB) can exceed 1: the data comes from
 // L2/L3, not memory.
 //
+// # Reading a kernel's GFLOP/s
+//
+// BenchmarkPeakFMA/<avx2|avx512>/threads=<n> runs n goroutines, each locked
+// to an OS thread, of a register-only loop of independent fused
+// multiply-adds (kernels.FMAPeak: twelve accumulator chains, nothing loaded
+// or stored), and reports their total GFLOP/s: each FMA counts as 2 flops
+// per lane, 8 lanes for AVX2 and 16 for AVX-512. That is the measured peak,
+// the most float32 arithmetic the cores do; it also prints the clock the
+// rate implies for two FMA pipes per core (GFLOP/s / (n · 2 · lanes · 2)).
+// A compute-bound kernel's fraction of peak is its GFLOP/s (BenchmarkSgemm
+// counts 2mnk flops) over the PeakFMA row of the same ISA and thread count:
+//
+//	fraction = kernel GFLOP/s / PeakFMA GFLOP/s
+//
 // The machine is shared and noisy. Compare figures from one run, as ratios
 // of medians over interleaved repetitions, e.g.
 //
 //	go test -run '^$' -bench 'Stream|TokenLogProb' -count 5 -benchtime 200ms ./bench/ ./kernels/
+//	go test -run '^$' -bench 'PeakFMA|Sgemm/512x512x512/fast$' -count 5 ./bench/ ./kernels/
 //	OPENBLAS_NUM_THREADS=2 /usr/bin/python3 bench/compare_logprob.py --threads 2 --rounds 5
 package bench

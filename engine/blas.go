@@ -12,7 +12,7 @@ import (
 
 // FastBLAS is the BLAS that gorgonia uses after UseFastBLAS: gonum's native
 // (cgo-free) implementation, gorgonia's default (gonum v0.11), with the
-// float32 matrix product replaced by kernels.Sgemm (AVX2/FMA assembly where
+// float32 matrix product replaced by kernels.Sgemm (AVX2/FMA or AVX-512 assembly where
 // the CPU has it, packed, blocked and parallel; see kernels/sgemm.go). Every
 // other routine, float64 and complex included, is gonum's.
 //

@@ -12,10 +12,10 @@ import (
 // q, k, v into contiguous zero-padded buffers (and k transposed), so that
 // the scores of row t are one product q_t·Kᵀ over contiguous memory and the
 // output one p-weighted sum of V rows (attention_gemv.go, AVX2 where the CPU
-// has it). Products and the softmax's exponentials (expShift) run in
-// float32, its normaliser in float64. Scores and exponentials are computed
-// in blocks of 8 keys, so up to 7 values past t are computed into scratch
-// and thrown away; they never reach a result.
+// has it). Products and the softmax's exponentials run in float32, its
+// normaliser in float64 (softmaxRow). Scores are computed in blocks of 8
+// keys, so up to 7 values past t are computed into scratch and thrown away;
+// they never reach a result.
 // Every output is summed in a fixed order, so results do not depend on the
 // goroutine count.
 func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) error {
@@ -33,30 +33,8 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 			for t := 0; t < T; t++ {
 				q := w.q[t*w.hdp : (t+1)*w.hdp]
 				gemvT(q, w.kt, w.ld, roundUp8(t+1), w.sc)
-				sc := w.sc[:t+1]
-				maxA := float32(math.Inf(-1))
-				for s, a := range sc {
-					a *= scale
-					sc[s] = a
-					if a > maxA {
-						maxA = a
-					}
-				}
-				if useAVX2 {
-					// Whole blocks of 8 for the assembly; lanes past t are scratch.
-					expShift(w.sc[:roundUp8(t+1)], maxA)
-				} else {
-					expShift(sc, maxA)
-				}
-				sum := 0.0
-				for _, e := range sc {
-					sum += float64(e)
-				}
-				inv := float32(1 / sum)
 				row := att[(bh*T+t)*T:][:t+1]
-				for s, e := range sc {
-					row[s] = e * inv
-				}
+				softmaxRow(w.sc[:t+1], scale, row)
 				gemvN(row, w.v, t+1, w.o)
 				copy(out[(b*T+t)*C+h*hd:][:hd], w.o)
 			}
@@ -65,18 +43,71 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 	return nil
 }
 
+// softmaxRow sets p = softmax(scale·x) over the n = len(x) ≥ 1 scores x
+// (overwritten with scratch): the max subtracted before the shared
+// float32 exp, the normaliser summed in float64: with AVX2 three vector
+// passes in assembly (softmax_amd64.s, its float64 sum in 8 partial sums),
+// else this Go loop (a sequential sum). p may be x.
+func softmaxRow(x []float32, scale float32, p []float32) {
+	if useAVX2 {
+		softmaxRowAVX2(&x[0], len(x), scale, &p[0])
+		return
+	}
+	maxA := float32(math.Inf(-1))
+	for s, a := range x {
+		a *= scale
+		x[s] = a
+		if a > maxA {
+			maxA = a
+		}
+	}
+	expShift(x, maxA)
+	sum := 0.0
+	for _, e := range x {
+		sum += float64(e)
+	}
+	inv := float32(1 / sum)
+	for s, e := range x {
+		p[s] = e * inv
+	}
+}
+
+// softmaxGradRow sets da[s] = p[s]·(dp[s] − Σ p·dp)·scale for one row,
+// in float64 (the dot too), rounded to float32 on store: with AVX2 two
+// vector passes in assembly (softmax_amd64.s, the dot in 8 partial sums),
+// else this Go loop (a sequential dot).
+func softmaxGradRow(p, dp []float32, scale float64, da []float32) {
+	if useAVX2 {
+		softmaxGradRowAVX2(&p[0], &dp[0], len(p), scale, &da[0])
+		return
+	}
+	dot := 0.0
+	for s, ps := range p {
+		dot += float64(ps) * float64(dp[s])
+	}
+	for s, ps := range p {
+		da[s] = float32(float64(ps) * (float64(dp[s]) - dot) * scale)
+	}
+}
+
 // AttentionBackward is the fast backward; the contract is
 // AttentionBackwardRef's (dqkv overwritten). Parallel over (b, h) pairs,
 // which write disjoint parts of dqkv, so no locks and no dependence on the
-// goroutine count. Two passes per pair, each made of the contiguous
-// products of attention_gemv.go:
+// goroutine count. Per pair, one pass over the rows and then three small
+// matrix products on the blocked Sgemm:
 //
-//	rows t:    dP = dout_t·Vᵀ, dA = P·(dP − Σ P·dP)/√hd (that dot in float64),
-//	           dq_t = dA·K; dA and P are stored transposed
-//	columns s: dk_s = Σ_{t≥s} dA[t,s]·q_t,  dv_s = Σ_{t≥s} P[t,s]·dout_t
+//	rows t:  dP_t = dout_t·Vᵀ, dA_t = P_t ⊙ (dP_t − Σ P_t·dP_t)/√hd (the dot
+//	         in float64); dA and a copy of P are kept row-major with zero
+//	         upper triangles
+//	dQ = dA·K,   dK = dAᵀ·Q,   dV = Pᵀ·dout     (T×T by T×hd, into dqkv)
 //
-// so every gradient row is one product summed in a fixed order (t upwards),
-// in float32 as a float32 matmul would.
+// The products run over the whole square (the zeros above the diagonal add
+// nothing), which costs twice the triangle's multiply-adds but runs at the
+// micro-kernel's speed; each element is summed in a fixed order (p upwards),
+// in float32 as a float32 matmul would. A zero times NaN or ±Inf is NaN,
+// though: a pair whose q, k, v or dout holds a non-finite value would spread
+// it to positions the reference never lets it reach, so such a pair is done
+// by the reference loops instead (TestAttentionBackwardNonFiniteMatchesRef).
 func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float32) error {
 	if err := checkAttention(sh, len(qkv), len(dout), len(att), "dout"); err != nil {
 		return err
@@ -86,7 +117,8 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 	}
 	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
 	scale := 1 / math.Sqrt(float64(hd))
-	parallelFor(sh.Batch*H, 4*T*T*hd, func(lo, hi int) {
+	kern := sgemmKernels()
+	parallelFor(sh.Batch*H, 8*T*T*hd, func(lo, hi int) {
 		w := getHeadWork(T, hd, true)
 		defer headWorkPool.Put(w)
 		for bh := lo; bh < hi; bh++ {
@@ -94,53 +126,55 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 			base := b * T * 3 * C
 			w.load(qkv, base, 3*C, C, h*hd, true)
 			w.loadGrad(dout[b*T*C:], C, h*hd)
+			if !w.finite() {
+				attentionBackwardPairRef(qkv, sh, att, dout, dqkv, b, h)
+				continue
+			}
 			for t := 0; t < T; t++ {
 				gemvT(w.do[t*w.hdp:(t+1)*w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
-				dp := w.sc[:t+1]
-				dot := 0.0
-				for s, p := range row {
-					dot += float64(p) * float64(dp[s])
-				}
-				for s, p := range row {
-					dp[s] = float32(float64(p) * (float64(dp[s]) - dot) * scale)
-					w.dat[s*T+t] = dp[s]
-					w.pt[s*T+t] = p
-				}
-				gemvN(dp, w.k, t+1, w.o)
-				copy(dqkv[base+t*3*C+h*hd:][:hd], w.o)
+				softmaxGradRow(row, w.sc[:t+1], scale, w.dat[t*T:t*T+t+1])
+				copy(w.pt[t*T:t*T+t+1], row)
 			}
-			for s := 0; s < T; s++ {
-				gemvN(w.dat[s*T+s:(s+1)*T], w.q[s*w.hdp:], T-s, w.o)
-				copy(dqkv[base+s*3*C+C+h*hd:][:hd], w.o)
-				gemvN(w.pt[s*T+s:(s+1)*T], w.do[s*w.hdp:], T-s, w.o)
-				copy(dqkv[base+s*3*C+2*C+h*hd:][:hd], w.o)
-			}
+			q, k := qkv[base+h*hd:], qkv[base+C+h*hd:]
+			dq, dk, dv := dqkv[base+h*hd:], dqkv[base+C+h*hd:], dqkv[base+2*C+h*hd:]
+			mustSgemm(kern, false, T, hd, T, w.dat, T, k, 3*C, dq, 3*C)    // dQ = dA·K
+			mustSgemm(kern, true, T, hd, T, w.dat, T, q, 3*C, dk, 3*C)     // dK = dAᵀ·Q
+			mustSgemm(kern, true, T, hd, T, w.pt, T, w.do, w.hdp, dv, 3*C) // dV = Pᵀ·dout
 		}
 	})
 	return nil
 }
 
+// mustSgemm is C (m,n) = op(A)·B on one goroutine, for operands the caller
+// has already sized: an error here is a bug.
+func mustSgemm(kern *sgemmKernelSet, transA bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if err := sgemmWith(kern, 1, transA, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc); err != nil {
+		panic(err)
+	}
+}
+
 // headWork is one goroutine's scratch for one (b, h) pair at a time: the
 // head's q, k, v as T rows of hdp (head size rounded up to 8, zero padded),
 // k and v transposed as hdp rows of ld (T rounded up to 8), and for the
-// backward dout's rows and dA and P transposed (T×T, only t ≥ s used).
-// Padding is written once (zero) and never touched, so it adds nothing to
-// any product.
+// backward dout's rows and dA and P row-major (T×T; the upper triangles
+// s > t are never written, so stay zero). Padding is written once (zero)
+// and never touched, so it adds nothing to any product.
 type headWork struct {
 	T, hd, hdp, ld int
 	q, k, v        []float32
 	kt, vt         []float32
 	sc, o          []float32
 	do, dat, pt    []float32
+	zeros          []float32 // (T·hdp) zeros, for the finiteness check
 }
 
 func roundUp8(n int) int { return (n + 7) &^ 7 }
 
 // headWorkPool keeps scratch between calls: a training step calls the
 // kernels once per layer with the same sizes. A pooled headWork's padding
-// is still zero (nothing writes it), and dat and pt are written before
-// they are read.
+// is still zero (nothing writes it), and dat and pt are written (lower
+// triangles) before they are read.
 var headWorkPool sync.Pool
 
 func getHeadWork(T, hd int, backward bool) *headWork {
@@ -158,6 +192,7 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 	if backward {
 		w.vt = make([]float32, cols)
 		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, T*T), make([]float32, T*T)
+		w.zeros = make([]float32, rows)
 	}
 	return w
 }
@@ -189,4 +224,13 @@ func (w *headWork) loadGrad(dout []float32, c, off int) {
 	for s := 0; s < w.T; s++ {
 		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
 	}
+}
+
+// finite reports whether the loaded q, k, v and dout rows are all finite:
+// Σ x·0 is 0 when every x is finite and NaN as soon as one is NaN or ±Inf
+// (the padding lanes are zero), one vectorised dot product per buffer.
+func (w *headWork) finite() bool {
+	dot := sgemmKernels().dot
+	s := dot(w.q, w.zeros) + dot(w.k, w.zeros) + dot(w.v, w.zeros) + dot(w.do, w.zeros)
+	return s == 0
 }

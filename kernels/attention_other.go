@@ -4,3 +4,14 @@ package kernels
 
 func gemvTAVX2(x, at []float32, ld, n int, y []float32) { panic("kernels: AVX2 assembly not built") }
 func gemvNAVX2(p, a []float32, n int, y []float32)      { panic("kernels: AVX2 assembly not built") }
+
+func geluFwdAVX2(x, y *float32, n int)      { panic("kernels: AVX2 assembly not built") }
+func geluBwdAVX2(x, dy, dx *float32, n int) { panic("kernels: AVX2 assembly not built") }
+
+func softmaxRowAVX2(x *float32, n int, scale float32, p *float32) {
+	panic("kernels: AVX2 assembly not built")
+}
+
+func softmaxGradRowAVX2(p, dp *float32, n int, scale float64, da *float32) {
+	panic("kernels: AVX2 assembly not built")
+}

@@ -56,42 +56,9 @@ func AttentionForwardRef(qkv []float32, sh AttentionShape, out, att []float32) e
 	if err := checkAttention(sh, len(qkv), len(out), len(att), "out"); err != nil {
 		return err
 	}
-	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
-	scale := 1 / math.Sqrt(float64(hd))
-	p := make([]float64, T)
 	for b := 0; b < sh.Batch; b++ {
-		for h := 0; h < H; h++ {
-			for t := 0; t < T; t++ {
-				q := qkv[(b*T+t)*3*C+h*hd:][:hd]
-				maxA := math.Inf(-1)
-				for s := 0; s <= t; s++ {
-					k := qkv[(b*T+s)*3*C+C+h*hd:][:hd]
-					a := 0.0
-					for i := range hd {
-						a += float64(q[i]) * float64(k[i])
-					}
-					p[s] = a * scale
-					maxA = math.Max(maxA, p[s])
-				}
-				sum := 0.0
-				for s := 0; s <= t; s++ {
-					p[s] = math.Exp(p[s] - maxA)
-					sum += p[s]
-				}
-				row := att[((b*H+h)*T+t)*T:][:T]
-				for s := 0; s <= t; s++ {
-					p[s] /= sum
-					row[s] = float32(p[s])
-				}
-				o := out[(b*T+t)*C+h*hd:][:hd]
-				for i := range hd {
-					acc := 0.0
-					for s := 0; s <= t; s++ {
-						acc += p[s] * float64(qkv[(b*T+s)*3*C+2*C+h*hd+i])
-					}
-					o[i] = float32(acc)
-				}
-			}
+		for h := 0; h < sh.Heads; h++ {
+			attentionForwardPairRef(qkv, sh, out, att, b, h)
 		}
 	}
 	return nil
@@ -115,54 +82,95 @@ func AttentionBackwardRef(qkv []float32, sh AttentionShape, att, dout, dqkv []fl
 	if len(dqkv) < sh.QKVLen() {
 		return fmt.Errorf("attention backward: dqkv has %d values, want %d", len(dqkv), sh.QKVLen())
 	}
+	for b := 0; b < sh.Batch; b++ {
+		for h := 0; h < sh.Heads; h++ {
+			attentionBackwardPairRef(qkv, sh, att, dout, dqkv, b, h)
+		}
+	}
+	return nil
+}
+
+// attentionForwardPairRef is AttentionForwardRef for sequence b, head h.
+func attentionForwardPairRef(qkv []float32, sh AttentionShape, out, att []float32, b, h int) {
+	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
+	scale := 1 / math.Sqrt(float64(hd))
+	p := make([]float64, T)
+	for t := 0; t < T; t++ {
+		q := qkv[(b*T+t)*3*C+h*hd:][:hd]
+		maxA := math.Inf(-1)
+		for s := 0; s <= t; s++ {
+			k := qkv[(b*T+s)*3*C+C+h*hd:][:hd]
+			a := 0.0
+			for i := range hd {
+				a += float64(q[i]) * float64(k[i])
+			}
+			p[s] = a * scale
+			maxA = math.Max(maxA, p[s])
+		}
+		sum := 0.0
+		for s := 0; s <= t; s++ {
+			p[s] = math.Exp(p[s] - maxA)
+			sum += p[s]
+		}
+		row := att[((b*H+h)*T+t)*T:][:T]
+		for s := 0; s <= t; s++ {
+			p[s] /= sum
+			row[s] = float32(p[s])
+		}
+		o := out[(b*T+t)*C+h*hd:][:hd]
+		for i := range hd {
+			acc := 0.0
+			for s := 0; s <= t; s++ {
+				acc += p[s] * float64(qkv[(b*T+s)*3*C+2*C+h*hd+i])
+			}
+			o[i] = float32(acc)
+		}
+	}
+}
+
+// attentionBackwardPairRef is AttentionBackwardRef for sequence b, head h.
+func attentionBackwardPairRef(qkv []float32, sh AttentionShape, att, dout, dqkv []float32, b, h int) {
 	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
 	scale := 1 / math.Sqrt(float64(hd))
 	dq := make([]float64, hd)
 	dk := make([]float64, T*hd)
 	dv := make([]float64, T*hd)
 	dA := make([]float64, T)
-	col := func(b, pos, part, h int) []float32 { return qkv[(b*T+pos)*3*C+part*C+h*hd:][:hd] }
-	for b := 0; b < sh.Batch; b++ {
-		for h := 0; h < H; h++ {
-			clear(dk)
-			clear(dv)
-			for t := 0; t < T; t++ {
-				row := att[((b*H+h)*T+t)*T:][:T]
-				do := dout[(b*T+t)*C+h*hd:][:hd]
-				dot := 0.0
-				for s := 0; s <= t; s++ {
-					v := col(b, s, 2, h)
-					dA[s] = 0
-					for i := range hd {
-						dA[s] += float64(do[i]) * float64(v[i])
-					}
-					dot += float64(row[s]) * dA[s]
-				}
-				clear(dq)
-				q := col(b, t, 0, h)
-				for s := 0; s <= t; s++ {
-					P := float64(row[s])
-					dA[s] = P * (dA[s] - dot)
-					k := col(b, s, 1, h)
-					for i := range hd {
-						dq[i] += dA[s] * float64(k[i]) * scale
-						dk[s*hd+i] += dA[s] * float64(q[i]) * scale
-						dv[s*hd+i] += P * float64(do[i])
-					}
-				}
-				for i, g := range dq {
-					dqkv[(b*T+t)*3*C+h*hd+i] = float32(g)
-				}
+	col := func(pos, part int) []float32 { return qkv[(b*T+pos)*3*C+part*C+h*hd:][:hd] }
+	for t := 0; t < T; t++ {
+		row := att[((b*H+h)*T+t)*T:][:T]
+		do := dout[(b*T+t)*C+h*hd:][:hd]
+		dot := 0.0
+		for s := 0; s <= t; s++ {
+			v := col(s, 2)
+			dA[s] = 0
+			for i := range hd {
+				dA[s] += float64(do[i]) * float64(v[i])
 			}
-			for s := 0; s < T; s++ {
-				for i := range hd {
-					dqkv[(b*T+s)*3*C+C+h*hd+i] = float32(dk[s*hd+i])
-					dqkv[(b*T+s)*3*C+2*C+h*hd+i] = float32(dv[s*hd+i])
-				}
+			dot += float64(row[s]) * dA[s]
+		}
+		clear(dq)
+		q := col(t, 0)
+		for s := 0; s <= t; s++ {
+			P := float64(row[s])
+			dA[s] = P * (dA[s] - dot)
+			k := col(s, 1)
+			for i := range hd {
+				dq[i] += dA[s] * float64(k[i]) * scale
+				dk[s*hd+i] += dA[s] * float64(q[i]) * scale
+				dv[s*hd+i] += P * float64(do[i])
 			}
 		}
+		for i, g := range dq {
+			dqkv[(b*T+t)*3*C+h*hd+i] = float32(g)
+		}
 	}
-	return nil
+	for s := 0; s < T; s++ {
+		for i := range hd {
+			dqkv[(b*T+s)*3*C+C+h*hd+i] = float32(dk[s*hd+i])
+			dqkv[(b*T+s)*3*C+2*C+h*hd+i] = float32(dv[s*hd+i])
+		}
+	}
 }
 
 func checkAttention(sh AttentionShape, nqkv, nout, natt int, outName string) error {

@@ -218,3 +218,31 @@ func TestAttentionRejectsBadInput(t *testing.T) {
 		assert.NoError(t, f.bwd(buf(24), good, buf(8), buf(8), buf(24)), name)
 	}
 }
+
+// A NaN or Inf in q, k, v or dout reaches the backward's gradients exactly
+// where it reaches the reference's (the fast path's full-square products
+// would spread it through the zeros above the diagonal, so such a pair
+// takes the reference loops); other pairs are unaffected.
+func TestAttentionBackwardNonFiniteMatchesRef(t *testing.T) {
+	sh := AttentionShape{Batch: 2, SeqLen: 9, Channels: 8, Heads: 2}
+	T, C, hd := sh.SeqLen, sh.Channels, sh.HeadSize()
+	for name, poison := range map[string]func(qkv, dout []float32){
+		"nan in k":    func(qkv, _ []float32) { qkv[(1*T+4)*3*C+C+1*hd] = float32(math.NaN()) },
+		"inf in v":    func(qkv, _ []float32) { qkv[(0*T+6)*3*C+2*C+0*hd+2] = float32(math.Inf(1)) },
+		"nan in q":    func(qkv, _ []float32) { qkv[(1*T+2)*3*C+1*hd+3] = float32(math.NaN()) },
+		"nan in dout": func(_, dout []float32) { dout[(0*T+3)*C+1*hd] = float32(math.NaN()) },
+	} {
+		rng := rand.New(rand.NewPCG(41, 42))
+		qkv, dout := opsRandn(rng, sh.QKVLen(), 0, 1), opsRandn(rng, sh.OutLen(), 0, 1)
+		poison(qkv, dout)
+		_, _, want := runAttention(t, attnImpls["ref"], qkv, sh, dout)
+		_, _, got := runAttention(t, attnImpls["fast"], qkv, sh, dout)
+		for i := range want {
+			w, g := float64(want[i]), float64(got[i])
+			require.Equal(t, math.IsNaN(w), math.IsNaN(g), "%s: dqkv[%d] ref %v fast %v", name, i, w, g)
+			if !math.IsNaN(w) && !math.IsInf(w, 0) {
+				assert.InDelta(t, w, g, 1e-4*(1+math.Abs(w)), "%s: dqkv[%d]", name, i)
+			}
+		}
+	}
+}

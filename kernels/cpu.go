@@ -20,12 +20,21 @@ var (
 // kernels).
 var useAVX2 = hasAVX2FMA && asmBuilt && os.Getenv("AREW_NOASM") != "1"
 
-// Impl names the fast path the kernels use on this machine: "avx2-fma"
-// (Go assembly, amd64 with AVX2 and FMA3) or "go" (portable unrolled Go).
-// AVX-512 is detected (see CPUFeatures) but has no kernels yet: they could
-// not be tested on the machine the project is developed on.
+// useAVX512 adds the AVX-512 kernels on top of the AVX2 ones (it only
+// counts while useAVX2 is on): the CPU has AVX-512F, and the environment
+// does not set AREW_NOAVX512=1 (a run-time way to measure the AVX2 path).
+// Tests flip it like useAVX2.
+var useAVX512 = hasAVX512F && os.Getenv("AREW_NOAVX512") != "1"
+
+// Impl names the fast path the kernels use on this machine: "avx512"
+// (the AVX2 assembly plus an AVX-512 Sgemm micro-kernel, where the CPU has
+// AVX-512F), "avx2-fma" (Go assembly, amd64 with AVX2 and FMA3) or "go"
+// (portable unrolled Go).
 func Impl() string {
-	if useAVX2 {
+	switch {
+	case useAVX2 && useAVX512:
+		return "avx512"
+	case useAVX2:
 		return "avx2-fma"
 	}
 	return "go"

@@ -35,7 +35,9 @@
 // LayerNorm (layernorm*.go), the tanh-approximated GELU (gelu*.go) and the
 // core of causal multi-head self-attention (attention*.go) have their
 // forward and backward derivations in engine/doc_ops.go, beside the
-// gorgonia ops that call them. Sgemm (sgemm*.go) is a row-major BLAS
+// gorgonia ops that call them. CachedAttention is one query's attention
+// over a KV cache, the decoder's step, built from the same two products as
+// AttentionForward (TestCachedAttentionMatchesRef). Sgemm (sgemm*.go) is a row-major BLAS
 // matrix product used by the rollout forward and, through engine's
 // FastBLAS, by every gorgonia matmul.
 //

@@ -9,24 +9,32 @@ const geluBlock = 256
 // GELUForward is the fast GELU forward; the contract (limits, NaN, errors)
 // is GELUForwardRef's. It uses ½·(1 + tanh u) = σ(2u) = 1/(1 + e^(−2u)):
 // per block, the arguments −2u are computed in float64, their exponentials
-// by expShift (8 lanes at a time with AVX2), then y = x/(1 + e). Rounding
-// −2u to float32 for the exp costs up to about |2u|·6e-8 in relative
-// accuracy, so the result agrees with the reference within 2e-6 relative
-// (only in the far negative tail, where |y| < 1e-2, is it worse than 1e-6).
-// Runs in parallel over chunks above a size threshold; elementwise, so
-// deterministic.
+// by expShift (8 lanes at a time with AVX2), then y = x/(1 + e) in
+// float32. Rounding −2u to float32 for the exp costs up to about |2u|·6e-8
+// in relative accuracy, so the result agrees with the reference within
+// 2e-6 relative (only in the far negative tail, where |y| < 1e-2, is it
+// worse than 1e-6).
+// With AVX2 (gelu_amd64.s) the same steps run 8 values at a time, the last
+// len mod 8 values in Go; the two do the same operations in the same
+// precisions, so a value's result does not depend on which path (or which
+// goroutine's chunk) computes it. Runs in parallel over chunks above a size
+// threshold; elementwise, so deterministic.
 func GELUForward(x, y []float32) error {
 	if err := checkGELU("gelu", len(x), len(y)); err != nil {
 		return err
 	}
 	parallelFor(len(x), 16, func(lo, hi int) {
+		if n8 := (hi - lo) &^ 7; useAVX2 && n8 > 0 {
+			geluFwdAVX2(&x[lo], &y[lo], n8)
+			lo += n8
+		}
 		var z [geluBlock]float32
 		for b := lo; b < hi; b += geluBlock {
 			xs := x[b:min(b+geluBlock, hi)]
 			ys := y[b : b+len(xs)]
 			e := geluExps(xs, z[:len(xs)])
 			for i, v := range xs {
-				ys[i] = float32(float64(v) / (1 + float64(e[i])))
+				ys[i] = v / (1 + e[i])    // float32, as the assembly: the paths agree bitwise
 				if v < -math.MaxFloat32 { // −Inf/(1 + e) is −Inf; the limit is 0
 					ys[i] = 0
 				}
@@ -43,12 +51,17 @@ func GELUForward(x, y []float32) error {
 //
 // For large |x|, s·(1 − s) is exactly 0 and the x³-sized factor is skipped,
 // so it meets no infinity; ±Inf inputs take their limits 1 and 0. The same
-// exp staging (and accuracy) as GELUForward.
+// exp staging (and accuracy) as GELUForward; the AVX2 path does σ and gelu'
+// in float64 too.
 func GELUBackward(x, dy, dx []float32) error {
 	if err := checkGELUBackward(len(x), len(dy), len(dx)); err != nil {
 		return err
 	}
 	parallelFor(len(x), 24, func(lo, hi int) {
+		if n8 := (hi - lo) &^ 7; useAVX2 && n8 > 0 {
+			geluBwdAVX2(&x[lo], &dy[lo], &dx[lo], n8)
+			lo += n8
+		}
 		var z [geluBlock]float32
 		for b := lo; b < hi; b += geluBlock {
 			xs := x[b:min(b+geluBlock, hi)]

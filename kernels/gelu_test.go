@@ -65,7 +65,15 @@ func TestGELULimitsAndNaN(t *testing.T) {
 	x := []float32{inf, -inf, float32(math.NaN()), 1e38, -1e38, math.MaxFloat32, -math.MaxFloat32}
 	wantY := []float64{math.Inf(1), 0, math.NaN(), 1e38, 0, math.MaxFloat32, 0}
 	wantD := []float64{1, 0, math.NaN(), 1, 0, 1, 0}
-	ones := []float32{1, 1, 1, 1, 1, 1, 1}
+	// Three copies: 21 values, so the 8-lane assembly sees every case and
+	// the Go tail too.
+	for range 2 {
+		x, wantY, wantD = append(x, x[:7]...), append(wantY, wantY[:7]...), append(wantD, wantD[:7]...)
+	}
+	ones := make([]float32, len(x))
+	for i := range ones {
+		ones[i] = 1
+	}
 	for _, fast := range []bool{false, true} {
 		fwd, bwd := GELUForwardRef, GELUBackwardRef
 		if fast {
@@ -176,4 +184,25 @@ func TestExpShiftAccuracy(t *testing.T) {
 		assert.Equal(t, float32(0), edge[4], "avx2=%v", avx2)
 		assert.Equal(t, float32(1), edge[5], "avx2=%v", avx2)
 	}
+}
+
+// The assembly and the Go tail do the same operations in the same
+// precisions: every value gets the same bits from either path, so the
+// result never depends on where a chunk boundary falls.
+func TestGELUPathsAgreeBitwise(t *testing.T) {
+	if !hasAVX2FMA || !asmBuilt {
+		t.Skip("no AVX2 here")
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	x, dy := opsRandn(rng, 4099, 0, 3), opsRandn(rng, 4099, 0, 1)
+	ya, yg := make([]float32, len(x)), make([]float32, len(x))
+	da, dg := make([]float32, len(x)), make([]float32, len(x))
+	require.NoError(t, GELUForward(x, ya))
+	require.NoError(t, GELUBackward(x, dy, da))
+	for i := range x { // one value at a time: always the Go tail
+		require.NoError(t, GELUForward(x[i:i+1], yg[i:i+1]))
+		require.NoError(t, GELUBackward(x[i:i+1], dy[i:i+1], dg[i:i+1]))
+	}
+	assert.Equal(t, ya, yg)
+	assert.Equal(t, da, dg)
 }

@@ -50,6 +50,14 @@ package kernels
 // is at most about k·ε·Σ_p|a_ip·b_pj|, ε = 2⁻²⁴. SgemmRef accumulates in
 // float64 and the tests hold Sgemm to that bound (sgemm_test.go).
 //
+// AVX-512. Where the CPU has it (cpu.go's switch), the driver hands two
+// adjacent B slivers at a time to a 6×32 kernel (sgemm_avx512_amd64.s)
+// that holds the 6×32 block of C in twelve 512-bit registers: twice the
+// flops per k step of the AVX2 kernel on the same packed operands, and the
+// same sums in the same order, so its results are bitwise those of the AVX2
+// kernel (TestSgemmAVX512MatchesAVX2Bitwise). A lone last sliver and edge
+// tiles take the 6×16 kernel.
+//
 // Matrix-vector shapes (m = 1 or n = 1) skip all this: with nothing to reuse
 // they run as dot products or axpy updates in one pass (sgemm_small.go).
 //

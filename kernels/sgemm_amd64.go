@@ -4,15 +4,27 @@ package kernels
 
 // The AVX2/FMA set exists in every amd64 build without the noasm tag;
 // sgemmKernels uses it when the package's CPU switch useAVX2 (cpu.go) is on.
+// The AVX-512 set is the AVX2 set plus the 6×32 micro-kernel, used where
+// the driver has two full B slivers side by side, and the 12×16 one for a
+// lone sliver with two full A slivers.
 func init() {
 	sgemmAVX2 = &sgemmKernelSet{name: "avx2-fma", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
 		pack6: sgemmPack6AVX2Slice, pack16: sgemmPack16AVX2Slice}
+	avx512 := *sgemmAVX2
+	avx512.name, avx512.tile2, avx512.tile12 = "avx512", sgemmTile2AVX512, sgemmTile12AVX512
+	sgemmAVX512 = &avx512
 }
 
 // The assembly is in sgemm_amd64.s.
 
 //go:noescape
 func sgemmKernelAVX2(kc int, a *float32, rs, ks int, b, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func sgemmKernel2AVX512(kc int, a *float32, rs, ks int, b0, b1, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func sgemmKernel12AVX512(kc int, a0, a1 *float32, rs, ks int, b, c *float32, ldc int, alpha, beta float32)
 
 //go:noescape
 func sdotAVX2(x, y *float32, n int) float32
@@ -34,6 +46,22 @@ func sgemmTileAVX2(kc int, a []float32, rs, ks int, b, c []float32, ldc int, alp
 	_ = b[kc*sgemmNR-1]
 	_ = c[(sgemmMR-1)*ldc+sgemmNR-1]
 	sgemmKernelAVX2(kc, &a[0], rs, ks, &b[0], &c[0], ldc, alpha, beta)
+}
+
+func sgemmTile2AVX512(kc int, a []float32, rs, ks int, b0, b1, c []float32, ldc int, alpha, beta float32) {
+	_ = a[(sgemmMR-1)*rs+(kc-1)*ks]
+	_ = b0[kc*sgemmNR-1]
+	_ = b1[kc*sgemmNR-1]
+	_ = c[(sgemmMR-1)*ldc+2*sgemmNR-1]
+	sgemmKernel2AVX512(kc, &a[0], rs, ks, &b0[0], &b1[0], &c[0], ldc, alpha, beta)
+}
+
+func sgemmTile12AVX512(kc int, a0, a1 []float32, rs, ks int, b, c []float32, ldc int, alpha, beta float32) {
+	_ = a0[(sgemmMR-1)*rs+(kc-1)*ks]
+	_ = a1[(sgemmMR-1)*rs+(kc-1)*ks]
+	_ = b[kc*sgemmNR-1]
+	_ = c[(2*sgemmMR-1)*ldc+sgemmNR-1]
+	sgemmKernel12AVX512(kc, &a0[0], &a1[0], rs, ks, &b[0], &c[0], ldc, alpha, beta)
 }
 
 func sdotAVX2Slice(x, y []float32) float32 {

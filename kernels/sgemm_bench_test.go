@@ -43,7 +43,7 @@ func sgemmBenchName(m, k, n int, transA, transB bool) string {
 }
 
 // BenchmarkSgemm compares, per shape: fast (Sgemm as chosen here), fast1
-// (the same on one goroutine), go (the
+// (the same on one goroutine), avx2 (the AVX2 kernels, same driver), go (the
 // portable micro-kernel, same driver), gonum (gonum.Implementation.Sgemm,
 // which gorgonia uses by default) and ref (SgemmRef). Run interleaved:
 //
@@ -72,6 +72,13 @@ func BenchmarkSgemm(b *testing.B) {
 			}},
 			{"fast1", func() error { // one goroutine
 				return sgemmWith(sgemmKernels(), 1, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
+			}},
+			{"avx2", func() error { // the AVX2 set, as chosen before AVX-512 (Sgemm's own where the CPU lacks it)
+				kern := sgemmAVX2
+				if kern == nil || !hasAVX2FMA {
+					kern = sgemmKernels()
+				}
+				return sgemmWith(kern, workers, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
 			}},
 			{"go", func() error {
 				return sgemmWith(sgemmGo, workers, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)

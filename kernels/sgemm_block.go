@@ -32,33 +32,49 @@ const (
 // rs = 1, ks = MR; a row-major A read in place has rs = lda, ks = 1.
 type sgemmTileFunc func(kc int, a []float32, rs, ks int, b, c []float32, ldc int, alpha, beta float32)
 
+// sgemmTile2Func is a double-width tile: the full (MR, 2·NR) block of C
+// whose left half an sgemmTileFunc would compute from sliver b0 and right
+// half from b1, with the same sums (so the same bits).
+type sgemmTile2Func func(kc int, a []float32, rs, ks int, b0, b1, c []float32, ldc int, alpha, beta float32)
+
+// sgemmTile12Func is a double-height tile: the full (2·MR, NR) block of C
+// whose top half an sgemmTileFunc would compute from A sliver a0 and bottom
+// half from a1 (same strides), with the same sums.
+type sgemmTile12Func func(kc int, a0, a1 []float32, rs, ks int, b, c []float32, ldc int, alpha, beta float32)
+
 // sgemmKernelSet is one implementation of the inner loops: the tile
 // micro-kernel for the blocked path and the dot and axpy primitives for the
 // matrix-vector shapes (sgemm_small.go).
 type sgemmKernelSet struct {
-	name string
-	tile sgemmTileFunc
-	dot  func(x, y []float32) float32        // Σ x[i]·y[i], len(y) ≥ len(x)
-	axpy func(alpha float32, x, y []float32) // y[i] += α·x[i], len(y) ≥ len(x)
+	name   string
+	tile   sgemmTileFunc
+	tile2  sgemmTile2Func                      // nil: the driver uses tile alone
+	tile12 sgemmTile12Func                     // nil: likewise
+	dot    func(x, y []float32) float32        // Σ x[i]·y[i], len(y) ≥ len(x)
+	axpy   func(alpha float32, x, y []float32) // y[i] += α·x[i], len(y) ≥ len(x)
 
 	// pack6 and pack16 copy kc runs of 6 or 16 floats, src[p·ld:] to
 	// dst[p·w:]: the full-sliver cases of packing (sgemm_pack.go).
 	pack6, pack16 func(dst, src []float32, kc, ld int)
 }
 
-// sgemmGo is the portable set; sgemmAVX2 the assembly one, set at start-up
-// in amd64 builds without the noasm tag (sgemm_amd64.go), nil elsewhere.
+// sgemmGo is the portable set; sgemmAVX2 and sgemmAVX512 the assembly
+// ones, set at start-up in amd64 builds without the noasm tag
+// (sgemm_amd64.go), nil elsewhere.
 var (
 	sgemmGo = &sgemmKernelSet{name: "go", tile: sgemmTileGo, dot: sdotGo, axpy: saxpyGo,
 		pack6: sgemmPack6Go, pack16: sgemmPack16Go}
-	sgemmAVX2 *sgemmKernelSet
+	sgemmAVX2, sgemmAVX512 *sgemmKernelSet
 )
 
-// sgemmKernels is the set Sgemm uses now: the assembly one when the
-// package's CPU switch (useAVX2, cpu.go: CPU has AVX2+FMA, assembly built,
-// AREW_NOASM unset) is on, else the portable one.
+// sgemmKernels is the set Sgemm uses now, by the package's CPU switch
+// (cpu.go): the AVX-512 set when useAVX2 and useAVX512 are on, the AVX2
+// set when only useAVX2 is, else the portable one.
 func sgemmKernels() *sgemmKernelSet {
-	if useAVX2 && sgemmAVX2 != nil {
+	switch {
+	case useAVX2 && useAVX512 && sgemmAVX512 != nil:
+		return sgemmAVX512
+	case useAVX2 && sgemmAVX2 != nil:
 		return sgemmAVX2
 	}
 	return sgemmGo
@@ -209,6 +225,7 @@ func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 	for jr := j0; jr < j1; jr += sgemmNR {
 		bs := bp[(jr/sgemmNR)*kc*sgemmNR:]
 		nr := min(sgemmNR, j1-jr)
+		pair := j.kern.tile2 != nil && jr+2*sgemmNR <= j1 // two full slivers: the 6×32 kernel
 		for ir := 0; ir < mc; ir += sgemmMR {
 			as, rs, ks := abuf[ir*kc:], 1, sgemmMR
 			if !g.transA && ir < full {
@@ -216,22 +233,46 @@ func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 			}
 			mr := min(sgemmMR, mc-ir)
 			ci := (i0+ir)*g.ldc + jc + jr
-			if mr == sgemmMR && nr == sgemmNR {
-				tile(kc, as, rs, ks, bs, g.c[ci:], g.ldc, g.alpha, beta)
-				continue
-			}
-			// Edge tile: compute the full tile into tmp, keep the valid part.
-			tile(kc, as, rs, ks, bs, tmp, sgemmNR, 1, 0)
-			for r := range mr {
-				row := g.c[ci+r*g.ldc : ci+r*g.ldc+nr]
-				for j := range row {
-					v := g.alpha * tmp[r*sgemmNR+j]
-					if beta != 0 {
-						v += beta * row[j]
-					}
-					row[j] = v
+			switch {
+			case pair && mr == sgemmMR:
+				j.kern.tile2(kc, as, rs, ks, bs, bs[kc*sgemmNR:], g.c[ci:], g.ldc, g.alpha, beta)
+			case pair:
+				j.edge(kc, as, rs, ks, bs, tmp, ci, mr, sgemmNR, beta)
+				j.edge(kc, as, rs, ks, bs[kc*sgemmNR:], tmp, ci+sgemmNR, mr, sgemmNR, beta)
+			case nr == sgemmNR && j.kern.tile12 != nil && ir+2*sgemmMR <= full:
+				// Two full A slivers, both in place or both packed: the 12×16 kernel.
+				as1 := abuf[(ir+sgemmMR)*kc:]
+				if !g.transA {
+					as1 = g.a[(i0+ir+sgemmMR)*g.lda+pc:]
 				}
+				j.kern.tile12(kc, as, as1, rs, ks, bs, g.c[ci:], g.ldc, g.alpha, beta)
+				ir += sgemmMR
+			case mr == sgemmMR && nr == sgemmNR:
+				tile(kc, as, rs, ks, bs, g.c[ci:], g.ldc, g.alpha, beta)
+			default:
+				j.edge(kc, as, rs, ks, bs, tmp, ci, mr, nr, beta)
 			}
+		}
+		if pair {
+			jr += sgemmNR
+		}
+	}
+}
+
+// edge is a tile of C cut by the matrix's edge (mr ≤ MR rows, nr ≤ NR
+// columns at c[ci]): the full tile is computed into tmp and only the valid
+// part kept.
+func (j *sgemmJob) edge(kc int, as []float32, rs, ks int, bs, tmp []float32, ci, mr, nr int, beta float32) {
+	g := &j.sgemmArgs
+	j.kern.tile(kc, as, rs, ks, bs, tmp, sgemmNR, 1, 0)
+	for r := range mr {
+		row := g.c[ci+r*g.ldc : ci+r*g.ldc+nr]
+		for c := range row {
+			v := g.alpha * tmp[r*sgemmNR+c]
+			if beta != 0 {
+				v += beta * row[c]
+			}
+			row[c] = v
 		}
 	}
 }

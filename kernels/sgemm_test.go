@@ -127,11 +127,39 @@ func checkSgemmAgainstRef(t *testing.T, rng *rand.Rand, tc sgemmCase, kern *sgem
 	assert.Zero(t, bad, "%v: %d elements out of bound", tc, bad)
 }
 
-// sgemmTestSets are the kernel sets to test: the one Sgemm uses here and the
-// portable one (the same on machines without AVX2).
+// sgemmTestSets are the kernel sets this machine can run: the portable
+// one always, the AVX2 and AVX-512 ones where the CPU and build have them.
 func sgemmTestSets() map[string]*sgemmKernelSet {
-	fast := sgemmKernels()
-	return map[string]*sgemmKernelSet{"fast=" + fast.name: fast, "go": sgemmGo}
+	sets := map[string]*sgemmKernelSet{"go": sgemmGo}
+	if hasAVX2FMA && sgemmAVX2 != nil {
+		sets["avx2"] = sgemmAVX2
+		if hasAVX512F && sgemmAVX512 != nil {
+			sets["avx512"] = sgemmAVX512
+		}
+	}
+	return sets
+}
+
+func TestSgemmAVX512MatchesAVX2Bitwise(t *testing.T) {
+	// The 6×32 kernel does each element's sum exactly as the 6×16 one (same
+	// order, same fused steps, same α/β store), so the two sets agree to the
+	// bit on every shape, transpose and scalar pair.
+	if !hasAVX2FMA || !hasAVX512F || sgemmAVX512 == nil {
+		t.Skip("no AVX-512 here")
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for range 40 {
+		tc := sgemmCase{m: 1 + rng.IntN(200), n: 1 + rng.IntN(300), k: 1 + rng.IntN(600),
+			transA: rng.IntN(2) == 1, transB: rng.IntN(2) == 1,
+			alpha: float32(rng.NormFloat64()), beta: []float32{0, 1, 0.5}[rng.IntN(3)], pad: rng.IntN(5)}
+		o := newSgemmOperands(rng, tc)
+		want := append([]float32(nil), o.c...)
+		got := append([]float32(nil), o.c...)
+		w := 1 + rng.IntN(3)
+		require.NoError(t, sgemmWith(sgemmAVX2, w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, want, o.ldc))
+		require.NoError(t, sgemmWith(sgemmAVX512, w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
+		assert.Equal(t, want, got, "%v", tc)
+	}
 }
 
 func TestSgemmEdgeShapesMatchRef(t *testing.T) {
@@ -336,9 +364,61 @@ func TestSgemmTileKernelsAgree(t *testing.T) {
 				sgemmKernels().tile(kc, layout.a, layout.rs, layout.ks, b, got, ldc, 1.5, beta)
 				assert.InDeltaSlice(t, want, got, 1e-5, "kc=%d rs=%d beta=%g", kc, layout.rs, beta)
 				assert.False(t, math.IsNaN(float64(got[0])), "kc=%d rs=%d: β=0 read C", kc, layout.rs)
+				if hasAVX2FMA && hasAVX512F && sgemmAVX512 != nil {
+					checkTile2(t, rng, kc, layout.a, layout.rs, layout.ks, beta)
+					checkTile12(t, rng, kc, layout.rs == 1, beta)
+				}
 			}
 		}
 	}
+}
+
+// checkTile2 holds the 6×32 kernel to two 6×16 tiles of the AVX2 kernel,
+// bit for bit, with β = 0 never reading C.
+func checkTile2(t *testing.T, rng *rand.Rand, kc int, a []float32, rs, ks int, beta float32) {
+	t.Helper()
+	const ldc = 2*sgemmNR + 3
+	b0, _ := randMatrix(rng, kc, sgemmNR, 0)
+	b1, _ := randMatrix(rng, kc, sgemmNR, 0)
+	c0, _ := randMatrix(rng, sgemmMR, 2*sgemmNR, 3)
+	if beta == 0 {
+		c0[0], c0[sgemmNR] = float32(math.NaN()), float32(math.NaN())
+	}
+	want := append([]float32(nil), c0...)
+	got := append([]float32(nil), c0...)
+	sgemmAVX2.tile(kc, a, rs, ks, b0, want, ldc, 1.5, beta)
+	sgemmAVX2.tile(kc, a, rs, ks, b1, want[sgemmNR:], ldc, 1.5, beta)
+	sgemmAVX512.tile2(kc, a, rs, ks, b0, b1, got, ldc, 1.5, beta)
+	assert.Equal(t, want, got, "tile2 kc=%d rs=%d beta=%g", kc, rs, beta)
+}
+
+// checkTile12 holds the 12×16 kernel to two 6×16 tiles of the AVX2 kernel
+// (A slivers packed, or 12 rows of a row-major A read in place), bit for
+// bit, with β = 0 never reading C.
+func checkTile12(t *testing.T, rng *rand.Rand, kc int, packed bool, beta float32) {
+	t.Helper()
+	const ldc = sgemmNR + 5
+	var a0, a1 []float32
+	rs, ks := 1, sgemmMR
+	if packed {
+		a0, _ = randMatrix(rng, kc, sgemmMR, 0)
+		a1, _ = randMatrix(rng, kc, sgemmMR, 0)
+	} else {
+		var lda int
+		a0, lda = randMatrix(rng, 2*sgemmMR, kc, 3)
+		a1, rs, ks = a0[sgemmMR*lda:], lda, 1
+	}
+	b, _ := randMatrix(rng, kc, sgemmNR, 0)
+	c0, _ := randMatrix(rng, 2*sgemmMR, sgemmNR, 5)
+	if beta == 0 {
+		c0[0], c0[sgemmMR*ldc] = float32(math.NaN()), float32(math.NaN())
+	}
+	want := append([]float32(nil), c0...)
+	got := append([]float32(nil), c0...)
+	sgemmAVX2.tile(kc, a0, rs, ks, b, want, ldc, 1.5, beta)
+	sgemmAVX2.tile(kc, a1, rs, ks, b, want[sgemmMR*ldc:], ldc, 1.5, beta)
+	sgemmAVX512.tile12(kc, a0, a1, rs, ks, b, got, ldc, 1.5, beta)
+	assert.Equal(t, want, got, "tile12 kc=%d packed=%v beta=%g", kc, packed, beta)
 }
 
 func TestSgemmVectorShapesMatchRef(t *testing.T) {
@@ -419,15 +499,23 @@ func TestSgemmPackCopiers(t *testing.T) {
 }
 
 func TestSgemmFollowsCPUSwitch(t *testing.T) {
-	// Sgemm takes the package's one CPU switch (cpu.go): the assembly set
-	// where the CPU and build have it, the portable set when it is off.
-	saved := useAVX2
-	defer func() { useAVX2 = saved }()
+	// Sgemm takes the package's one CPU switch (cpu.go): the assembly sets
+	// where the CPU and build have them, the portable set when it is off.
+	saved, saved512 := useAVX2, useAVX512
+	defer func() { useAVX2, useAVX512 = saved, saved512 }()
 	useAVX2 = false
 	assert.Same(t, sgemmGo, sgemmKernels())
-	useAVX2 = hasAVX2FMA && asmBuilt
+	assert.Equal(t, "go", Impl())
+	useAVX2, useAVX512 = hasAVX2FMA && asmBuilt, false
 	if useAVX2 {
 		require.NotNil(t, sgemmAVX2)
 		assert.Same(t, sgemmAVX2, sgemmKernels())
+		assert.Equal(t, "avx2-fma", Impl())
+	}
+	useAVX512 = hasAVX512F
+	if useAVX2 && useAVX512 {
+		require.NotNil(t, sgemmAVX512)
+		assert.Same(t, sgemmAVX512, sgemmKernels())
+		assert.Equal(t, "avx512", Impl())
 	}
 }

@@ -22,15 +22,20 @@ type Decoder struct {
 	maxSeqs int
 	pos     []int // tokens held by each slot (its next position)
 
-	// k[l], v[l] are (MaxSeqs, Context, C): row t of slot s at (s·Context + t)·C.
-	k, v [][]float32
+	// The cache, per layer l, in the layout of kernels.CachedAttention:
+	// k[l] is (MaxSeqs, Heads, hdp, ld), each head's keys transposed
+	// (element i of slot s's key at position t at ((s·H + h)·hdp + i)·ld + t),
+	// v[l] is (MaxSeqs, Heads, Context, hdp); hdp is the head size and ld the
+	// context, each rounded up to 8, the padding zero.
+	k, v    [][]float32
+	hdp, ld int
 
 	// Scratch, grown to the rows of the largest call and reused.
 	rowSeq, rowPos []int
 	rowTok         []int32
 	x, h, qkv, att []float32 // (rows,C), (rows,C), (rows,3C), (rows,C)
 	fc             []float32 // (rows,M)
-	scores         []float32 // (workers, Context)
+	scores         []float32 // (workers, ld + 2·hdp): attention scratch
 	mean, rstd     []float64 // (rows)
 	last           []float32 // (seqs, C) final-normed last rows
 	logits         []float32 // (seqs, V), LM head only
@@ -45,11 +50,11 @@ func (m *Model) NewDecoder(maxSeqs int) (*Decoder, error) {
 	if maxSeqs < 1 {
 		return nil, fmt.Errorf("decoder: maxSeqs must be ≥ 1, got %d", maxSeqs)
 	}
-	d := &Decoder{m: m, c: c, maxSeqs: maxSeqs, pos: make([]int, maxSeqs), seen: make([]bool, maxSeqs)}
-	per := maxSeqs * c.Context * c.DModel
+	d := &Decoder{m: m, c: c, maxSeqs: maxSeqs, pos: make([]int, maxSeqs), seen: make([]bool, maxSeqs),
+		hdp: roundUp8(c.DModel / c.Heads), ld: roundUp8(c.Context)}
 	for range c.Layers {
-		d.k = append(d.k, make([]float32, per))
-		d.v = append(d.v, make([]float32, per))
+		d.k = append(d.k, make([]float32, maxSeqs*c.Heads*d.hdp*d.ld))
+		d.v = append(d.v, make([]float32, maxSeqs*c.Heads*c.Context*d.hdp))
 	}
 	return d, nil
 }
@@ -215,11 +220,7 @@ func (d *Decoder) block(l, rows int) error {
 	}
 	matMul(d.h, p(n.AttnWeight), d.qkv, rows, C, 3*C, false)
 	addRows(d.qkv, p(n.AttnBias), rows, 3*C)
-	for r := range rows { // cache this call's keys and values first: rows may attend to each other
-		at := (d.rowSeq[r]*c.Context + d.rowPos[r]) * C
-		copy(d.k[l][at:at+C], d.qkv[r*3*C+C:r*3*C+2*C])
-		copy(d.v[l][at:at+C], d.qkv[r*3*C+2*C:r*3*C+3*C])
-	}
+	d.cache(l, rows) // this call's keys and values first: rows may attend to each other
 	d.attention(l, rows)
 	matMul(d.att, p(n.ProjWeight), d.x, rows, C, C, true) // x += att·Wproj + b
 	addRows(d.x, p(n.ProjBias), rows, C)

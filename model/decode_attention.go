@@ -4,7 +4,28 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"arew/kernels"
 )
+
+// cache writes the keys and values of the call's rows for layer l into
+// the cache layout (see Decoder.k).
+func (d *Decoder) cache(l, rows int) {
+	c := d.c
+	C, H := c.DModel, c.Heads
+	hd := C / H
+	for r := range rows {
+		s, t := d.rowSeq[r], d.rowPos[r]
+		k, v := d.qkv[r*3*C+C:r*3*C+2*C], d.qkv[r*3*C+2*C:r*3*C+3*C]
+		for h := range H {
+			kt := d.k[l][(s*H+h)*d.hdp*d.ld:]
+			for i, x := range k[h*hd : (h+1)*hd] {
+				kt[i*d.ld+t] = x
+			}
+			copy(d.v[l][((s*H+h)*c.Context+t)*d.hdp:][:hd], v[h*hd:(h+1)*hd])
+		}
+	}
+}
 
 // attention fills d.att (rows, C) for layer l: for each row r (slot s at
 // position t) and head h, with q the row's query and k, v the slot's cached
@@ -12,10 +33,10 @@ import (
 //
 //	a_u = q·k_u/√hd (u ≤ t),   att_r = Σ_{u≤t} softmax(a)_u · v_u
 //
-// the row max subtracted before exp and the normaliser summed in float64,
-// as the training graph's attention kernel does. (row, head) pairs are
-// independent and split over goroutines; each is computed in the same
-// order whatever the split.
+// by kernels.CachedAttention: the row max subtracted before exp and the
+// normaliser summed in float64, as the training graph's attention kernel
+// does. (row, head) pairs are independent and split over goroutines; each
+// is computed in the same order whatever the split.
 func (d *Decoder) attention(l, rows int) {
 	c := d.c
 	C, H := c.DModel, c.Heads
@@ -26,33 +47,24 @@ func (d *Decoder) attention(l, rows int) {
 		work += (d.rowPos[r] + 1) * 2 * C
 	}
 	workers := min(runtime.GOMAXPROCS(0), rows*H, max(1, work/attentionMinWork))
-	if len(d.scores) < workers*c.Context {
-		d.scores = make([]float32, workers*c.Context)
+	per := d.ld + 2*d.hdp // scores, padded query, padded output
+	if len(d.scores) < workers*per {
+		d.scores = make([]float32, workers*per)
 	}
 	one := func(w, lo, hi int) { // pairs [lo, hi) of (row, head), scratch w
-		a := d.scores[w*c.Context : (w+1)*c.Context]
+		buf := d.scores[w*per : (w+1)*per]
+		sc, q, out := buf[:d.ld], buf[d.ld:d.ld+d.hdp], buf[d.ld+d.hdp:]
 		for pair := lo; pair < hi; pair++ {
 			r, h := pair/H, pair%H
 			s, t := d.rowSeq[r], d.rowPos[r]
-			q := d.qkv[r*3*C+h*hd : r*3*C+(h+1)*hd]
-			base := s * c.Context * C
-			mx := float32(math.Inf(-1))
-			for u := 0; u <= t; u++ {
-				a[u] = dot32(q, d.k[l][base+u*C+h*hd:base+u*C+(h+1)*hd]) * scale
-				mx = max(mx, a[u])
+			copy(q, d.qkv[r*3*C+h*hd:r*3*C+(h+1)*hd]) // lanes past hd stay 0
+			head := s*H + h
+			kt := d.k[l][head*d.hdp*d.ld : (head+1)*d.hdp*d.ld]
+			v := d.v[l][head*c.Context*d.hdp : (head+1)*c.Context*d.hdp]
+			if err := kernels.CachedAttention(q, kt, v, d.ld, t+1, scale, sc, out); err != nil {
+				panic(err) // the sizes come from the config: a bug here
 			}
-			var sum float64
-			for u := 0; u <= t; u++ {
-				e := float32(math.Exp(float64(a[u] - mx)))
-				a[u] = e
-				sum += float64(e)
-			}
-			inv := float32(1 / sum)
-			out := d.att[r*C+h*hd : r*C+(h+1)*hd]
-			clear(out)
-			for u := 0; u <= t; u++ {
-				axpy32(a[u]*inv, d.v[l][base+u*C+h*hd:base+u*C+(h+1)*hd], out)
-			}
+			copy(d.att[r*C+h*hd:r*C+(h+1)*hd], out)
 		}
 	}
 	pairs := rows * H
@@ -76,38 +88,7 @@ func (d *Decoder) attention(l, rows int) {
 	wg.Wait()
 }
 
-// dot32 is Σ_j x_j·y_j over len(x) ≤ len(y), four running sums (a fixed
-// order) so the loop is not one long dependency chain.
-func dot32(x, y []float32) float32 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float32
-	j := 0
-	for ; j+4 <= len(x); j += 4 {
-		s0 += x[j] * y[j]
-		s1 += x[j+1] * y[j+1]
-		s2 += x[j+2] * y[j+2]
-		s3 += x[j+3] * y[j+3]
-	}
-	for ; j < len(x); j++ {
-		s0 += x[j] * y[j]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// axpy32 is y += alpha·x over len(y) ≤ len(x).
-func axpy32(alpha float32, x, y []float32) {
-	x = x[:len(y)]
-	j := 0
-	for ; j+4 <= len(y); j += 4 {
-		y[j] += alpha * x[j]
-		y[j+1] += alpha * x[j+1]
-		y[j+2] += alpha * x[j+2]
-		y[j+3] += alpha * x[j+3]
-	}
-	for ; j < len(y); j++ {
-		y[j] += alpha * x[j]
-	}
-}
+func roundUp8(n int) int { return (n + 7) &^ 7 }
 
 // attentionMinWork is the work (multiply-adds) below which splitting the
 // decoder's attention over goroutines costs more than it saves.

@@ -101,7 +101,11 @@
 // # The rollout forward
 //
 // Decoder holds MaxSeqs slots, each a sequence with its own position and a
-// cache of its keys and values per layer, (Context, C) each. Append feeds
+// cache of its keys and values per layer, each head's keys stored
+// transposed (head size × context) and its values row by row, so that the
+// scores and the weighted sum are two contiguous products
+// (kernels.CachedAttention, the same products and float32 exp as the
+// training graph's attention kernel). Append feeds
 // any set of distinct slots any number of new tokens (a prompt prefill, one
 // sampled token each, an environment reply) as one batch: the rows of all
 // slots go through each matmul together; each row's keys and values are
@@ -160,7 +164,7 @@
 //
 // float32 throughout; LayerNorm statistics, the bias gradient's column sums
 // and the attention softmax's normaliser are float64, the Sampler works in
-// float64. The graph's attention kernel and the decoder's loop sum their dot
+// float64. The graph's attention kernel and the decoder sum their dot
 // products in different orders, so the two paths agree to float32 rounding
 // (a few 1e-6 on logits of size ~5), not bitwise.
 package model

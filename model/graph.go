@@ -38,7 +38,7 @@ type Graph struct {
 
 	tokens, targets *tensor.Dense
 
-	fwd, train G.VM
+	fwd, train *engine.Machine // matmul outputs kept between runs (engine/machine.go)
 	loss       *G.Node
 	grads      *engine.Binding // the parameters the loss depends on
 }
@@ -46,7 +46,7 @@ type Graph struct {
 // NewGraph builds the forward graph for batches of `batch` sequences of
 // seqLen ≤ Context tokens.
 func (m *Model) NewGraph(batch, seqLen int) (*Graph, error) {
-	engine.UseFastBLAS() // gorgonia's matmuls on the AVX2 Sgemm (engine/blas.go)
+	engine.UseFastBLAS() // gorgonia's matmuls on the assembly Sgemm (engine/blas.go)
 	c := m.Config
 	if batch < 1 || seqLen < 1 || seqLen > c.Context {
 		return nil, fmt.Errorf("model graph: need batch ≥ 1 and 1 ≤ seqLen ≤ context %d, got %d, %d", c.Context, batch, seqLen)

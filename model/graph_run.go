@@ -85,12 +85,9 @@ func (g *Graph) Compile(loss *G.Node) (err error) {
 	if _, err := engine.KeepAlive(keep...); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	defer func() { // NewTapeMachine panics when the program does not compile
-		if r := recover(); r != nil {
-			err = fmt.Errorf("compile: %v", r)
-		}
-	}()
-	g.train = G.NewTapeMachine(g.G)
+	if g.train, err = engine.NewMachine(g.G); err != nil {
+		return err
+	}
 	g.loss, g.grads = loss, sub
 	return nil
 }
@@ -102,8 +99,7 @@ func (g *Graph) Run() error {
 	if g.train == nil {
 		return fmt.Errorf("run: compile a loss first")
 	}
-	g.train.Reset()
-	if err := g.train.RunAll(); err != nil {
+	if err := g.train.Run(); err != nil {
 		return fmt.Errorf("run (B=%d, T=%d): %w", g.Batch, g.SeqLen, err)
 	}
 	return nil
@@ -114,15 +110,11 @@ func (g *Graph) Run() error {
 // evaluation. The loss node is not evaluated.
 func (g *Graph) Forward() (err error) {
 	if g.fwd == nil {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("forward: %v", r)
-			}
-		}()
-		g.fwd = G.NewTapeMachine(g.G.ExactSubgraphRoots(g.outputs()...))
+		if g.fwd, err = engine.NewMachine(g.G.ExactSubgraphRoots(g.outputs()...)); err != nil {
+			return fmt.Errorf("forward: %w", err)
+		}
 	}
-	g.fwd.Reset()
-	if err := g.fwd.RunAll(); err != nil {
+	if err := g.fwd.Run(); err != nil {
 		return fmt.Errorf("forward (B=%d, T=%d): %w", g.Batch, g.SeqLen, err)
 	}
 	return nil
@@ -177,7 +169,7 @@ func Float32s(n *G.Node) []float32 {
 
 // Close releases the machines.
 func (g *Graph) Close() {
-	for _, m := range []G.VM{g.fwd, g.train} {
+	for _, m := range []*engine.Machine{g.fwd, g.train} {
 		if m != nil {
 			m.Close()
 		}

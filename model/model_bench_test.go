@@ -18,7 +18,7 @@ import (
 // experiments use: task vocabulary 60, context 256. Compare runs as ratios
 // of medians over interleaved -count runs (the machine is shared).
 //
-//	go test ./model -run '^$' -bench 'TrainStep|Rollout' -benchtime 3x -count 5
+//	go test ./model -run '^$' -bench 'TrainStep|Rollout|Decode' -benchtime 3x -count 5
 
 const benchVocab, benchContext = 60, 256
 
@@ -35,7 +35,9 @@ func TestPresetParamCounts(t *testing.T) {
 
 // BenchmarkTrainStep is one update on a full (B,T) batch: forward,
 // backward, gradient accumulation and AdamW, with the loss a masked mean of
-// −logp (shape and cost of a PPO policy loss). tokens/s counts B·T.
+// −logp (shape and cost of a PPO policy loss). tokens/s counts B·T;
+// GFLOP/s counts stepFLOPs (the matmuls and attention products only), to
+// be read against bench's BenchmarkPeakFMA at the same thread count.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, tc := range []struct {
 		preset string
@@ -83,8 +85,92 @@ func BenchmarkTrainStep(b *testing.B) {
 				step()
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "tokens/s")
+			b.ReportMetric(stepFLOPs(cfg, tc.batch, tc.seqLen)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
+}
+
+// stepFLOPs is the arithmetic of one training step on (B, T), counting
+// only the products (2 flops per multiply-add): the forward's matmuls,
+// 2·B·T·(L·(C·3C + C·C + 2·C·M) + C·V), and its attention products,
+// 2·2·B·L·C·T(T+1)/2 (scores and weighted sums over the causal triangle),
+// then twice that again for the backward (a gradient for each operand of
+// every product). LayerNorm, GELU, softmax, log-prob and AdamW are left
+// out: they are O(B·T·C) or O(params), a few percent here.
+func stepFLOPs(c Config, B, T int) float64 {
+	n, C, L := float64(B*T), float64(c.DModel), float64(c.Layers)
+	fwd := 2*n*(L*(C*3*C+C*C+2*C*float64(c.MLP))+C*float64(c.Vocab)) +
+		2*2*float64(B)*L*C*float64(T)*float64(T+1)/2
+	return 3 * fwd
+}
+
+// BenchmarkDecode is KV-cache decoding of seqs sequences in lockstep, as a
+// rollout does: each step appends one sampled token to every sequence
+// (one row each through every matmul together), attention over the
+// sequence's cached positions, then a temperature-1 sample per row. Each
+// sequence starts from a 16-token prompt and decodes to position 144, then
+// all start over (prefills excluded from the timing). tokens/s counts
+// sampled tokens.
+//
+//	go test ./model -run '^$' -bench 'Decode/' -benchtime 256x -count 5
+func BenchmarkDecode(b *testing.B) {
+	const prompt, end = 16, 144
+	for _, preset := range []string{"small", "base"} {
+		for _, seqs := range []int{1, 16, 64} {
+			b.Run(fmt.Sprintf("%s/seqs=%d", preset, seqs), func(b *testing.B) {
+				cfg, err := NewConfig(preset, benchVocab, benchContext)
+				require.NoError(b, err)
+				m, err := New(cfg, 1)
+				require.NoError(b, err)
+				d, err := m.NewDecoder(seqs)
+				require.NoError(b, err)
+				decodeLoop(b, d, cfg, seqs, prompt, end)
+			})
+		}
+	}
+}
+
+// decodeLoop times b.N lockstep decoding steps of d's seqs slots (see
+// BenchmarkDecode).
+func decodeLoop(b *testing.B, d *Decoder, cfg Config, seqs, prompt, end int) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	slots := make([]int, seqs)
+	prompts := make([][]int32, seqs)
+	for i := range slots {
+		slots[i], prompts[i] = i, randomTokens(rng, prompt, cfg.Vocab)
+	}
+	s := Sampler{Temperature: 1}
+	next := make([]int32, seqs)
+	var logits []float32
+	restart := func() {
+		d.ResetAll()
+		var err error
+		if logits, err = d.Append(slots, prompts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	restart()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if d.Pos(0) == end {
+			b.StopTimer()
+			restart()
+			b.StartTimer()
+		}
+		for i := range slots {
+			x, err := s.Sample(rng, logits[i*cfg.Vocab:(i+1)*cfg.Vocab])
+			if err != nil {
+				b.Fatal(err)
+			}
+			next[i] = x.Token
+		}
+		var err error
+		if logits, err = d.Step(slots, next); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(seqs*b.N)/b.Elapsed().Seconds(), "tokens/s")
 }
 
 // BenchmarkRollout is one decoding step of 32 sequences with the KV cache:
@@ -103,43 +189,7 @@ func BenchmarkRollout(b *testing.B) {
 			require.NoError(b, err)
 			d, err := m.NewDecoder(seqs)
 			require.NoError(b, err)
-			rng := rand.New(rand.NewPCG(2, 2))
-			slots := make([]int, seqs)
-			prompts := make([][]int32, seqs)
-			for i := range slots {
-				slots[i], prompts[i] = i, randomTokens(rng, prompt, cfg.Vocab)
-			}
-			s := Sampler{Temperature: 1}
-			next := make([]int32, seqs)
-			var logits []float32
-			restart := func() {
-				d.ResetAll()
-				var err error
-				if logits, err = d.Append(slots, prompts); err != nil {
-					b.Fatal(err)
-				}
-			}
-			restart()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if d.Pos(0) == end {
-					b.StopTimer()
-					restart()
-					b.StartTimer()
-				}
-				for i := range slots {
-					x, err := s.Sample(rng, logits[i*cfg.Vocab:(i+1)*cfg.Vocab])
-					if err != nil {
-						b.Fatal(err)
-					}
-					next[i] = x.Token
-				}
-				if logits, err = d.Step(slots, next); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(seqs*b.N)/b.Elapsed().Seconds(), "tokens/s")
+			decodeLoop(b, d, cfg, seqs, prompt, end)
 		})
 	}
 }

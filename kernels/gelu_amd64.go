@@ -1,0 +1,13 @@
+//go:build !noasm
+
+package kernels
+
+// The AVX2 GELU loops of gelu_amd64.s; n is a multiple of 8 and the
+// slices behind the pointers hold n values (checked by the callers in
+// gelu.go).
+
+//go:noescape
+func geluFwdAVX2(x, y *float32, n int)
+
+//go:noescape
+func geluBwdAVX2(x, dy, dx *float32, n int)

@@ -348,11 +348,13 @@ type flagDoc struct{ section, name, kind, usage string }
 func printUsage(w io.Writer, docs []flagDoc) {
 	fmt.Fprint(w, `Usage: go run ./cmd/train [flags]
 
-Runs one experiment (SFT warm start, evaluation of the base, RL with
-evaluations, final evaluation) and writes <out>/<name>/: config.json,
-sft.jsonl, metrics.jsonl, eval.jsonl, checkpoints/, report.md.
-Flags override the -config file. Exit status: 0 done, 1 failure,
-2 bad input, 130 interrupted (checkpoint and report written).
+With no flags, runs the study preset "default": vanilla PPO and AREW
+from the shipped locked base, one seed, and the comparison table.
+With run flags, runs one experiment (SFT warm start, evaluation of the
+base, RL with evaluations, final evaluation) and writes <out>/<name>/:
+config.json, sft.jsonl, metrics.jsonl, eval.jsonl, checkpoints/,
+report.md. Flags override the -config file. Exit status: 0 done,
+1 failure, 2 bad input, 130 interrupted (checkpoint and report written).
 
   -config string        a run's config.json (or any subset of it) to start from;
                         repeat a run: -config runs/<name>/config.json -name <new>
@@ -371,8 +373,6 @@ Flags override the -config file. Exit status: 0 done, 1 failure,
                         <out>/<name>/ and evaluate it under each of its styles
                         beside the scripted policies (base.md, base.json);
                         says whether it is byte for byte the shipped file
-
-With no flags at all, the command runs the study preset "default".
 `)
 	last := ""
 	for _, d := range docs {

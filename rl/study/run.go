@@ -150,8 +150,10 @@ func (s *study) run(ctx context.Context) error {
 		}
 	}
 	s.meter = progress.New(s.out, "study", todo*c.Updates)
-	for _, arm := range c.Arms {
-		for _, seed := range c.Seeds {
+	// Seed by seed, every arm of a seed before the next seed, so that a
+	// study stopped early holds complete comparisons.
+	for _, seed := range c.Seeds {
+		for _, arm := range c.Arms {
 			if r, ok := s.done[arm.Name][seed]; ok {
 				a := s.sum.Arms[arm.Name]
 				a.Runs = append(a.Runs, r)

@@ -234,7 +234,11 @@ func armPanels(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
 	}
 	for a, name := range s.ArmOrder {
 		runs := s.Arms[name].Runs
-		p := newPlot(fmt.Sprintf("%s (%d seeds, %s)", name, len(runs), plotMode(s)), "mean over test instances")
+		seeds := "seeds"
+		if len(runs) == 1 {
+			seeds = "seed"
+		}
+		p := newPlot(fmt.Sprintf("%s (%d %s, %s)", name, len(runs), seeds, plotMode(s)), "mean over test instances")
 		for i, m := range Reported {
 			if err := addSeeds(p, runs, m, i+1, plotMode(s)); err != nil {
 				return nil, legend, err

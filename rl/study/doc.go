@@ -4,15 +4,16 @@
 //
 // # What one study runs
 //
-// A Config names a task, a base policy (a checkpoint, or one built at the
-// start by a short SFT on a scripted demonstrator), the arms (each an
+// A Config names a task, a base policy (a checkpoint, a base this package
+// ships, or one built at the start by rl.NewBase), the arms (each an
 // rl.AREW setting: vanilla is critiques "none"; StandardArms gives
 // vanilla, arew = AS+BT, arew-as, arew-bt), the seeds, and one shared RL
 // configuration (PPO, GRPO or GSPO). Run trains every arm × seed, one
-// after another (each run already uses every core for its rollouts):
+// after another, seed by seed (each run already uses every core for its
+// rollouts; a study stopped early holds every arm of its first seeds):
 //
-//  1. load the base (model.Load), so every run starts from the same
-//     weights;
+//  1. load the base (model.Load; a shipped base is first written to
+//     <dir>/base.safetensors), so every run starts from the same weights;
 //  2. build the trainer with the arm's AREW and the seed (PPO: a fresh
 //     critic drawn from the seed);
 //  3. evaluate on the first Eval.Episodes test instances at update 0,
@@ -70,9 +71,27 @@
 // line with dots the mean over the seeds evaluated at that update; dashed
 // horizontal lines are the scripted baselines.
 //
+// # Shipped bases
+//
+// Bases maps a name to the recipe (an rl.BaseConfig) of a base policy that
+// this package embeds as bases/<name>.safetensors: the "pretrained model"
+// of the AREW studies, too slow to build inside a demo. BuildShipped
+// rebuilds one from its recipe (`go run ./cmd/train -build-base <name>`),
+// evaluates it under each of its sources' task variants beside the
+// scripted policies, and reports whether the result is byte for byte the
+// embedded file. flodial-easy-locked (FloDialEasyLocked) is the capable but
+// locked base of docs/arew.md §6: it succeeds under the careful style and
+// sits below the best constant answer under the hasty one
+// (TestShippedBases checks it loads, has its recipe's architecture and
+// fits its task variants).
+//
 // # Presets
 //
 // Presets maps a name to a function building its Config; `go run
 // ./cmd/train -study <name>` runs one. smoke (Smoke) is the machinery's
-// check, seconds on two cores (TestSmokeStudyWritesEveryOutput).
+// check, seconds on two cores (TestSmokeStudyWritesEveryOutput). default
+// (Default, what `go run ./cmd/train` runs) and flodial (FloDial, the
+// anchor's protocol: four arms × five seeds × 200 updates) train from the
+// shipped flodial-easy-locked base under its hasty style, with one recipe
+// (flodialRecipe) that docs/arew.md §6 states and justifies.
 package study

@@ -33,7 +33,7 @@ func TestLoadRefusesAConfigTheFileDoesNotHold(t *testing.T) {
 	claims := map[string]func(*Config){
 		"context 1e9":   func(c *Config) { c.Context = 1e9 },
 		"vocab 1e12":    func(c *Config) { c.Vocab = 1e12 },
-		"d_model 2^40":  func(c *Config) { c.DModel, c.Heads = 1 << 40, 1 },
+		"d_model 2^40":  func(c *Config) { c.DModel, c.Heads = 1<<40, 1 },
 		"mlp 1e15":      func(c *Config) { c.MLP = 1e15 },
 		"layers 1e9":    func(c *Config) { c.Layers = 1e9 },
 		"layers 3 of 2": func(c *Config) { c.Layers = 3 },

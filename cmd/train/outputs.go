@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -114,9 +115,15 @@ func createJSONL(path string) (*jsonl, error) {
 }
 
 // Write appends v as one line (one write call, so a crash loses at most
-// the last line, never garbles an earlier one).
+// the last line, never garbles an earlier one). A record holding NaN or
+// ±Inf where a number is due (a loss, a gradient norm) is a training that
+// diverged, and is reported as such.
 func (j *jsonl) Write(v any) error {
 	data, err := json.Marshal(v)
+	var bad *json.UnsupportedValueError
+	if errors.As(err, &bad) {
+		return fmt.Errorf("the training diverged: a non-finite value (%s) in its %s record (try a lower learning rate)", bad.Str, filepath.Base(j.f.Name()))
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", j.f.Name(), err)
 	}
@@ -208,6 +215,9 @@ func saveOptimState(opt *optim.AdamW, path string, meta map[string]string) error
 	ts := make([]engine.NamedTensor, len(names))
 	for i, k := range names {
 		ts[i] = engine.NamedTensor{Name: k, Shape: []int{len(st[k])}, Data: st[k]}
+	}
+	if err := engine.CheckFinite(ts); err != nil {
+		return fmt.Errorf("save optimiser state %s: refusing non-finite values: %w", path, err)
 	}
 	m := map[string]string{"format": optimStateFormat}
 	for k, v := range meta {

@@ -8,15 +8,16 @@ import (
 	"path/filepath"
 )
 
-// writeFileAtomic writes a file through write so that path holds either its
+// WriteFileAtomic writes a file through write so that path holds either its
 // old content (or nothing) or the complete new content, never a part: the
 // bytes go to a temporary file in the same directory (a rename only replaces
 // atomically within one file system), which is flushed, fsynced and closed,
 // then renamed over path; the directory is fsynced so the rename itself
 // survives a crash. On any error the temporary file is removed. A process
 // killed mid-write (Ctrl-C, OOM) leaves at most a stray ".<name>.tmp-*" file
-// beside path, never a half-written path.
-func writeFileAtomic(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
+// beside path, never a half-written path. It is the project's one
+// atomic writer: checkpoints and every file of a run folder go through it.
+func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -70,13 +70,13 @@ const metadataKey = "__metadata__"
 
 // SaveSafetensors writes tensors and metadata (may be nil) to path in the
 // safetensors format, atomically: path holds the old file or the complete
-// new one, never a part (see writeFileAtomic).
+// new one, never a part (see WriteFileAtomic).
 func SaveSafetensors(path string, tensors []NamedTensor, metadata map[string]string) error {
 	header, err := safetensorsHeader(tensors, metadata)
 	if err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	return writeFileAtomic(path, 0o644, func(w io.Writer) error {
+	return WriteFileAtomic(path, 0o644, func(w io.Writer) error {
 		return writeSafetensors(w, header, tensors)
 	})
 }

@@ -267,7 +267,7 @@ func TestSaveIsAtomic(t *testing.T) {
 	old, err := os.ReadFile(path)
 	require.NoError(t, err)
 
-	err = writeFileAtomic(path, 0o644, func(w io.Writer) error {
+	err = WriteFileAtomic(path, 0o644, func(w io.Writer) error {
 		w.Write(bytes.Repeat([]byte{1}, 3<<20)) // more than the buffer: reaches the disk
 		return assert.AnError
 	})

@@ -84,7 +84,7 @@ func TestHostileInputIsOneLineAndExit2(t *testing.T) {
 		want  string
 		out   string // -out, if not a fresh folder
 	}{
-		{"config /dev/zero", []string{"-config", "/dev/zero"}, "is a device", ""},
+		{"config is the zero device", []string{"-config", "/dev/zero"}, "is a device", ""},
 		{"config fifo", []string{"-config", fifo}, "named pipe", ""},
 		{"config over 1 MiB", []string{"-config", big}, "limit", ""},
 		{"init fifo", []string{"-init", fifo}, "named pipe", ""},

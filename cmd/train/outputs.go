@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,36 +63,14 @@ func prepareRunDir(dir string, force bool) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder, fsynced and renamed over path: path holds the old content or the
-// new, never a part (as engine's checkpoints are written).
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+// writeFileAtomic writes data to path atomically (engine.WriteFileAtomic:
+// a temporary file in the same folder, fsynced and renamed over path, so
+// path holds the old content or the new, never a part).
+func writeFileAtomic(path string, data []byte) error {
+	return engine.WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // writeJSON writes v as indented JSON, atomically.

@@ -14,10 +14,10 @@ func checkBounds(r RolloutConfig, a AdvantageConfig) error {
 		return fmt.Errorf("rollout: workers must be ≤ %d, got %d", MaxWorkers, r.Workers)
 	}
 	if !inFloat32(a.GroupEps) {
-		return fmt.Errorf("advantage: group_eps must be at most %g (float32), got %v", MaxRate, a.GroupEps)
+		return fmt.Errorf("advantage: group_eps must be at most %.3g (float32), got %v", MaxRate, a.GroupEps)
 	}
 	if !inFloat32(a.AREW.Lambda) {
-		return fmt.Errorf("advantage: arew: lambda must lie in [−%g, %g] (float32), got %v", MaxRate, MaxRate, a.AREW.Lambda)
+		return fmt.Errorf("advantage: arew: lambda must lie in [−%.3g, %.3g] (float32), got %v", MaxRate, MaxRate, a.AREW.Lambda)
 	}
 	return nil
 }

@@ -111,7 +111,13 @@ func checkMemory(e *experiment, budget float64) error {
 	return usageErrorf("the run would need about %s of memory, more than the %s this machine has: %s", gib(m.total()), gib(budget), what)
 }
 
-func gib(b float64) string { return fmt.Sprintf("%.3g GiB", b/(1<<30)) }
+// gib writes a byte count in GiB, or TiB from 1 TiB on.
+func gib(b float64) string {
+	if b >= 1<<40 {
+		return fmt.Sprintf("%.3g TiB", b/(1<<40))
+	}
+	return fmt.Sprintf("%.3g GiB", b/(1<<30))
+}
 
 // machineMemory is the machine's physical memory in bytes: MemTotal of
 // /proc/meminfo where there is one, else fallbackMemory.

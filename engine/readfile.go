@@ -62,8 +62,8 @@ func checkRegular(path string, st os.FileInfo, limit int64) error {
 }
 
 // ReadFile reads the whole of path, a regular file of at most limit bytes
-// (see OpenRegular). It never reads more than limit bytes, even from a file
-// that grows while it is read.
+// (see OpenRegular). A file that grows past limit while it is read is
+// refused too, after at most limit+1 bytes.
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, size, err := OpenRegular(path, limit)
 	if err != nil {

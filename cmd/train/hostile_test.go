@@ -92,6 +92,7 @@ func TestHostileInputIsOneLineAndExit2(t *testing.T) {
 		{"init with NaN weights", []string{"-init", nan}, "non-finite", ""},
 		{"eval-episodes 1e9", []string{"-eval-episodes", "1000000000"}, "-eval-episodes", ""},
 		{"episodes 1e8", []string{"-episodes", "100000000"}, "-episodes", ""},
+		{"grpo episodes 1e8", []string{"-algo", "grpo", "-group", "4", "-episodes", "100000000"}, "an update of 100000000 episodes", ""},
 		{"sft-demos 1e9", []string{"-sft-demos", "1000000000"}, "-sft-demos", ""},
 		{"sft-test-demos 1e9", []string{"-sft-test-demos", "1000000000"}, "-sft-test-demos", ""},
 		{"sft-minibatch 1e9", []string{"-sft-minibatch", "1000000000"}, "memory", ""},

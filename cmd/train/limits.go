@@ -102,8 +102,14 @@ func checkMemory(e *experiment, budget float64) error {
 		what = fmt.Sprintf("SFT on %d + %d demonstrations (-sft-demos, -sft-test-demos) in minibatches of %d needs %s",
 			c.SFT.Demos, c.SFT.TestDemos, c.SFT.Train.MiniBatch, gib(m.sft))
 	case m.update:
-		what = fmt.Sprintf("an update of %d episodes (-episodes) with %d decoder slots per worker (rollout.slots) needs %s",
-			c.episodesPerUpdate(), r.Slots, gib(m.update))
+		var episodes float64
+		if c.PPO != nil {
+			episodes = float64(c.PPO.Episodes)
+		} else {
+			episodes = float64(c.GRPO.Prompts) * float64(c.GRPO.GroupSize) // may not fit an int
+		}
+		what = fmt.Sprintf("an update of %.0f episodes (-episodes) with %d decoder slots per worker (rollout.slots) needs %s",
+			episodes, r.Slots, gib(m.update))
 	default:
 		what = fmt.Sprintf("an evaluation of %d episodes (-eval-episodes) with %d decoder slots per worker (rollout.slots) needs %s",
 			c.Eval.Episodes, r.Slots, gib(m.eval))

@@ -15,7 +15,8 @@ import (
 // then renamed over path; the directory is fsynced so the rename itself
 // survives a crash. On any error the temporary file is removed. A process
 // killed mid-write (Ctrl-C, OOM) leaves at most a stray ".<name>.tmp-*" file
-// beside path, never a half-written path.
+// beside path, never a half-written path. It is the project's one
+// atomic writer: checkpoints and every file of a run folder go through it.
 func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {

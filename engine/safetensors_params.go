@@ -9,8 +9,13 @@ import (
 
 // SaveParams writes every parameter of store, in its order, as an F32 tensor
 // named after the parameter, to path (atomically, see SaveSafetensors). The
-// parameters' memory is written as is: no copy.
+// parameters' memory is written as is: no copy. Weights holding a NaN or
+// ±Inf are refused and nothing is written, so a diverged run never replaces
+// a good checkpoint with a poisoned one.
 func SaveParams(store *ParamStore, path string, meta map[string]string) error {
+	if err := CheckParamsFinite(store); err != nil {
+		return fmt.Errorf("save %s: refusing non-finite weights: %w", path, err)
+	}
 	ts := make([]NamedTensor, 0, len(store.Params()))
 	for _, p := range store.Params() {
 		ts = append(ts, NamedTensor{Name: p.Name, Shape: p.Shape, Data: p.Data()})
@@ -19,11 +24,14 @@ func SaveParams(store *ParamStore, path string, meta map[string]string) error {
 }
 
 // LoadParams reads path into the parameters of store (see SetParams) and
-// returns the file's metadata.
+// returns the file's metadata. Weights holding a NaN or ±Inf are refused.
 func LoadParams(store *ParamStore, path string) (map[string]string, error) {
 	tensors, meta, err := LoadSafetensors(path)
 	if err != nil {
 		return nil, err
+	}
+	if err := CheckFinite(tensors); err != nil {
+		return nil, fmt.Errorf("load params from %s: non-finite weights: %w", path, err)
 	}
 	if err := SetParams(store, tensors); err != nil {
 		return nil, fmt.Errorf("load params from %s: %w", path, err)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"unicode/utf8"
 )
@@ -30,18 +29,16 @@ const (
 // names, negative or oversized dimensions, offsets out of range, overlapping
 // or leaving holes, a shape that does not match its byte range, an
 // unsupported dtype — gives an error naming the problem; the reader never
-// allocates more than the file's size plus its header.
+// allocates more than the file's size plus its header. The path must name a
+// regular file of at most MaxCheckpointBytes (OpenRegular): a FIFO or a
+// device is refused at once, never read.
 func LoadSafetensors(path string) ([]NamedTensor, map[string]string, error) {
-	f, err := os.Open(path)
+	f, size, err := OpenRegular(path, MaxCheckpointBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("load %s: %w", path, err)
-	}
-	tensors, meta, err := ReadSafetensors(f, st.Size())
+	tensors, meta, err := ReadSafetensors(f, size)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
 	}

@@ -63,6 +63,9 @@ func (c GRPOConfig) Validate() error {
 			return fmt.Errorf("%s: %w", c.Objective, err)
 		}
 	}
+	if err := checkBounds(c.Rollout, c.Advantage); err != nil {
+		return fmt.Errorf("%s: %w", c.Objective, err)
+	}
 	return nil
 }
 

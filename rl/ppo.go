@@ -55,6 +55,9 @@ func (c PPOConfig) Validate() error {
 			return fmt.Errorf("ppo: %w", err)
 		}
 	}
+	if err := checkBounds(c.Rollout, c.Advantage); err != nil {
+		return fmt.Errorf("ppo: %w", err)
+	}
 	return nil
 }
 

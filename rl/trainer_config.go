@@ -34,10 +34,19 @@ func (c OptimConfig) schedule() optim.Schedule {
 	return optim.Schedule{Peak: c.LR, Floor: c.MinLR, Warmup: c.Warmup, Total: c.Decay}
 }
 
+// MaxRate is the largest learning rate or coefficient a config accepts:
+// the largest finite float32. Each of them scales float32 weights, losses
+// or gradients, so a larger one (1e300 is finite in float64) overflows to
+// ±Inf on the first step and turns the weights NaN.
+const MaxRate = math.MaxFloat32
+
+// inFloat32 reports whether x is a number of at most MaxRate in magnitude.
+func inFloat32(x float64) bool { return x >= -MaxRate && x <= MaxRate }
+
 // Validate reports the first bad field.
 func (c OptimConfig) Validate() error {
-	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
-		return fmt.Errorf("lr must be a positive number, got %v", c.LR)
+	if !(c.LR > 0) || !inFloat32(c.LR) {
+		return fmt.Errorf("lr must be a positive number of at most %.3g (float32), got %v", MaxRate, c.LR)
 	}
 	if err := c.schedule().Validate(); err != nil {
 		return err
@@ -45,8 +54,8 @@ func (c OptimConfig) Validate() error {
 	if !(c.Beta1 >= 0 && c.Beta1 < 1) || !(c.Beta2 >= 0 && c.Beta2 < 1) {
 		return fmt.Errorf("betas must lie in [0, 1), got %v, %v", c.Beta1, c.Beta2)
 	}
-	if !(c.Eps > 0) || !(c.WeightDecay >= 0) {
-		return fmt.Errorf("need eps > 0 and weight_decay ≥ 0, got %v, %v", c.Eps, c.WeightDecay)
+	if !(c.Eps > 0) || !(c.WeightDecay >= 0) || !inFloat32(c.Eps) || !inFloat32(c.WeightDecay) {
+		return fmt.Errorf("need 0 < eps ≤ %.3g and 0 ≤ weight_decay ≤ %.3g (float32), got %v, %v", MaxRate, MaxRate, c.Eps, c.WeightDecay)
 	}
 	if !(c.MaxGradNorm > 0) {
 		return fmt.Errorf("max_grad_norm must be > 0, got %v", c.MaxGradNorm)
@@ -101,22 +110,22 @@ func (c PolicyConfig) Validate() error {
 	if c.Epochs < 1 || c.MiniBatch < 1 {
 		return fmt.Errorf("policy: epochs and mini_batch must be ≥ 1, got %d, %d", c.Epochs, c.MiniBatch)
 	}
-	if !(c.ClipLow >= 0 && c.ClipLow < 1) || !(c.ClipHigh >= 0) || math.IsInf(c.ClipHigh, 0) {
-		return fmt.Errorf("policy: need 0 ≤ clip_low < 1 and 0 ≤ clip_high < ∞, got %v, %v", c.ClipLow, c.ClipHigh)
+	if !(c.ClipLow >= 0 && c.ClipLow < 1) || !(c.ClipHigh >= 0) || !inFloat32(c.ClipHigh) {
+		return fmt.Errorf("policy: need 0 ≤ clip_low < 1 and 0 ≤ clip_high ≤ %.3g (float32), got %v, %v", MaxRate, c.ClipLow, c.ClipHigh)
 	}
-	if c.DualClip != 0 && !(c.DualClip > 1) {
-		return fmt.Errorf("policy: dual_clip must be 0 (off) or > 1, got %v", c.DualClip)
+	if c.DualClip != 0 && (!(c.DualClip > 1) || !inFloat32(c.DualClip)) {
+		return fmt.Errorf("policy: dual_clip must be 0 (off) or in (1, %.3g], got %v", MaxRate, c.DualClip)
 	}
 	switch optim.AggMode(c.LossAgg) {
 	case optim.TokenMean, optim.SeqMeanTokenSum, optim.SeqMeanTokenMean, optim.SeqMeanTokenSumNorm:
 	default:
 		return fmt.Errorf("policy: loss_agg must be token-mean, seq-mean-token-sum, seq-mean-token-mean or seq-mean-token-sum-norm, got %q", c.LossAgg)
 	}
-	if !(c.NormConst >= 0) || math.IsInf(c.NormConst, 0) {
-		return fmt.Errorf("policy: norm_const must be ≥ 0, got %v", c.NormConst)
+	if !(c.NormConst >= 0) || !inFloat32(c.NormConst) {
+		return fmt.Errorf("policy: norm_const must lie in [0, %.3g] (float32), got %v", MaxRate, c.NormConst)
 	}
-	if !(c.EntropyCoef >= 0) || math.IsInf(c.EntropyCoef, 0) || !(c.KLCoef >= 0) || math.IsInf(c.KLCoef, 0) {
-		return fmt.Errorf("policy: entropy_coef and kl_coef must be finite and ≥ 0, got %v, %v", c.EntropyCoef, c.KLCoef)
+	if !(c.EntropyCoef >= 0) || !inFloat32(c.EntropyCoef) || !(c.KLCoef >= 0) || !inFloat32(c.KLCoef) {
+		return fmt.Errorf("policy: entropy_coef and kl_coef must lie in [0, %.3g] (float32), got %v, %v", MaxRate, c.EntropyCoef, c.KLCoef)
 	}
 	if c.KLCoef > 0 {
 		if _, _, err := optim.KLToken(optim.KLEstimator(c.KLEstimator), 0, 0); err != nil {
@@ -173,8 +182,8 @@ func (c CriticConfig) Validate() error {
 			return fmt.Errorf("critic optimiser: %w", err)
 		}
 	case "shared":
-		if !(c.ValueCoef > 0) || math.IsInf(c.ValueCoef, 0) {
-			return fmt.Errorf("critic: value_coef must be a positive number, got %v", c.ValueCoef)
+		if !(c.ValueCoef > 0) || !inFloat32(c.ValueCoef) {
+			return fmt.Errorf("critic: value_coef must be a positive number of at most %.3g (float32), got %v", MaxRate, c.ValueCoef)
 		}
 	default:
 		return fmt.Errorf("critic: mode must be separate or shared, got %q", c.Mode)

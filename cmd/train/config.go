@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"arew/engine"
 	"arew/model"
 	"arew/rl"
 )
@@ -177,7 +179,7 @@ func peekAlgo(data []byte) (string, error) {
 // readConfigFile decodes a config file onto the defaults of algo (the
 // file's own algo when algo is ""), rejecting unknown fields.
 func readConfigFile(path, algo string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := engine.ReadFile(path, maxConfigBytes)
 	if err != nil {
 		return Config{}, usageErrorf("-config: %v", err)
 	}
@@ -303,10 +305,17 @@ func evalModes(modes string) ([]string, error) {
 	return nil, usageErrorf("eval modes must be greedy, sampled or both, got %q", modes)
 }
 
-// validName accepts a run name that is one plain path element.
+// validName accepts a run name that is one plain path element of at most
+// maxNameBytes of printable UTF-8.
 func validName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || filepath.Base(name) != name {
 		return usageErrorf("run name %q must be one plain path element (no slashes, not . or ..)", name)
+	}
+	if len(name) > maxNameBytes {
+		return usageErrorf("run name must be at most %d bytes, got %d (%.20q…)", maxNameBytes, len(name), name)
+	}
+	if !utf8.ValidString(name) || strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return usageErrorf("run name %q must be printable UTF-8", name)
 	}
 	return nil
 }

@@ -64,6 +64,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	} else if err == nil {
 		var e *experiment
 		if e, err = newExperiment(inv, stdout); err == nil {
+			err = checkRun(e, inv.out)
+		}
+		if err == nil {
 			if inv.sftFromInit {
 				fmt.Fprintln(stdout, "note: -init without -sft-demos: no SFT warm start")
 			}

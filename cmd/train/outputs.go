@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -61,36 +63,14 @@ func prepareRunDir(dir string, force bool) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder, fsynced and renamed over path: path holds the old content or the
-// new, never a part (as engine's checkpoints are written).
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+// writeFileAtomic writes data to path atomically (engine.WriteFileAtomic:
+// a temporary file in the same folder, fsynced and renamed over path, so
+// path holds the old content or the new, never a part).
+func writeFileAtomic(path string, data []byte) error {
+	return engine.WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // writeJSON writes v as indented JSON, atomically.
@@ -114,9 +94,15 @@ func createJSONL(path string) (*jsonl, error) {
 }
 
 // Write appends v as one line (one write call, so a crash loses at most
-// the last line, never garbles an earlier one).
+// the last line, never garbles an earlier one). A record holding NaN or
+// ±Inf where a number is due (a loss, a gradient norm) is a training that
+// diverged, and is reported as such.
 func (j *jsonl) Write(v any) error {
 	data, err := json.Marshal(v)
+	var bad *json.UnsupportedValueError
+	if errors.As(err, &bad) {
+		return fmt.Errorf("the training diverged: a non-finite value (%s) in its %s record (try a lower learning rate)", bad.Str, filepath.Base(j.f.Name()))
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", j.f.Name(), err)
 	}
@@ -208,6 +194,9 @@ func saveOptimState(opt *optim.AdamW, path string, meta map[string]string) error
 	ts := make([]engine.NamedTensor, len(names))
 	for i, k := range names {
 		ts[i] = engine.NamedTensor{Name: k, Shape: []int{len(st[k])}, Data: st[k]}
+	}
+	if err := engine.CheckFinite(ts); err != nil {
+		return fmt.Errorf("save optimiser state %s: refusing non-finite values: %w", path, err)
 	}
 	m := map[string]string{"format": optimStateFormat}
 	for k, v := range meta {

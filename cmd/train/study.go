@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"arew/engine"
 	"arew/rl/study"
 )
 
@@ -63,7 +64,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		return usageErrorf("-study: %v", err)
 	}
 	if inv.studyConfig != "" {
-		data, err := os.ReadFile(inv.studyConfig)
+		data, err := engine.ReadFile(inv.studyConfig, maxConfigBytes)
 		if err != nil {
 			return usageErrorf("-study-config: %v", err)
 		}

@@ -19,6 +19,7 @@ const (
 	RunConfigFile = "config.json"
 	MetricsFile   = "metrics.jsonl" // one rl.Metrics per update
 	EvalFile      = "eval.jsonl"    // one EvalRecord per evaluation and mode
+	SamplesFile   = "samples.jsonl" // one Sample per transcribed episode
 	PolicyFile    = "checkpoints/policy.safetensors"
 )
 
@@ -119,6 +120,11 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		return nil, err
 	}
 	defer evals.Close()
+	samples, err := createJSONL(filepath.Join(dir, SamplesFile))
+	if err != nil {
+		return nil, err
+	}
+	defer samples.Close()
 	tr, err := rc.newTrainer(s.task, policy)
 	if err != nil {
 		return nil, fmt.Errorf("study: %s seed %d: %w", arm.Name, seed, err)
@@ -128,7 +134,7 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 	name := fmt.Sprintf("%s seed %d", arm.Name, seed)
 	r := &RunSum{Seed: seed, Status: "running", Curve: []Point{}}
 	evaluate := func(update int) error {
-		p, err := s.evaluate(policy, rc, update, evals, name)
+		p, err := s.evaluate(policy, rc, update, evals, samples, name, arm.Name)
 		if err == nil {
 			r.Curve = append(r.Curve, p)
 		}
@@ -185,7 +191,7 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 // evaluate plays the first Eval.Episodes test instances in each mode, from
 // the run's seed (so every arm of a seed meets the same instances and the
 // same sampling streams).
-func (s *study) evaluate(policy *model.Model, rc RunConfig, update int, log *jsonl, name string) (Point, error) {
+func (s *study) evaluate(policy *model.Model, rc RunConfig, update int, log, samples *jsonl, name, arm string) (Point, error) {
 	p := Point{Update: update}
 	ms, err := modes(s.cfg.Eval.Modes)
 	if err != nil {
@@ -209,8 +215,44 @@ func (s *study) evaluate(policy *model.Model, rc RunConfig, update int, log *jso
 		if err := log.Write(rec); err != nil {
 			return p, err
 		}
+		if err := s.keepSamples(samples, res, update, mode, arm, rc.Seed); err != nil {
+			return p, err
+		}
 		s.meter.Line(s.updates, fmt.Sprintf("%s @ %d %-7s success %s  AS %s  evidence %s  I_AS %s  C_BT %s", name, update, mode,
 			f3(m.Success), f3(m.ASProxy), f3(m.Evidence), f3(m.IAS), f3(m.CBT)))
 	}
 	return p, nil
+}
+
+// SamplesPerEval is how many episodes of each evaluation (the first
+// instances) a run writes to samples.jsonl as transcripts.
+const SamplesPerEval = 3
+
+// Sample is one line of samples.jsonl: a transcript of an evaluated
+// episode, with the update and mode of its evaluation.
+type Sample struct {
+	Update     int           `json:"update"`
+	Mode       string        `json:"mode"`
+	Transcript rl.Transcript `json:"transcript"`
+}
+
+// keepSamples writes the first SamplesPerEval episodes of an evaluation to
+// samples.jsonl and keeps the sampled ones of each arm's first seed, the
+// latest evaluation's, for the report.
+func (s *study) keepSamples(log *jsonl, res rl.EvalResult, update int, mode, arm string, seed uint64) error {
+	var kept []Sample
+	for i := 0; i < min(SamplesPerEval, len(res.Trajectories)); i++ {
+		smp := Sample{Update: update, Mode: mode, Transcript: rl.NewTranscript(s.task.Vocab(), i, res.Trajectories[i])}
+		if err := log.Write(smp); err != nil {
+			return err
+		}
+		kept = append(kept, smp)
+	}
+	if mode == "sampled" && seed == s.cfg.Seeds[0] {
+		if s.samples == nil {
+			s.samples = map[string][]Sample{}
+		}
+		s.samples[arm] = kept
+	}
+	return nil
 }

@@ -14,7 +14,7 @@ import (
 
 // report is report.md: the settings, mean ± std per arm of the base and
 // final evaluations, updates-to-threshold per seed, and the plots.
-func report(c Config, s *Summary, plots []string, wall time.Duration) string {
+func report(c Config, s *Summary, plots []string, samples map[string][]Sample, wall time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Study %s\n\n", c.Name)
 	fmt.Fprintf(&b, "- status: %s, %s wall time\n", s.Status, progress.Duration(wall))
@@ -78,8 +78,18 @@ func report(c Config, s *Summary, plots []string, wall time.Duration) string {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", name, filepath.ToSlash(p))
 		}
 	}
+	if len(samples) > 0 {
+		fmt.Fprintf(&b, "## What the policies do: the latest sampled evaluation of seed %d\n\n", c.Seeds[0])
+		b.WriteString("Each line is one turn: what the agent saw since its last turn | its tokens, the step's kind " +
+			"and critique. Every evaluation's first episodes are in <arm>/seed-<s>/samples.jsonl.\n\n")
+		for _, name := range s.ArmOrder {
+			for _, smp := range samples[name] {
+				fmt.Fprintf(&b, "%s, update %d, %s\n\n", name, smp.Update, smp.Transcript.Markdown())
+			}
+		}
+	}
 	b.WriteString("Files: study.json (the config), summary.json (what scripts read), <arm>/seed-<s>/ (config.json, " +
-		"metrics.jsonl, eval.jsonl, checkpoints/policy.safetensors), plots/.\n")
+		"metrics.jsonl, eval.jsonl, samples.jsonl, checkpoints/policy.safetensors), plots/.\n")
 	return b.String()
 }
 

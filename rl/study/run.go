@@ -55,6 +55,9 @@ type study struct {
 	done map[string]map[uint64]RunSum
 
 	afterUpdate func(arm string, seed uint64, done int)
+	// samples holds, per arm, the transcripts of the latest sampled
+	// evaluation of the first seed, for the report.
+	samples map[string][]Sample
 }
 
 // Run runs every arm × seed of cfg, one after another, into dir (which
@@ -185,7 +188,7 @@ func (s *study) writeOutputs() error {
 	if err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, time.Since(s.start))))
+	return writeFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start))))
 }
 
 // fits checks that a policy can play the task with the study's rollouts

@@ -38,11 +38,16 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 	for _, f := range []string{StudyFile, SummaryFile, ReportFile, BaseFile, BaseSFTFile} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
+	rep, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(rep), "arew-bt, update 6, instance 0", "the report shows the latest transcripts")
 	for _, arm := range []string{"vanilla", "arew", "arew-as", "arew-bt"} {
 		for _, seed := range []string{"seed-1", "seed-2"} {
-			for _, f := range []string{RunConfigFile, MetricsFile, EvalFile, PolicyFile} {
+			for _, f := range []string{RunConfigFile, MetricsFile, EvalFile, SamplesFile, PolicyFile} {
 				assert.FileExists(t, filepath.Join(dir, arm, seed, f))
 			}
+			// Three transcripts per evaluation and mode.
+			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, SamplesFile)), 8*SamplesPerEval)
 			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, MetricsFile)), 6, "one line per update")
 			// Updates 0, 2, 4 and 6, greedy and sampled.
 			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, EvalFile)), 8)

@@ -1,0 +1,46 @@
+package rl
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/tasks"
+)
+
+// A transcript lists every turn with its words, kind and critique, and
+// the observations between turns, exactly as the trajectory holds them.
+func TestTranscript(t *testing.T) {
+	task, err := tasks.New("flodial-easy", nil)
+	require.NoError(t, err)
+	pol, err := task.Scripted(tasks.PolicySpec{Kind: "strong"})
+	require.NoError(t, err)
+	tr, err := PlayScripted(task, pol, tasks.Test, 0, rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	ts := NewTranscript(task.Vocab(), 0, tr)
+	require.Len(t, ts.Turns, len(tr.Steps))
+	assert.True(t, strings.HasPrefix(ts.Prompt, "<bos> q0"))
+	assert.True(t, strings.HasSuffix(ts.Prompt, "<ask>"))
+	assert.Equal(t, "AS", ts.Turns[0].Kind)
+	assert.Equal(t, "BT", ts.Turns[1].Kind)
+	assert.True(t, ts.Turns[len(ts.Turns)-1].Final)
+	assert.Equal(t, tr.Measures.Success, ts.Success)
+	var words []string
+	words = append(words, ts.Prompt)
+	for i, turn := range ts.Turns {
+		if turn.Observation != "" {
+			words = append(words, turn.Observation)
+		}
+		words = append(words, turn.Action)
+		assert.Equal(t, tr.Steps[i].Z, turn.Critique)
+		assert.Equal(t, tr.Steps[i].Malformed, turn.Malformed)
+	}
+	all := strings.Join(words, " ")
+	assert.Equal(t, task.Vocab().Decode(tr.Tokens), all, "nothing lost or added")
+	md := ts.Markdown()
+	assert.Contains(t, md, "AS z=")
+	assert.Equal(t, len(ts.Turns)+2, strings.Count(md, "\n")-2)
+}

@@ -7,6 +7,8 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"arew/kernels"
 )
 
 // AddBias is y = x + b with b added to every row, one differentiable node:
@@ -100,11 +102,8 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i := 0; i < op.n; i++ {
-			row, dst := in[i*op.d:(i+1)*op.d], y[i*op.d:(i+1)*op.d]
-			for j, bj := range b {
-				dst[j] = row[j] + bj
-			}
+		if err := kernels.AddRowBias(in, b, y, op.n, op.d); err != nil {
+			return nil, fmt.Errorf("%v: %w", op, err)
 		}
 	case biasGradX:
 		copy(y, in)
@@ -113,10 +112,8 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 			op.accum = make([]float64, op.d)
 		}
 		clear(op.accum)
-		for i := 0; i < op.n; i++ {
-			for j, g := range in[i*op.d : (i+1)*op.d] {
-				op.accum[j] += float64(g)
-			}
+		if err := kernels.AddColumnSums(in, op.n, op.d, op.accum); err != nil {
+			return nil, fmt.Errorf("%v: %w", op, err)
 		}
 		for j, s := range op.accum {
 			y[j] = float32(s)

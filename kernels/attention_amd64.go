@@ -16,3 +16,11 @@ func softmaxRowAVX2(x *float32, n int, scale float32, p *float32)
 
 //go:noescape
 func softmaxGradRowAVX2(p, dp *float32, n int, scale float64, da *float32)
+
+// The bias loops of bias.go (bias_amd64.s).
+
+//go:noescape
+func addRowBiasAVX2(x, b, y *float32, n, d int)
+
+//go:noescape
+func columnSumsAVX2(grad *float32, n, d int, acc *float64)

@@ -15,3 +15,6 @@ func softmaxRowAVX2(x *float32, n int, scale float32, p *float32) {
 func softmaxGradRowAVX2(p, dp *float32, n int, scale float64, da *float32) {
 	panic("kernels: AVX2 assembly not built")
 }
+
+func addRowBiasAVX2(x, b, y *float32, n, d int)            { panic("kernels: AVX2 assembly not built") }
+func columnSumsAVX2(grad *float32, n, d int, acc *float64) { panic("kernels: AVX2 assembly not built") }

@@ -24,3 +24,14 @@ func addRowBiasAVX2(x, b, y *float32, n, d int)
 
 //go:noescape
 func columnSumsAVX2(grad *float32, n, d int, acc *float64)
+
+// The LayerNorm forward's row loops (layernorm_amd64.s).
+
+//go:noescape
+func lnSumAVX2(row *float32, c int) float64
+
+//go:noescape
+func lnSqSumAVX2(row *float32, c int, mean float64) float64
+
+//go:noescape
+func lnApplyAVX2(row, gamma, beta, out *float32, c int, mean, rstd float64)

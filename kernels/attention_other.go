@@ -18,3 +18,11 @@ func softmaxGradRowAVX2(p, dp *float32, n int, scale float64, da *float32) {
 
 func addRowBiasAVX2(x, b, y *float32, n, d int)            { panic("kernels: AVX2 assembly not built") }
 func columnSumsAVX2(grad *float32, n, d int, acc *float64) { panic("kernels: AVX2 assembly not built") }
+
+func lnSumAVX2(row *float32, c int) float64 { panic("kernels: AVX2 assembly not built") }
+func lnSqSumAVX2(row *float32, c int, mean float64) float64 {
+	panic("kernels: AVX2 assembly not built")
+}
+func lnApplyAVX2(row, gamma, beta, out *float32, c int, mean, rstd float64) {
+	panic("kernels: AVX2 assembly not built")
+}

@@ -26,3 +26,15 @@ func lnSqSumAVX2(row *float32, c int, mean float64) float64 {
 func lnApplyAVX2(row, gamma, beta, out *float32, c int, mean, rstd float64) {
 	panic("kernels: AVX2 assembly not built")
 }
+
+func lnBackSumsAVX2(row, drow, gamma *float32, c int, mean, rstd float64) (gs, gxs float64) {
+	panic("kernels: AVX2 assembly not built")
+}
+
+func lnBackApplyAVX2(row, drow, gamma, out *float32, c int, mean, rstd, gMean, gxMean float64) {
+	panic("kernels: AVX2 assembly not built")
+}
+
+func lnXhatSumsAVX2(dy, x *float32, n, c int, mean, rstd, acc *float64) {
+	panic("kernels: AVX2 assembly not built")
+}

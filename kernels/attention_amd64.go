@@ -46,3 +46,11 @@ func lnBackApplyAVX2(row, drow, gamma, out *float32, c int, mean, rstd, gMean, g
 
 //go:noescape
 func lnXhatSumsAVX2(dy, x *float32, n, c int, mean, rstd, acc *float64)
+
+// The AVX-512 products (attention_avx512_amd64.s).
+
+//go:noescape
+func gemvTAVX512(x, at []float32, ld, n int, y []float32)
+
+//go:noescape
+func gemvN16AVX512(p, a []float32, n int, y []float32)

@@ -38,3 +38,8 @@ func lnBackApplyAVX2(row, drow, gamma, out *float32, c int, mean, rstd, gMean, g
 func lnXhatSumsAVX2(dy, x *float32, n, c int, mean, rstd, acc *float64) {
 	panic("kernels: AVX2 assembly not built")
 }
+
+func gemvTAVX512(x, at []float32, ld, n int, y []float32) {
+	panic("kernels: AVX-512 assembly not built")
+}
+func gemvN16AVX512(p, a []float32, n int, y []float32) { panic("kernels: AVX-512 assembly not built") }

@@ -43,3 +43,6 @@ func gemvTAVX512(x, at []float32, ld, n int, y []float32) {
 	panic("kernels: AVX-512 assembly not built")
 }
 func gemvN16AVX512(p, a []float32, n int, y []float32) { panic("kernels: AVX-512 assembly not built") }
+
+func geluFwdAVX512(x, y *float32, n int)      { panic("kernels: AVX-512 assembly not built") }
+func geluBwdAVX512(x, dy, dx *float32, n int) { panic("kernels: AVX-512 assembly not built") }

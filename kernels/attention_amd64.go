@@ -54,3 +54,6 @@ func gemvTAVX512(x, at []float32, ld, n int, y []float32)
 
 //go:noescape
 func gemvN16AVX512(p, a []float32, n int, y []float32)
+
+//go:noescape
+func softmaxGradRowAVX512(p, dp *float32, n int, scale float64, da *float32)

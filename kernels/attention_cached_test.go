@@ -157,3 +157,20 @@ func TestAttentionProductsAVX512MatchAVX2Bitwise(t *testing.T) {
 		assert.Equal(t, want, got, "gemvN n=%d", n)
 	}
 }
+
+func TestSoftmaxGradRowAVX512MatchesAVX2Bitwise(t *testing.T) {
+	if !hasAVX2FMA || !hasAVX512F || !asmBuilt {
+		t.Skip("no AVX-512 here")
+	}
+	rng := rand.New(rand.NewPCG(33, 34))
+	for n := 1; n <= 41; n++ {
+		p, dp := opsRandn(rng, n, 0.5, 0.3), opsRandn(rng, n, 0, 1)
+		want, got := make([]float32, n+8), make([]float32, n+8)
+		for i := n; i < n+8; i++ {
+			want[i], got[i] = 7, 7
+		}
+		softmaxGradRowAVX2(&p[0], &dp[0], n, 0.25, &want[0])
+		softmaxGradRowAVX512(&p[0], &dp[0], n, 0.25, &got[0])
+		assert.Equal(t, want, got, "n=%d", n)
+	}
+}

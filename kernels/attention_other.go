@@ -46,3 +46,7 @@ func gemvN16AVX512(p, a []float32, n int, y []float32) { panic("kernels: AVX-512
 
 func geluFwdAVX512(x, y *float32, n int)      { panic("kernels: AVX-512 assembly not built") }
 func geluBwdAVX512(x, dy, dx *float32, n int) { panic("kernels: AVX-512 assembly not built") }
+
+func softmaxGradRowAVX512(p, dp *float32, n int, scale float64, da *float32) {
+	panic("kernels: AVX-512 assembly not built")
+}

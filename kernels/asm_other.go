@@ -2,6 +2,10 @@
 
 package kernels
 
+// Where the assembly is not built (other architectures, the noasm tag),
+// every assembly routine of the package is a stub that panics: the CPU
+// switch (cpu.go) is then off, so the Go paths run and none is called.
+
 func gemvTAVX2(x, at []float32, ld, n int, y []float32) { panic("kernels: AVX2 assembly not built") }
 func gemvNAVX2(p, a []float32, n int, y []float32)      { panic("kernels: AVX2 assembly not built") }
 

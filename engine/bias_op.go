@@ -87,7 +87,7 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: want %d inputs, got %d", op, op.Arity(), len(vs))
 	}
 	inShape := tensor.Shape{op.n, op.d}
-	in, err := float32Value(op.String()+" input", vs[0], inShape)
+	in, err := float32Value("add bias: input", vs[0], inShape)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 	y := out.Float32s()
 	switch op.kind {
 	case biasForward:
-		b, err := float32Value(op.String()+" bias", vs[1], tensor.Shape{op.d})
+		b, err := float32Value("add bias: bias", vs[1], tensor.Shape{op.d})
 		if err != nil {
 			return nil, err
 		}

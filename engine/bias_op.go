@@ -7,6 +7,8 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"arew/kernels"
 )
 
 // AddBias is y = x + b with b added to every row, one differentiable node:
@@ -85,7 +87,7 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: want %d inputs, got %d", op, op.Arity(), len(vs))
 	}
 	inShape := tensor.Shape{op.n, op.d}
-	in, err := float32Value(op.String()+" input", vs[0], inShape)
+	in, err := float32Value("add bias: input", vs[0], inShape)
 	if err != nil {
 		return nil, err
 	}
@@ -96,15 +98,12 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 	y := out.Float32s()
 	switch op.kind {
 	case biasForward:
-		b, err := float32Value(op.String()+" bias", vs[1], tensor.Shape{op.d})
+		b, err := float32Value("add bias: bias", vs[1], tensor.Shape{op.d})
 		if err != nil {
 			return nil, err
 		}
-		for i := 0; i < op.n; i++ {
-			row, dst := in[i*op.d:(i+1)*op.d], y[i*op.d:(i+1)*op.d]
-			for j, bj := range b {
-				dst[j] = row[j] + bj
-			}
+		if err := kernels.AddRowBias(in, b, y, op.n, op.d); err != nil {
+			return nil, fmt.Errorf("%v: %w", op, err)
 		}
 	case biasGradX:
 		copy(y, in)
@@ -113,10 +112,8 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 			op.accum = make([]float64, op.d)
 		}
 		clear(op.accum)
-		for i := 0; i < op.n; i++ {
-			for j, g := range in[i*op.d : (i+1)*op.d] {
-				op.accum[j] += float64(g)
-			}
+		if err := kernels.AddColumnSums(in, op.n, op.d, op.accum); err != nil {
+			return nil, fmt.Errorf("%v: %w", op, err)
 		}
 		for j, s := range op.accum {
 			y[j] = float32(s)

@@ -57,7 +57,7 @@ func (op *geluOp) Do(vs ...G.Value) (G.Value, error) {
 	if len(vs) != op.Arity() {
 		return nil, fmt.Errorf("%v: want %d inputs, got %d", op, op.Arity(), len(vs))
 	}
-	x, err := float32Value(op.String()+": x", vs[0], op.shape)
+	x, err := float32Value("gelu: x", vs[0], op.shape)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (op *geluOp) Do(vs ...G.Value) (G.Value, error) {
 	if !op.grad {
 		return out, kernels.GELUForward(x, out.Float32s())
 	}
-	dy, err := float32Value(op.String()+": dy", vs[1], op.shape)
+	dy, err := float32Value("gelu: dy", vs[1], op.shape)
 	if err != nil {
 		return nil, err
 	}

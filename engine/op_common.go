@@ -94,14 +94,14 @@ func float32Value(what string, v G.Value, shape tensor.Shape) ([]float32, error)
 		return nil, fmt.Errorf("%s: want float32, got %v", what, d.Dtype())
 	}
 	if !d.Shape().Eq(shape) {
-		return nil, fmt.Errorf("%s: want shape %v, got %v", what, shape, d.Shape())
+		return nil, fmt.Errorf("%s: want shape %v, got %v", what, shape.Clone(), d.Shape())
 	}
 	if d.RequiresIterator() {
 		d = d.Materialize().(*tensor.Dense)
 	}
 	data := d.Float32s()
 	if len(data) < shape.TotalSize() {
-		return nil, fmt.Errorf("%s: holds %d values, shape %v needs %d", what, len(data), shape, shape.TotalSize())
+		return nil, fmt.Errorf("%s: holds %d values, shape %v needs %d", what, len(data), shape.Clone(), shape.TotalSize())
 	}
 	return data[:shape.TotalSize()], nil
 }

@@ -43,7 +43,7 @@ type Param struct {
 }
 
 // Data is the parameter's row-major backing slice.
-func (p *Param) Data() []float32 { return p.Value.Data().([]float32) }
+func (p *Param) Data() []float32 { return p.Value.Float32s() }
 
 // Size is the number of scalars in the parameter.
 func (p *Param) Size() int { return len(p.Grad) }
@@ -161,7 +161,13 @@ func (b *Binding) AccumulateGrads() error {
 		if err != nil {
 			return fmt.Errorf("gradient of %s: %w", p.Name, err)
 		}
-		gd, ok := gv.Data().([]float32)
+		var gd []float32
+		ok := false
+		if d, isDense := gv.(*tensor.Dense); isDense && d.Dtype() == tensor.Float32 && !d.IsView() {
+			gd, ok = d.Float32s(), true // no reflection: Data() allocates
+		} else {
+			gd, ok = gv.Data().([]float32)
+		}
 		if !ok || len(gd) != len(p.Grad) {
 			return fmt.Errorf("gradient of %s: want %d float32, got %T", p.Name, len(p.Grad), gv.Data())
 		}

@@ -74,10 +74,15 @@ func softmaxRow(x []float32, scale float32, p []float32) {
 
 // softmaxGradRow sets da[s] = p[s]·(dp[s] − Σ p·dp)·scale for one row,
 // in float64 (the dot too), rounded to float32 on store: with AVX2 two
-// vector passes in assembly (softmax_amd64.s, the dot in 8 partial sums),
-// else this Go loop (a sequential dot).
+// vector passes in assembly (softmax_amd64.s, the dot in 8 partial sums;
+// with AVX-512 the same in 512-bit registers, bitwise equal), else this Go
+// loop (a sequential dot).
 func softmaxGradRow(p, dp []float32, scale float64, da []float32) {
-	if useAVX2 {
+	switch {
+	case useAVX2 && useAVX512 && hasAVX512F:
+		softmaxGradRowAVX512(&p[0], &dp[0], len(p), scale, &da[0])
+		return
+	case useAVX2:
 		softmaxGradRowAVX2(&p[0], &dp[0], len(p), scale, &da[0])
 		return
 	}

@@ -2,8 +2,9 @@
 
 package kernels
 
-// The assembly products of attention_amd64.s; cpu.go's useAVX2 decides
-// whether they run.
+// The assembly of attention: the products and softmax rows of
+// attention_amd64.s, softmax_amd64.s and their AVX-512 versions; cpu.go's
+// switch decides whether they run.
 
 //go:noescape
 func gemvTAVX2(x, at []float32, ld, n int, y []float32)
@@ -16,3 +17,14 @@ func softmaxRowAVX2(x *float32, n int, scale float32, p *float32)
 
 //go:noescape
 func softmaxGradRowAVX2(p, dp *float32, n int, scale float64, da *float32)
+
+// The AVX-512 products (attention_avx512_amd64.s).
+
+//go:noescape
+func gemvTAVX512(x, at []float32, ld, n int, y []float32)
+
+//go:noescape
+func gemvN16AVX512(p, a []float32, n int, y []float32)
+
+//go:noescape
+func softmaxGradRowAVX512(p, dp *float32, n int, scale float64, da *float32)

@@ -135,3 +135,42 @@ func TestSoftmaxGradRowPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// The AVX-512 products sum every element exactly as the AVX2 ones do.
+func TestAttentionProductsAVX512MatchAVX2Bitwise(t *testing.T) {
+	if !hasAVX2FMA || !hasAVX512F || !asmBuilt {
+		t.Skip("no AVX-512 here")
+	}
+	rng := rand.New(rand.NewPCG(29, 30))
+	for _, c := range []struct{ hdp, n, ld int }{{16, 8, 8}, {16, 72, 160}, {16, 152, 152}, {32, 200, 256}, {8, 17 * 8, 144}} {
+		x, at := opsRandn(rng, c.hdp, 0, 1), opsRandn(rng, c.hdp*c.ld, 0, 1)
+		want, got := make([]float32, c.n), make([]float32, c.n)
+		gemvTAVX2(x, at, c.ld, c.n, want)
+		gemvTAVX512(x, at, c.ld, c.n, got)
+		assert.Equal(t, want, got, "gemvT %+v", c)
+	}
+	for _, n := range []int{0, 1, 3, 4, 5, 148, 255} {
+		p, a := opsRandn(rng, n, 0, 1), opsRandn(rng, n*16, 0, 1)
+		want, got := make([]float32, 16), make([]float32, 16)
+		gemvNAVX2(p, a, n, want)
+		gemvN16AVX512(p, a, n, got)
+		assert.Equal(t, want, got, "gemvN n=%d", n)
+	}
+}
+
+func TestSoftmaxGradRowAVX512MatchesAVX2Bitwise(t *testing.T) {
+	if !hasAVX2FMA || !hasAVX512F || !asmBuilt {
+		t.Skip("no AVX-512 here")
+	}
+	rng := rand.New(rand.NewPCG(33, 34))
+	for n := 1; n <= 41; n++ {
+		p, dp := opsRandn(rng, n, 0.5, 0.3), opsRandn(rng, n, 0, 1)
+		want, got := make([]float32, n+8), make([]float32, n+8)
+		for i := n; i < n+8; i++ {
+			want[i], got[i] = 7, 7
+		}
+		softmaxGradRowAVX2(&p[0], &dp[0], n, 0.25, &want[0])
+		softmaxGradRowAVX512(&p[0], &dp[0], n, 0.25, &got[0])
+		assert.Equal(t, want, got, "n=%d", n)
+	}
+}

@@ -6,7 +6,9 @@ package kernels
 // rounded up to 8). Lengths are multiples of 8 so that the AVX2 versions
 // (attention_amd64.s) need no tails; the zero padding adds nothing to any
 // dot product. Each output element is summed in a fixed order, so results
-// do not depend on how (b, h) pairs are spread over goroutines.
+// do not depend on how (b, h) pairs are spread over goroutines; where the
+// CPU has AVX-512, wider versions (attention_avx512_amd64.s) keep each
+// element's order, so their results are bitwise the AVX2 ones.
 
 // gemvT sets y[s] = Σ_i x[i]·at[i·ld + s] for s in [0, n): the dot products
 // of x with n columns of at (hdp rows of length ld). len(x) = hdp; n is a
@@ -15,11 +17,14 @@ func gemvT(x, at []float32, ld, n int, y []float32) {
 	if len(x)%8 != 0 || n%8 != 0 || len(x) == 0 || n == 0 || n > ld || len(at) < len(x)*ld || len(y) < n {
 		panic("kernels: gemvT: bad sizes") // a bug in the caller, not bad input
 	}
-	if useAVX2 {
+	switch {
+	case useAVX2 && useAVX512 && hasAVX512F:
+		gemvTAVX512(x, at, ld, n, y)
+	case useAVX2:
 		gemvTAVX2(x, at, ld, n, y)
-		return
+	default:
+		gemvTGo(x, at, ld, n, y)
 	}
-	gemvTGo(x, at, ld, n, y)
 }
 
 // gemvN sets y[j] = Σ_{s<n} p[s]·a[s·hdp + j] for j in [0, hdp): the
@@ -28,11 +33,14 @@ func gemvN(p, a []float32, n int, y []float32) {
 	if len(y)%8 != 0 || len(y) == 0 || n < 0 || len(p) < n || len(a) < n*len(y) {
 		panic("kernels: gemvN: bad sizes")
 	}
-	if useAVX2 {
+	switch {
+	case useAVX2 && useAVX512 && hasAVX512F && len(y) == 16:
+		gemvN16AVX512(p, a, n, y)
+	case useAVX2:
 		gemvNAVX2(p, a, n, y)
-		return
+	default:
+		gemvNGo(p, a, n, y)
 	}
-	gemvNGo(p, a, n, y)
 }
 
 func gemvTGo(x, at []float32, ld, n int, y []float32) {

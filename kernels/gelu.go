@@ -14,7 +14,8 @@ const geluBlock = 256
 // in relative accuracy, so the result agrees with the reference within
 // 2e-6 relative (only in the far negative tail, where |y| < 1e-2, is it
 // worse than 1e-6).
-// With AVX2 (gelu_amd64.s) the same steps run 8 values at a time, the last
+// With AVX2 (gelu_amd64.s; with AVX-512, gelu_avx512_amd64.s, its float64
+// stages 8 lanes wide) the same steps run 8 values at a time, the last
 // len mod 8 values in Go; the two do the same operations in the same
 // precisions, so a value's result does not depend on which path (or which
 // goroutine's chunk) computes it. Runs in parallel over chunks above a size
@@ -25,7 +26,11 @@ func GELUForward(x, y []float32) error {
 	}
 	parallelFor(len(x), 16, func(lo, hi int) {
 		if n8 := (hi - lo) &^ 7; useAVX2 && n8 > 0 {
-			geluFwdAVX2(&x[lo], &y[lo], n8)
+			if useAVX512 && hasAVX512F {
+				geluFwdAVX512(&x[lo], &y[lo], n8)
+			} else {
+				geluFwdAVX2(&x[lo], &y[lo], n8)
+			}
 			lo += n8
 		}
 		var z [geluBlock]float32
@@ -59,7 +64,11 @@ func GELUBackward(x, dy, dx []float32) error {
 	}
 	parallelFor(len(x), 24, func(lo, hi int) {
 		if n8 := (hi - lo) &^ 7; useAVX2 && n8 > 0 {
-			geluBwdAVX2(&x[lo], &dy[lo], &dx[lo], n8)
+			if useAVX512 && hasAVX512F {
+				geluBwdAVX512(&x[lo], &dy[lo], &dx[lo], n8)
+			} else {
+				geluBwdAVX2(&x[lo], &dy[lo], &dx[lo], n8)
+			}
 			lo += n8
 		}
 		var z [geluBlock]float32

@@ -11,3 +11,11 @@ func geluFwdAVX2(x, y *float32, n int)
 
 //go:noescape
 func geluBwdAVX2(x, dy, dx *float32, n int)
+
+// The AVX-512 versions (gelu_avx512_amd64.s), bitwise the AVX2 ones.
+
+//go:noescape
+func geluFwdAVX512(x, y *float32, n int)
+
+//go:noescape
+func geluBwdAVX512(x, dy, dx *float32, n int)

@@ -206,3 +206,23 @@ func TestGELUPathsAgreeBitwise(t *testing.T) {
 	assert.Equal(t, ya, yg)
 	assert.Equal(t, da, dg)
 }
+
+// The AVX-512 loops are the AVX2 ones with wider float64 stages: bitwise
+// equal, limits and NaN included.
+func TestGELUAVX512MatchesAVX2Bitwise(t *testing.T) {
+	if !hasAVX2FMA || !hasAVX512F || !asmBuilt {
+		t.Skip("no AVX-512 here")
+	}
+	rng := rand.New(rand.NewPCG(27, 28))
+	x, dy := opsRandn(rng, 4096, 0, 4), opsRandn(rng, 4096, 0, 1)
+	inf := float32(math.Inf(1))
+	copy(x, []float32{inf, -inf, float32(math.NaN()), 1e38, -1e38, math.MaxFloat32, -math.MaxFloat32, 0, -0.75, 20, -20})
+	y2, y5 := make([]float32, len(x)), make([]float32, len(x))
+	d2, d5 := make([]float32, len(x)), make([]float32, len(x))
+	geluFwdAVX2(&x[0], &y2[0], len(x))
+	geluFwdAVX512(&x[0], &y5[0], len(x))
+	geluBwdAVX2(&x[0], &dy[0], &d2[0], len(x))
+	geluBwdAVX512(&x[0], &dy[0], &d5[0], len(x))
+	assert.Equal(t, fmt.Sprint(y2), fmt.Sprint(y5)) // NaN ≠ NaN: compare the text
+	assert.Equal(t, fmt.Sprint(d2), fmt.Sprint(d5))
+}

@@ -15,14 +15,23 @@ func LayerNormForward(x []float32, n, c int, gamma, beta []float32, eps float64,
 		return err
 	}
 	gamma, beta = gamma[:c], beta[:c]
+	fast := useAVX2 && c%8 == 0 && c > 0
 	parallelFor(n, 8*c, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := x[i*c : (i+1)*c]
-			m, r := rowMeanRstd(row, eps)
 			out := y[i*c : (i+1)*c]
-			out = out[:len(row)]
-			for j, v := range row {
-				out[j] = float32((float64(v)-m)*r*float64(gamma[j]) + float64(beta[j]))
+			var m, r float64
+			if fast {
+				// The same float64 steps as the Go loops, 4 lanes at a time.
+				m = lnSumAVX2(&row[0], c) / float64(c)
+				r = 1 / math.Sqrt(lnSqSumAVX2(&row[0], c, m)/float64(c)+eps)
+				lnApplyAVX2(&row[0], &gamma[0], &beta[0], &out[0], c, m, r)
+			} else {
+				m, r = rowMeanRstd(row, eps)
+				out = out[:len(row)]
+				for j, v := range row {
+					out[j] = float32((float64(v)-m)*r*float64(gamma[j]) + float64(beta[j]))
+				}
 			}
 			if mean != nil {
 				mean[i], rstd[i] = m, r
@@ -106,7 +115,18 @@ func LayerNormBackward(x []float32, n, c int, gamma []float32, mean, rstd []floa
 			sg, sb := (*part)[2*ch*c:(2*ch+1)*c], (*part)[(2*ch+1)*c:(2*ch+2)*c]
 			clear(sg)
 			clear(sb)
-			for i := ch * layerNormRowChunk; i < min((ch+1)*layerNormRowChunk, n); i++ {
+			i0, i1 := ch*layerNormRowChunk, min((ch+1)*layerNormRowChunk, n)
+			if useAVX2 && c%8 == 0 && c > 0 {
+				// The same float64 sums in the same order, 8 columns at a time.
+				if dbeta != nil {
+					columnSumsAVX2(&dy[i0*c], i1-i0, c, &sb[0])
+				}
+				if dgamma != nil {
+					lnXhatSumsAVX2(&dy[i0*c], &x[i0*c], i1-i0, c, &mean[i0], &rstd[i0], &sg[0])
+				}
+				continue
+			}
+			for i := i0; i < i1; i++ {
 				dr := dy[i*c : (i+1)*c]
 				if dbeta != nil {
 					sb := sb[:len(dr)]
@@ -150,27 +170,38 @@ func getPartials(n int) *[]float64 {
 	return &p
 }
 
-// layerNormBackwardRow writes one row of dx (see LayerNormBackwardRef).
+// layerNormBackwardRow writes one row of dx (see LayerNormBackwardRef),
+// with four float64 accumulators per sum (lane j mod 4, the tail in the
+// first), the order the AVX2 version (layernorm_amd64.s) keeps, so the
+// two agree bitwise.
 func layerNormBackwardRow(row, drow, gamma []float32, m, r float64, out []float32) {
 	c := len(row)
 	drow, gamma, out = drow[:c], gamma[:c], out[:c]
-	var g0, g1, gx0, gx1 float64
+	var gMean, gxMean float64
+	if useAVX2 && c%8 == 0 && c > 0 {
+		gMean, gxMean = lnBackSumsAVX2(&row[0], &drow[0], &gamma[0], c, m, r)
+		gMean /= float64(c)
+		gxMean /= float64(c)
+		lnBackApplyAVX2(&row[0], &drow[0], &gamma[0], &out[0], c, m, r, gMean, gxMean)
+		return
+	}
+	var g [4]float64
+	var gx [4]float64
 	j := 0
-	for ; j+2 <= c; j += 2 {
-		ga := float64(drow[j]) * float64(gamma[j])
-		gb := float64(drow[j+1]) * float64(gamma[j+1])
-		g0 += ga
-		g1 += gb
-		gx0 += ga * ((float64(row[j]) - m) * r)
-		gx1 += gb * ((float64(row[j+1]) - m) * r)
+	for ; j+4 <= c; j += 4 {
+		for l := range 4 {
+			ga := float64(drow[j+l]) * float64(gamma[j+l])
+			g[l] += ga
+			gx[l] += ga * ((float64(row[j+l]) - m) * r)
+		}
 	}
 	for ; j < c; j++ {
-		g := float64(drow[j]) * float64(gamma[j])
-		g0 += g
-		gx0 += g * ((float64(row[j]) - m) * r)
+		ga := float64(drow[j]) * float64(gamma[j])
+		g[0] += ga
+		gx[0] += ga * ((float64(row[j]) - m) * r)
 	}
-	gMean := (g0 + g1) / float64(c)
-	gxMean := (gx0 + gx1) / float64(c)
+	gMean = (g[0] + g[1] + g[2] + g[3]) / float64(c)
+	gxMean = (gx[0] + gx[1] + gx[2] + gx[3]) / float64(c)
 	for j, v := range row {
 		xh := (float64(v) - m) * r
 		out[j] = float32(r * (float64(drow[j])*float64(gamma[j]) - gMean - xh*gxMean))

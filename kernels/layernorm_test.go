@@ -218,3 +218,54 @@ func TestLayerNormRejectsBadInput(t *testing.T) {
 		assert.NoError(t, bwd(x, 2, 3, nil, m, r, x, nil, make([]float32, 3), nil))
 	}
 }
+
+// The AVX2 row loops do the Go loops' float64 steps in the same order, so
+// the forward's outputs and statistics agree bitwise between the paths.
+func TestLayerNormForwardPathsAgreeBitwise(t *testing.T) {
+	if !hasAVX2FMA || !asmBuilt {
+		t.Skip("no AVX2 here")
+	}
+	defer func(old bool) { useAVX2 = old }(useAVX2)
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, c := range []int{8, 64, 192, 20} {
+		n := 37
+		x, g, b := opsRandn(rng, n*c, 3, 2), opsRandn(rng, c, 1, 0.1), opsRandn(rng, c, 0, 0.1)
+		run := func(avx bool) ([]float32, []float64, []float64) {
+			useAVX2 = avx
+			y, m, r := make([]float32, n*c), make([]float64, n), make([]float64, n)
+			require.NoError(t, LayerNormForward(x, n, c, g, b, 1e-5, y, m, r))
+			return y, m, r
+		}
+		y1, m1, r1 := run(true)
+		y0, m0, r0 := run(false)
+		assert.Equal(t, y0, y1, "c=%d", c)
+		assert.Equal(t, m0, m1, "c=%d", c)
+		assert.Equal(t, r0, r1, "c=%d", c)
+	}
+}
+
+// Likewise for the backward: dx, dgamma and dbeta bitwise between paths.
+func TestLayerNormBackwardPathsAgreeBitwise(t *testing.T) {
+	if !hasAVX2FMA || !asmBuilt {
+		t.Skip("no AVX2 here")
+	}
+	defer func(old bool) { useAVX2 = old }(useAVX2)
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, c := range []int{8, 64, 256, 20} {
+		n := 300 // more than two row chunks
+		x, g, dy := opsRandn(rng, n*c, 3, 2), opsRandn(rng, c, 1, 0.1), opsRandn(rng, n*c, 0, 1)
+		m, r := make([]float64, n), make([]float64, n)
+		require.NoError(t, LayerNormForward(x, n, c, g, make([]float32, c), 1e-5, make([]float32, n*c), m, r))
+		run := func(avx bool) ([]float32, []float32, []float32) {
+			useAVX2 = avx
+			dx, dg, db := make([]float32, n*c), make([]float32, c), make([]float32, c)
+			require.NoError(t, LayerNormBackward(x, n, c, g, m, r, dy, dx, dg, db))
+			return dx, dg, db
+		}
+		dx1, dg1, db1 := run(true)
+		dx0, dg0, db0 := run(false)
+		assert.Equal(t, dx0, dx1, "c=%d dx", c)
+		assert.Equal(t, dg0, dg1, "c=%d dgamma", c)
+		assert.Equal(t, db0, db1, "c=%d dbeta", c)
+	}
+}

@@ -29,6 +29,7 @@ type Decoder struct {
 	// context, each rounded up to 8, the padding zero.
 	k, v    [][]float32
 	hdp, ld int
+	names   []LayerNames // Layer(l) for each block, built once
 
 	// Scratch, grown to the rows of the largest call and reused.
 	rowSeq, rowPos []int
@@ -52,7 +53,8 @@ func (m *Model) NewDecoder(maxSeqs int) (*Decoder, error) {
 	}
 	d := &Decoder{m: m, c: c, maxSeqs: maxSeqs, pos: make([]int, maxSeqs), seen: make([]bool, maxSeqs),
 		hdp: roundUp8(c.DModel / c.Heads), ld: roundUp8(c.Context)}
-	for range c.Layers {
+	for l := range c.Layers {
+		d.names = append(d.names, Layer(l))
 		d.k = append(d.k, make([]float32, maxSeqs*c.Heads*d.hdp*d.ld))
 		d.v = append(d.v, make([]float32, maxSeqs*c.Heads*c.Context*d.hdp))
 	}
@@ -212,7 +214,7 @@ func (d *Decoder) plan(seqs []int, tokens [][]int32) error {
 
 // block runs block l on the call's rows x (rows, C), in place.
 func (d *Decoder) block(l, rows int) error {
-	c, n := d.c, Layer(l)
+	c, n := d.c, d.names[l]
 	C, M := c.DModel, c.MLP
 	p := d.m.param
 	if err := kernels.LayerNormForward(d.x, rows, C, p(n.Norm1Weight), p(n.Norm1Bias), LayerNormEps, d.h, d.mean, d.rstd); err != nil {

@@ -1,0 +1,79 @@
+package kernels
+
+import "fmt"
+
+// The two loops of a linear layer's bias, y = x + b broadcast over rows and
+// its gradient db = Σ_rows dy, on (n, d) row-major matrices. The fast
+// versions do exactly the reference's operations in the same order (a
+// float32 add per element; float64 column sums, row after row), so they
+// agree with it bitwise (TestBiasKernelsMatchRefBitwise): AVX2 only changes
+// how many lanes do it at once (bias_amd64.s, for d a multiple of 8).
+
+// AddRowBias sets y[i·d+j] = x[i·d+j] + b[j] for i < n, j < d; y may be x.
+// Rows run in parallel above a size threshold (elementwise: deterministic).
+func AddRowBias(x, b, y []float32, n, d int) error {
+	if err := checkBias(len(x), len(y), len(b), n, d); err != nil {
+		return err
+	}
+	fast := useAVX2 && d%8 == 0 && d > 0
+	parallelFor(n, d, func(lo, hi int) {
+		if fast {
+			addRowBiasAVX2(&x[lo*d], &b[0], &y[lo*d], hi-lo, d)
+			return
+		}
+		addRowBiasGo(x[lo*d:hi*d], b[:d], y[lo*d:hi*d], d)
+	})
+	return nil
+}
+
+// AddRowBiasRef is AddRowBias in one plain loop.
+func AddRowBiasRef(x, b, y []float32, n, d int) error {
+	if err := checkBias(len(x), len(y), len(b), n, d); err != nil {
+		return err
+	}
+	addRowBiasGo(x[:n*d], b[:d], y[:n*d], d)
+	return nil
+}
+
+func addRowBiasGo(x, b, y []float32, d int) {
+	for i := 0; i+d <= len(x); i += d {
+		row, dst := x[i:i+d], y[i:i+d]
+		for j, bj := range b {
+			dst[j] = row[j] + bj
+		}
+	}
+}
+
+// AddColumnSums adds Σ_i g[i·d+j] to acc[j] for j < d, each column summed
+// in float64 in row order (i = 0, 1, …, n−1), one goroutine.
+func AddColumnSums(g []float32, n, d int, acc []float64) error {
+	if err := checkBias(len(g), len(g), len(acc), n, d); err != nil {
+		return err
+	}
+	if useAVX2 && d%8 == 0 && d > 0 && n > 0 {
+		columnSumsAVX2(&g[0], n, d, &acc[0])
+		return nil
+	}
+	return AddColumnSumsRef(g, n, d, acc)
+}
+
+// AddColumnSumsRef is AddColumnSums in one plain loop.
+func AddColumnSumsRef(g []float32, n, d int, acc []float64) error {
+	if err := checkBias(len(g), len(g), len(acc), n, d); err != nil {
+		return err
+	}
+	for i := range n {
+		for j, v := range g[i*d : (i+1)*d] {
+			acc[j] += float64(v)
+		}
+	}
+	return nil
+}
+
+func checkBias(nx, ny, nb, n, d int) error {
+	if n < 0 || d < 0 || nx < n*d || ny < n*d || nb < d {
+		return fmt.Errorf("bias: (n, d) = (%d, %d) needs %d values in and out and %d in the vector, got %d, %d, %d",
+			n, d, n*d, d, nx, ny, nb)
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+//go:build !noasm
+
+#include "exp_amd64.h"
+
+// AVX-512 versions of gelu_amd64.s: the float64 stages on all 8 lanes of a
+// block at once (one 512-bit register of doubles instead of two halves),
+// the float32 exp (EXP8) unchanged, every operation the AVX2 version's in
+// the same order, so the results are bitwise equal.
+
+#define BCAST8D(name, bits) \
+	DATA name+0(SB)/8, bits; \
+	DATA name+8(SB)/8, bits; \
+	DATA name+16(SB)/8, bits; \
+	DATA name+24(SB)/8, bits; \
+	DATA name+32(SB)/8, bits; \
+	DATA name+40(SB)/8, bits; \
+	DATA name+48(SB)/8, bits; \
+	DATA name+56(SB)/8, bits; \
+	GLOBL name(SB), RODATA|NOPTR, $64
+
+BCAST8D(g5M2K<>, $0xbff9884533d43651) // −2·√(2/π)
+BCAST8D(g5A<>, $0x3fa6e4e26d4801f7)   // 0.044715
+BCAST8D(g5A3<>, $0x3fc12ba9d1f60179)  // 3·0.044715
+BCAST8D(g5K2<>, $0x3ff9884533d43651)  // 2·√(2/π)
+BCAST8D(g5One<>, $0x3ff0000000000000) // 1.0
+
+// EXPZ512 sets Y6 = e^z (float32 ×8) for the x in Y0 (Z1 = x as doubles),
+// +Inf where z is past the exp's range; clobbers Z1, Z3, Y5, Y7, Y11.
+#define EXPZ512 \
+	VCVTPS2PD  Y0, Z1;             \
+	VMULPD     g5A<>(SB), Z1, Z3;  \
+	VMULPD     Z1, Z3, Z3;         \
+	VMULPD     Z1, Z3, Z3;         \
+	VADDPD     Z1, Z3, Z3;         \
+	VMULPD     g5M2K<>(SB), Z3, Z3; \
+	VCVTPD2PS  Z3, Y3;             \
+	VMAXPS     Y3, Y8, Y3;         \
+	VCMPPS     $0x1e, Y9, Y3, Y5;  \
+	EXP8(Y3, Y6, Y7, Y11);         \
+	VBLENDVPS  Y5, Y10, Y6, Y6
+
+// func geluFwdAVX512(x, y *float32, n int)
+TEXT ·geluFwdAVX512(SB), NOSPLIT, $0-24
+	MOVQ    x+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    n+16(FP), CX
+	VMOVUPS expLo<>(SB), Y8
+	VMOVUPS expHi<>(SB), Y9
+	VMOVUPS posInf<>(SB), Y10
+	VMOVUPS expOne<>(SB), Y12
+	VMOVUPS negMax<>(SB), Y13
+	VXORPS  Y14, Y14, Y14
+
+f5loop:
+	CMPQ      CX, $8
+	JL        f5done
+	VMOVUPS   (SI), Y0
+	EXPZ512
+	VADDPS    Y12, Y6, Y6
+	VDIVPS    Y6, Y0, Y7
+	VCMPPS    $0x11, Y13, Y0, Y5
+	VBLENDVPS Y5, Y14, Y7, Y7
+	VMOVUPS   Y7, (DI)
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	SUBQ      $8, CX
+	JMP       f5loop
+
+f5done:
+	VZEROUPPER
+	RET
+
+// func geluBwdAVX512(x, dy, dx *float32, n int)
+// As geluBwdAVX2's GRADHALF on all 8 lanes: s = 1/(1+e), ss = s(1−s),
+// g = s + [ss ≠ 0]·x·ss·2k·(1 + 3a·x²), dx = float32(dy·g), in float64.
+TEXT ·geluBwdAVX512(SB), NOSPLIT, $0-32
+	MOVQ    x+0(FP), SI
+	MOVQ    dy+8(FP), BX
+	MOVQ    dx+16(FP), DI
+	MOVQ    n+24(FP), CX
+	VMOVUPS expLo<>(SB), Y8
+	VMOVUPS expHi<>(SB), Y9
+	VMOVUPS posInf<>(SB), Y10
+	VMOVUPD g5One<>(SB), Z12
+	VPXORQ  Z14, Z14, Z14
+
+b5loop:
+	CMPQ       CX, $8
+	JL         b5done
+	VMOVUPS    (SI), Y0
+	EXPZ512                          // Z1 = x as doubles, Y6 = e
+	VCVTPS2PD  Y6, Z3
+	VADDPD     Z12, Z3, Z3
+	VDIVPD     Z3, Z12, Z3           // s
+	VSUBPD     Z3, Z12, Z5
+	VMULPD     Z3, Z5, Z5            // ss
+	VMULPD     g5A3<>(SB), Z1, Z7
+	VMULPD     Z1, Z7, Z7
+	VADDPD     Z12, Z7, Z7           // 1 + 3a·x²
+	VMULPD     Z5, Z1, Z11
+	VMULPD     g5K2<>(SB), Z11, Z11
+	VMULPD     Z7, Z11, Z11          // x·ss·2k·poly
+	VCMPPD     $0x00, Z14, Z5, K1    // ss == 0
+	VMOVAPD    Z14, K1, Z11          // drop the term there
+	VADDPD     Z11, Z3, Z3           // g
+	VCVTPS2PD  (BX), Z4
+	VMULPD     Z3, Z4, Z4
+	VCVTPD2PS  Z4, Y4
+	VMOVUPS    Y4, (DI)
+	ADDQ       $32, SI
+	ADDQ       $32, BX
+	ADDQ       $32, DI
+	SUBQ       $8, CX
+	JMP        b5loop
+
+b5done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,25 @@
+//go:build !noasm
+
+package kernels
+
+// The LayerNorm forward's row loops (layernorm_amd64.s).
+
+//go:noescape
+func lnSumAVX2(row *float32, c int) float64
+
+//go:noescape
+func lnSqSumAVX2(row *float32, c int, mean float64) float64
+
+//go:noescape
+func lnApplyAVX2(row, gamma, beta, out *float32, c int, mean, rstd float64)
+
+// The LayerNorm backward's row and column loops (layernorm_amd64.s).
+
+//go:noescape
+func lnBackSumsAVX2(row, drow, gamma *float32, c int, mean, rstd float64) (gs, gxs float64)
+
+//go:noescape
+func lnBackApplyAVX2(row, drow, gamma, out *float32, c int, mean, rstd, gMean, gxMean float64)
+
+//go:noescape
+func lnXhatSumsAVX2(dy, x *float32, n, c int, mean, rstd, acc *float64)

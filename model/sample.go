@@ -1,11 +1,16 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 )
+
+// ErrNonFiniteLogits: the policy produced a NaN or ±Inf logit, which
+// means its weights have diverged; no token can be sampled.
+var ErrNonFiniteLogits = errors.New("non-finite logits")
 
 // Sampler draws the next token from a row of logits z (V).
 //
@@ -52,7 +57,7 @@ func (s *Sampler) Validate() error {
 }
 
 // Sample draws one token from logits (V); rng may be nil when Greedy.
-// Non-finite logits are an error.
+// Non-finite logits are an error (wrapping ErrNonFiniteLogits).
 func (s *Sampler) Sample(rng *rand.Rand, logits []float32) (Sampled, error) {
 	if err := s.Validate(); err != nil {
 		return Sampled{}, err
@@ -65,7 +70,7 @@ func (s *Sampler) Sample(rng *rand.Rand, logits []float32) (Sampled, error) {
 	for j, z := range logits {
 		zf := float64(z)
 		if math.IsNaN(zf) || math.IsInf(zf, 0) {
-			return Sampled{}, fmt.Errorf("sampler: logit %d is %v", j, z)
+			return Sampled{}, fmt.Errorf("sampler: logit %d is %v: %w", j, z, ErrNonFiniteLogits)
 		}
 		if zf > mx {
 			best, mx = j, zf

@@ -22,6 +22,9 @@ type SFTConfig struct {
 	MiniBatch int         `json:"mini_batch"`
 	MaxLen    int         `json:"max_len"` // longest trajectory; 0: the policy's context
 	Optim     OptimConfig `json:"optim"`
+	// MaxSkipped steps in a row with a non-finite loss or gradient end
+	// training with ErrDiverged; 0 means DefaultMaxSkipped.
+	MaxSkipped int `json:"max_skipped"`
 }
 
 // DefaultSFTConfig: 3 epochs of minibatches of 16 at lr 1e-3 (AdamW as
@@ -32,8 +35,9 @@ func DefaultSFTConfig() SFTConfig {
 
 // Validate reports the first bad field.
 func (c SFTConfig) Validate() error {
-	if c.Epochs < 1 || c.MiniBatch < 1 || c.MaxLen < 0 {
-		return fmt.Errorf("sft: need epochs ≥ 1, mini_batch ≥ 1, max_len ≥ 0, got %d, %d, %d", c.Epochs, c.MiniBatch, c.MaxLen)
+	if c.Epochs < 1 || c.MiniBatch < 1 || c.MaxLen < 0 || c.MaxSkipped < 0 {
+		return fmt.Errorf("sft: need epochs ≥ 1, mini_batch ≥ 1, max_len ≥ 0, max_skipped ≥ 0, got %d, %d, %d, %d",
+			c.Epochs, c.MiniBatch, c.MaxLen, c.MaxSkipped)
 	}
 	if err := c.Optim.Validate(); err != nil {
 		return fmt.Errorf("sft optimiser: %w", err)
@@ -48,8 +52,9 @@ type SFTMetrics struct {
 	TrainLoss    float64 `json:"train_loss"` // mean over the epoch's minibatches
 	TestLoss     float64 `json:"test_loss"`  // −mean log π of the held-out agent tokens
 	TestAccuracy float64 `json:"test_accuracy"`
-	GradNorm     float64 `json:"grad_norm"` // mean, before clipping
-	LR           float64 `json:"lr"`        // at the epoch's last step
+	GradNorm     float64 `json:"grad_norm"`     // mean, before clipping
+	SkippedSteps int     `json:"skipped_steps"` // non-finite loss or gradient: no step
+	LR           float64 `json:"lr"`            // at the epoch's last step
 	Seconds      float64 `json:"seconds"`
 	TokensPerSec float64 `json:"tok_s"`
 }
@@ -66,6 +71,7 @@ type SFT struct {
 	rows   *rows
 	g      *model.Graph
 	opt    *optim.AdamW
+	guard  skipGuard
 	epoch  int
 	steps  int
 }
@@ -103,7 +109,7 @@ func NewSFT(policy *model.Model, cfg SFTConfig) (*SFT, error) {
 		g.Close()
 		return nil, fmt.Errorf("sft: %w", err)
 	}
-	return &SFT{cfg: cfg, policy: policy, rows: r, g: g, opt: opt}, nil
+	return &SFT{cfg: cfg, policy: policy, rows: r, g: g, opt: opt, guard: newSkipGuard(cfg.MaxSkipped)}, nil
 }
 
 // nllNode is the token-mean negative log-likelihood of the rows' agent
@@ -177,9 +183,15 @@ func (s *SFT) Epoch(train []*Trajectory) (SFTMetrics, error) {
 			return m, fmt.Errorf("sft: %w", err)
 		}
 		m.LR = sched.LR(s.steps)
-		norm, _, err := step(s.g, s.policy, s.opt, s.cfg.Optim.MaxGradNorm, m.LR)
+		norm, skipped, err := step(s.g, s.policy, s.opt, s.cfg.Optim.MaxGradNorm, m.LR)
+		if err == nil {
+			err = s.guard.record(skipped)
+		}
 		if err != nil {
 			return m, fmt.Errorf("sft: %w", err)
+		}
+		if skipped {
+			m.SkippedSteps++
 		}
 		for _, i := range idx {
 			positions += int(b.Packed.Offsets[i+1] - b.Packed.Offsets[i])

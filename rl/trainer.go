@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -47,6 +48,7 @@ type trainer struct {
 	refG     *model.Graph
 	actorOpt *optim.AdamW
 	critOpt  *optim.AdamW
+	guard    skipGuard
 	update   int
 }
 
@@ -58,7 +60,7 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 	if err != nil {
 		return nil, err
 	}
-	t := &trainer{spec: s, task: task, policy: policy, roller: roller}
+	t := &trainer{spec: s, task: task, policy: policy, roller: roller, guard: newSkipGuard(s.policy.MaxSkipped)}
 	T := roller.MaxLen() - 1 // a trajectory of ≤ MaxLen tokens has ≤ MaxLen−1 predictions
 	B := min(s.policy.MiniBatch, s.prompts*s.group)
 	t.rows = newRows(B, T)
@@ -164,6 +166,9 @@ func (t *trainer) Update() (Metrics, error) {
 	u := t.update
 	m := Metrics{Update: u, Algo: t.spec.algo}
 	trajs, rs, err := t.roller.Play(t.specs(u), t.spec.seed, u)
+	if errors.Is(err, model.ErrNonFiniteLogits) {
+		err = fmt.Errorf("%w: the policy's logits are not finite: %v", ErrDiverged, err)
+	}
 	if err != nil {
 		return m, fmt.Errorf("%s update %d: %w", t.spec.algo, u, err)
 	}
@@ -317,6 +322,9 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 				sum.vcf += a.val.ClipFrac
 			}
 			norm, skipped, err := step(a.g, t.policy, t.actorOpt, s.policy.Optim.MaxGradNorm, m.LR)
+			if err == nil {
+				err = t.guard.record(skipped)
+			}
 			if err != nil {
 				return 0, err
 			}
@@ -335,6 +343,9 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 				sum.vl += cg.val.Loss
 				sum.vcf += cg.val.ClipFrac
 				norm, skipped, err := step(cg.g, t.critic, t.critOpt, s.critic.Optim.MaxGradNorm, m.CriticLR)
+				if err == nil {
+					err = t.guard.record(skipped)
+				}
 				if err != nil {
 					return 0, err
 				}

@@ -96,6 +96,9 @@ type PolicyConfig struct {
 	KLCoef      float64     `json:"kl_coef"`
 	KLEstimator string      `json:"kl_estimator"`
 	Optim       OptimConfig `json:"optim"`
+	// MaxSkipped optimiser steps in a row with a non-finite loss or
+	// gradient end training with ErrDiverged; 0 means DefaultMaxSkipped.
+	MaxSkipped int `json:"max_skipped"`
 }
 
 // DefaultPolicy is PPO's actor: 2 epochs of minibatches of 16, clip 0.2,
@@ -134,6 +137,9 @@ func (c PolicyConfig) Validate() error {
 	}
 	if err := c.Optim.Validate(); err != nil {
 		return fmt.Errorf("policy optimiser: %w", err)
+	}
+	if c.MaxSkipped < 0 {
+		return fmt.Errorf("policy: max_skipped must be ≥ 0 (0: %d), got %d", DefaultMaxSkipped, c.MaxSkipped)
 	}
 	return nil
 }

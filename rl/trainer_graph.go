@@ -1,8 +1,10 @@
 package rl
 
 import (
+	"arew/engine"
 	"errors"
 	"fmt"
+	"math"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -138,10 +140,14 @@ func setInputs(g *model.Graph, r *rows) error {
 
 // step turns the gradients of the graph's last Run into one optimiser step:
 // zero, accumulate, clip the global norm, step. It returns the norm before
-// clipping and whether the step was skipped (a non-finite norm: the
-// gradients are zeroed and the weights left alone, as verl does).
+// clipping and whether the step was skipped (a non-finite loss or norm:
+// the gradients are zeroed and the weights left alone, as verl does; the
+// trainer's skipGuard ends training after too many in a row).
 func step(g *model.Graph, m *model.Model, opt *optim.AdamW, maxNorm, lr float64) (float64, bool, error) {
 	m.Params.ZeroGrad()
+	if loss, err := g.Loss(); err == nil && (math.IsNaN(loss) || math.IsInf(loss, 0)) {
+		return math.NaN(), true, nil
+	}
 	if err := g.AccumulateGrads(); err != nil {
 		return 0, false, err
 	}
@@ -153,5 +159,14 @@ func step(g *model.Graph, m *model.Model, opt *optim.AdamW, maxNorm, lr float64)
 	if err != nil {
 		return 0, false, err
 	}
-	return norm, false, opt.Step(lr)
+	if err := opt.Step(lr); err != nil {
+		return norm, false, err
+	}
+	// A finite gradient times a huge rate can still overflow a weight; the
+	// step cannot be undone, so training ends here (the caller's last
+	// checkpoint is the last good one).
+	if err := engine.CheckParamsFinite(m.Params); err != nil {
+		return norm, false, fmt.Errorf("%w: the step at lr %g made a weight non-finite: %v", ErrDiverged, lr, err)
+	}
+	return norm, false, nil
 }

@@ -129,7 +129,13 @@ func (e *experiment) Run(ctx context.Context, force bool) (err error) {
 		default:
 			e.status = "complete"
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, rl.ErrDiverged):
+			// The weights are not worth keeping: the last checkpoint
+			// written is the last good one.
+			e.status = "diverged: " + err.Error()
+			fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
+		case err != nil:
 			// Keep what was learnt: the latest weights and a report of how
 			// far the run got (best effort after a failure).
 			fmt.Fprintf(e.out, "\n== stopping (%s): writing a checkpoint and the report\n", e.status)

@@ -158,3 +158,16 @@ func TestDivergingSFTIsATrainingError(t *testing.T) {
 	}
 	assert.FileExists(t, filepath.Join(out, "d", reportFile))
 }
+
+// An RL rate that blows the weights up ends the run with exit 1 and a
+// "diverged" message after the skipped steps, and leaves the checkpoints
+// as they were before (the base; no policy written over it).
+func TestDivergingRLKeepsTheLastGoodCheckpoint(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runWithin(t, hostileArgs(out, "d", "-lr", "1e37"))
+	assert.Equal(t, exitFailure, code, "stderr: %s\nstdout: %s", stderr, stdout)
+	assert.Contains(t, stderr, "diverged")
+	assert.FileExists(t, filepath.Join(out, "d", ckptDir, basePolicyFile))
+	assert.NoFileExists(t, filepath.Join(out, "d", ckptDir, policyFile), "no diverged policy is saved")
+	assert.FileExists(t, filepath.Join(out, "d", reportFile))
+}

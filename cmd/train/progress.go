@@ -37,9 +37,13 @@ func (e *experiment) printRLHeader() {
 // AREW correction, the update's wall time, then done updates of the
 // phase's total with the elapsed time and the ETA.
 func (e *experiment) printUpdate(done int, m rl.Metrics, seconds float64) {
-	e.meter.Line(done, fmt.Sprintf("%6d %7s %7s %7s %7s %8s %6s %7s %7s %6.1f", m.Update+1,
+	line := fmt.Sprintf("%6d %7s %7s %7s %7s %8s %6s %7s %7s %6.1f", m.Update+1,
 		f3(m.Reward), f3(m.Success), f3(m.ASProxy), f3(m.BTProxy), fnum(m.ApproxKL, "%.5f"),
-		f3(m.ClipFrac), f3(m.Entropy), fnum(m.AREWMeanAbs, "%.4f"), seconds))
+		f3(m.ClipFrac), f3(m.Entropy), fnum(m.AREWMeanAbs, "%.4f"), seconds)
+	if m.SkippedSteps > 0 {
+		line += fmt.Sprintf("  (%d optimiser steps skipped: non-finite loss or gradient)", m.SkippedSteps)
+	}
+	e.meter.Line(done, line)
 }
 
 // printf prints a permanent line, below the status line of the phase in

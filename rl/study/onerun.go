@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -152,6 +153,9 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		}
 		meta := map[string]string{"study": s.cfg.Name, "arm": arm.Name, "seed": strconv.FormatUint(seed, 10),
 			"update": strconv.Itoa(r.Done), "status": status}
+		if errors.Is(err, rl.ErrDiverged) {
+			return r, err // no policy worth saving
+		}
 		if serr := policy.Save(filepath.Join(dir, PolicyFile), meta); serr != nil && err == nil {
 			err = serr
 		}

@@ -62,9 +62,20 @@ func dress(text string, rng *rand.Rand) string {
 // and through a text episode of the same instance, the text dressed in
 // free-form ways: observations, steps and measures must be equal.
 func TestTextEqualsTokens(t *testing.T) {
+	type setting struct {
+		name string
+		cfg  json.RawMessage
+	}
+	var settings []setting
 	for _, name := range tasks.Names() {
-		t.Run(name, func(t *testing.T) {
-			task, err := tasks.New(name, fastConfig(name))
+		settings = append(settings, setting{name, fastConfig(name)})
+	}
+	// The echo and style tokens of flodial render and parse like the rest.
+	settings = append(settings, setting{"flodial-easy", json.RawMessage(`{"Echo": true, "Style": "hasty"}`)})
+	for _, st := range settings {
+		name := st.name
+		t.Run(name+string(st.cfg), func(t *testing.T) {
+			task, err := tasks.New(name, st.cfg)
 			require.NoError(t, err)
 			face, err := tasks.TextFaceOf(task)
 			require.NoError(t, err)

@@ -18,12 +18,12 @@ type GRPOStage struct {
 	Shaping Shaping       `json:"shaping"`
 }
 
-// DefaultGRPOStage: 20 updates of 16 prompts × G = 8 samples, lr 1e-4,
-// the paper's shaping.
+// DefaultGRPOStage: 20 updates of 16 prompts × G = 8 samples, lr 3e-4
+// (not tuned), the paper's shaping.
 func DefaultGRPOStage() GRPOStage {
 	g := rl.DefaultGRPOConfig()
 	g.GroupSize = 8
-	g.Rollout.Workers = 0
+	g.Policy.Optim.LR = 3e-4
 	return GRPOStage{Updates: 20, GRPO: g, Shaping: DefaultShaping()}
 }
 

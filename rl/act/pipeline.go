@@ -58,7 +58,11 @@ type Report struct {
 	SFT           map[string][]SFTEpoch   `json:"sft"`
 	GRPO          map[string][]rl.Metrics `json:"grpo"`
 	Rows          []RowResult             `json:"rows"`
-	Seconds       float64                 `json:"seconds"`
+	// InitSeconds and CollectSeconds time π_θ0 and the critic data (both
+	// splits); each row times its own stage.
+	InitSeconds    float64 `json:"init_seconds"`
+	CollectSeconds float64 `json:"collect_seconds"`
+	Seconds        float64 `json:"seconds"`
 }
 
 // Run runs the pipeline of cfg: expert data, π_θ0, D_critic, the requested
@@ -94,11 +98,13 @@ func Run(cfg Config) (*Report, error) {
 	if context == 0 {
 		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
+	t0 := time.Now()
 	pi0, ms, err := InitialPolicy(env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Init, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	rep.Model, rep.Init = pi0.Config, sftEpochs(ms)
+	rep.Model, rep.Init, rep.InitSeconds = pi0.Config, sftEpochs(ms), time.Since(t0).Seconds()
+	t0 = time.Now()
 
 	var data, heldData []CriticExample
 	if cfg.CriticFrom != "" {
@@ -114,6 +120,7 @@ func Run(cfg Config) (*Report, error) {
 	if heldData, _, err = CriticData(pi0, env, textworld.Test, 0, cfg.HeldOut, cfg.Collect); err != nil {
 		return nil, err
 	}
+	rep.CollectSeconds = time.Since(t0).Seconds()
 	var dropped int
 	data, dropped = FitCritic(env, data, context)
 	rep.DroppedLong += dropped

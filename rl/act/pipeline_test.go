@@ -53,7 +53,7 @@ func TestRunWritesEveryRow(t *testing.T) {
 	pairs, err := ReadPairs(filepath.Join(cfg.Dir, "pairs.jsonl"), mustEnv(t).Vocab)
 	require.NoError(t, err)
 	assert.Equal(t, rep.Pairs, len(pairs))
-	t.Logf("%d pairs, %d critic examples, context %d, %.1f s", rep.Pairs, rep.Critic, rep.Model.Context, rep.Seconds)
+	t.Logf("%d pairs, %d critic examples, context %d", rep.Pairs, rep.Critic, rep.Model.Context)
 }
 
 func mustEnv(t *testing.T) *Env {

@@ -16,6 +16,10 @@ type CollectConfig struct {
 	MaxAction   int     `json:"max_action"`  // tokens of a sampled action, EOT excluded
 	Temperature float64 `json:"temperature"` // sampling temperature of π_θ0
 	Seed        uint64  `json:"seed"`
+	// Grammar also drops (as malformed) samples that are not commands of
+	// the environment's grammar. Off by default: the paper drops only the
+	// expert's action and duplicates.
+	Grammar bool `json:"grammar"`
 }
 
 // DefaultCollect: K = 4 samples at temperature 1, k = 2 turns, actions of
@@ -83,7 +87,11 @@ func CriticData(pi0 *model.Model, env *Env, split textworld.Split, first, n int,
 					samples[j] = a
 				}
 			}
-			for _, alt := range Alternatives(env.Vocab, expert, samples, &st) {
+			var grammar func([]tasks.Token) bool
+			if cfg.Grammar {
+				grammar = env.wellFormed
+			}
+			for _, alt := range Alternatives(env.Vocab, expert, samples, grammar, &st) {
 				altObs, err := textworld.Outcome(e, alt)
 				if err != nil {
 					return nil, st, fmt.Errorf("critic data: instance %d: %w", i, err)
@@ -105,14 +113,14 @@ func CriticData(pi0 *model.Model, env *Env, split textworld.Split, first, n int,
 }
 
 // Alternatives filters the K samples at one state: a sample that is nil or
-// empty (no EOT in time) or holds a structure token is malformed, one equal
-// to the expert's action or to an earlier sample is dropped; the rest are
-// kept in order. st counts each case.
-func Alternatives(v *tasks.Vocab, expert []tasks.Token, samples [][]tasks.Token, st *CollectStats) [][]tasks.Token {
+// empty (no EOT in time), holds a structure token, or fails grammar (when
+// not nil) is malformed, one equal to the expert's action or to an earlier
+// sample is dropped; the rest are kept in order. st counts each case.
+func Alternatives(v *tasks.Vocab, expert []tasks.Token, samples [][]tasks.Token, grammar func([]tasks.Token) bool, st *CollectStats) [][]tasks.Token {
 	var kept [][]tasks.Token
 	for _, a := range samples {
 		st.Sampled++
-		if _, ok := textworld.ReadWords(v, a); !ok || len(a) == 0 {
+		if _, ok := textworld.ReadWords(v, a); !ok || len(a) == 0 || (grammar != nil && !grammar(a)) {
 			st.Malformed++
 			continue
 		}

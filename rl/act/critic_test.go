@@ -17,9 +17,15 @@ func TestAlternativesDropsExpertDuplicatesAndMalformed(t *testing.T) {
 	expert := words(v, "go to fridge 1")
 	a, b := words(v, "go to cabinet 1"), words(v, "look")
 	var st CollectStats
-	kept := Alternatives(v, expert, [][]tasks.Token{a, expert, nil, a, {tasks.BOS}, b, {}}, &st)
-	assert.Equal(t, [][]tasks.Token{a, b}, kept)
-	assert.Equal(t, CollectStats{Sampled: 7, Kept: 2, Expert: 1, Duplicate: 1, Malformed: 3}, st)
+	junk := words(v, "fridge go")
+	samples := [][]tasks.Token{a, expert, nil, a, {tasks.BOS}, b, {}, junk}
+	kept := Alternatives(v, expert, samples, nil, &st)
+	assert.Equal(t, [][]tasks.Token{a, b, junk}, kept)
+	assert.Equal(t, CollectStats{Sampled: 8, Kept: 3, Expert: 1, Duplicate: 1, Malformed: 3}, st)
+	st = CollectStats{}
+	kept = Alternatives(v, expert, samples, f.env.wellFormed, &st)
+	assert.Equal(t, [][]tasks.Token{a, b}, kept, "with the grammar check")
+	assert.Equal(t, CollectStats{Sampled: 8, Kept: 2, Expert: 1, Duplicate: 1, Malformed: 4}, st)
 }
 
 // TestFormatDataCarriesNoJudgement: π_θ0's format examples answer 1 or 2

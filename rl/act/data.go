@@ -218,6 +218,11 @@ func writeJSONL(path string, recs []any) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err = tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	w := bufio.NewWriter(tmp)
 	enc := json.NewEncoder(w)
 	for _, r := range recs {

@@ -46,7 +46,8 @@
 // state it samples K (default 4) actions from π_θ0 at temperature 1 and
 // keeps those that are not the expert's action, not a repeat of an earlier
 // sample, and not malformed (no <eot> within MaxAction+1 tokens, or a
-// structure token: Alternatives, TestAlternativesDropsExpertDuplicatesAndMalformed).
+// structure token; with CollectConfig.Grammar also a sample that is not a
+// command: Alternatives, TestAlternativesDropsExpertDuplicatesAndMalformed).
 // Each kept a⁻ gives an example with a fair coin for the order of a⁺ and
 // a⁻ in the prompt, whether a⁻ is admissible at s (Env.Admits: listed, or
 // webshop's free search on the search page), and the observations that

@@ -87,3 +87,28 @@ func TestTransferReusesTheLargerPresetsData(t *testing.T) {
 	_, err = Transfer(src, other)
 	assert.ErrorContains(t, err, "share")
 }
+
+func TestRunOnEveryEnvironment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains tiny models on three environments")
+	}
+	for _, c := range []struct {
+		env string
+		ood bool
+	}{{"alfworld", true}, {"webshop", false}, {"sciworld", false}} {
+		t.Run(c.env, func(t *testing.T) {
+			cfg := tinyConfig(t)
+			cfg.Env, cfg.Games, cfg.Rows = c.env, 2, []string{RowACT, RowRL}
+			cfg.Episodes, cfg.OODEpisodes = 1, 1
+			rep, err := Run(cfg)
+			require.NoError(t, err)
+			require.Len(t, rep.Rows, 2)
+			for _, r := range rep.Rows {
+				require.NotNil(t, r.ID)
+				assert.Equal(t, c.ood, r.OOD != nil, "an OOD split only where the environment has one")
+				require.NotNil(t, r.Offline)
+				assert.GreaterOrEqual(t, *r.Offline, 0.0)
+			}
+		})
+	}
+}

@@ -99,6 +99,12 @@
 // same trainer on ActionTask: a contextual bandit over the expert states,
 // single-step and offline, as in the paper.
 //
+// That the reward reaches the right slot is shown on a choice a tiny model
+// can learn (short states; the alternative always the same inapplicable
+// command, on a random side): from a format-only π_θ0 at chance (greedy
+// held-out accuracy 0.48), 40 updates raise it to 1.00 and the sampled
+// accuracy from 0.01 to 0.88 (TestACTLearnsALearnableChoice).
+//
 // # Early Experience
 //
 // ReflectionData turns each critic example into the state without its final
@@ -164,7 +170,8 @@
 // 0.27 and 0.62 around 0.5, its held-out greedy accuracy was 0.50. A
 // supervised check (SFT on the correct choices of 1170 of the examples,
 // 8–12 epochs, tiny and small presets) memorised the training choices
-// (up to 0.74) without generalising (held-out ≤ 0.55). At this size the
-// choice task is not yet learnable; the presets must change that (more
+// (up to 0.74) without generalising (held-out ≤ 0.55). So the machinery
+// learns a learnable choice (TestACTLearnsALearnableChoice), but at this
+// size the real one is not learnt; the presets must change that (more
 // data, a larger model, shorter prompts) before the table means anything.
 package act

@@ -2,6 +2,7 @@ package act
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"arew/model"
 	"arew/rl"
@@ -11,7 +12,9 @@ import (
 
 // GRPOStage is a GRPO stage of the pipeline: Updates updates of rl's GRPO
 // trainer, each on GRPO.Prompts examples × GRPO.GroupSize samples, cycling
-// through the training examples in order.
+// through the training examples in one order shuffled by GRPO.Seed. (The
+// datasets come grouped by game and state; in that order consecutive
+// updates would each fit one game and undo the last.)
 type GRPOStage struct {
 	Updates int           `json:"updates"`
 	GRPO    rl.GRPOConfig `json:"grpo"`
@@ -61,7 +64,7 @@ func (s GRPOStage) run(name string, init *model.Model, task tasks.Task, n int) (
 // of D_critic (held-out examples may be empty). Each update's Success is
 // the share of sampled choices that picked the expert's action.
 func TrainACT(init *model.Model, env *Env, data []CriticExample, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
-	task, err := ChoiceTask(env, stage.Shaping, data, nil)
+	task, err := ChoiceTask(env, stage.Shaping, shuffled(data, stage.GRPO.Seed), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("act: %w", err)
 	}
@@ -72,9 +75,18 @@ func TrainACT(init *model.Model, env *Env, data []CriticExample, stage GRPOStage
 // next action at the expert states, rewarded for the expert's action with
 // the same shaping (a contextual bandit over the states).
 func TrainRL(init *model.Model, env *Env, pairs []textworld.Pair, maxAction int, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
-	task, err := ActionTask(env, stage.Shaping, maxAction, pairs, nil)
+	task, err := ActionTask(env, stage.Shaping, maxAction, shuffled(pairs, stage.GRPO.Seed), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rl: %w", err)
 	}
 	return stage.run("rl", init, task, len(pairs))
+}
+
+// shuffled is a copy of xs in an order drawn from seed.
+func shuffled[T any](xs []T, seed uint64) []T {
+	out := make([]T, len(xs))
+	for i, j := range rand.New(rand.NewPCG(seed, 0x5bd1e995)).Perm(len(xs)) {
+		out[i] = xs[j]
+	}
+	return out
 }

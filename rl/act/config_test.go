@@ -59,3 +59,13 @@ func TestNewEnvAndAdmits(t *testing.T) {
 	assert.True(t, web.Admits(pairs[0].State, search), "any search on the search page")
 	assert.False(t, web.Admits(pairs[1].State, search), "but not on the results page")
 }
+
+func TestShuffledIsASeededPermutation(t *testing.T) {
+	xs := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	a, b := shuffled(xs, 4), shuffled(xs, 4)
+	assert.Equal(t, a, b, "same seed, same order")
+	assert.ElementsMatch(t, xs, a)
+	assert.NotEqual(t, xs, a)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, xs, "the input is untouched")
+	assert.Empty(t, shuffled([]int{}, 1))
+}

@@ -1,0 +1,112 @@
+package act
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"arew/model"
+	"arew/rl"
+)
+
+// Rows of the ACT table (docs/act.md §2), in the table's order.
+const (
+	RowPrompting = "prompting" // π_θ0 acting directly
+	RowACT       = "act"       // the critic-trained π_θ0 used as the policy
+	RowIL        = "il"
+	RowEE        = "early-experience"
+	RowILwACT    = "il-w-act"
+	RowRL        = "rl"
+	RowRLwACT    = "rl-w-act"
+)
+
+// AllRows lists every row.
+var AllRows = []string{RowPrompting, RowACT, RowIL, RowEE, RowILwACT, RowRL, RowRLwACT}
+
+// Config is one pipeline run on one environment: the data, π_θ0, the
+// stages and the evaluation. Every row trains on the expert pairs of the
+// same Games training instances; the SFT rows share one SFT budget (IL),
+// the GRPO rows the ACT and RL budgets.
+type Config struct {
+	Env       string          `json:"env"` // alfworld, webshop or sciworld
+	EnvConfig json.RawMessage `json:"env_config,omitempty"`
+	Preset    string          `json:"preset"`
+	// Context is the model's context; 0 sizes it from the data.
+	Context int    `json:"context"`
+	Seed    uint64 `json:"seed"`
+	// Games: training instances [0, Games) give the expert data.
+	Games int `json:"games"`
+	// HeldOut: test instances [0, HeldOut) give the held-out expert states
+	// (offline next-action accuracy) and held-out critic examples.
+	HeldOut   int           `json:"held_out"`
+	InitShare float64       `json:"init_share"` // π_θ0's share of the expert pairs
+	Init      rl.SFTConfig  `json:"init"`
+	Collect   CollectConfig `json:"collect"`
+	IL        rl.SFTConfig  `json:"il"` // IL, Early Experience, IL w/ ACT
+	ACT       GRPOStage     `json:"act"`
+	RL        GRPOStage     `json:"rl"` // RL, RL w/ ACT
+	// Episodes and OODEpisodes: online evaluation on the first instances
+	// of Test and TestOOD (0: none).
+	Episodes    int      `json:"episodes"`
+	OODEpisodes int      `json:"ood_episodes"`
+	Rows        []string `json:"rows"`
+	// Dir receives the datasets (JSONL), the checkpoints (safetensors) and
+	// report.json; empty: nothing is written.
+	Dir string `json:"dir"`
+	// CriticFrom reads D_critic from this JSONL file instead of sampling it
+	// from this run's π_θ0 (cross-size: data collected with another preset).
+	CriticFrom string `json:"critic_from,omitempty"`
+}
+
+// DefaultConfig is a small alfworld run with the tiny preset.
+func DefaultConfig() Config {
+	init := rl.DefaultSFTConfig()
+	init.Epochs, init.Optim.LR = 10, 3e-3
+	il := rl.DefaultSFTConfig()
+	il.Epochs, il.Optim.LR = 10, 3e-3
+	return Config{Env: "alfworld", Preset: "tiny", Seed: 1, Games: 100, HeldOut: 20, InitShare: 0.1,
+		Init: init, Collect: DefaultCollect(), IL: il, ACT: DefaultGRPOStage(), RL: DefaultGRPOStage(),
+		Episodes: 20, OODEpisodes: 20, Rows: AllRows}
+}
+
+// Validate reports the first bad field (the stages' own configs are
+// checked when they start).
+func (c Config) Validate() error {
+	if _, ok := model.Presets[c.Preset]; !ok {
+		return fmt.Errorf("act: unknown model preset %q", c.Preset)
+	}
+	if c.Context < 0 || c.Games < 1 || c.HeldOut < 0 || c.Episodes < 0 || c.OODEpisodes < 0 {
+		return fmt.Errorf("act: need context ≥ 0, games ≥ 1, held_out, episodes, ood_episodes ≥ 0; got %d, %d, %d, %d, %d",
+			c.Context, c.Games, c.HeldOut, c.Episodes, c.OODEpisodes)
+	}
+	if !(c.InitShare > 0 && c.InitShare <= 1) {
+		return fmt.Errorf("act: init_share must lie in (0, 1], got %v", c.InitShare)
+	}
+	if err := c.Collect.Validate(); err != nil {
+		return fmt.Errorf("act: %w", err)
+	}
+	for _, s := range []GRPOStage{c.ACT, c.RL} {
+		if err := s.Shaping.Validate(); err != nil {
+			return fmt.Errorf("act: %w", err)
+		}
+	}
+	for _, r := range c.Rows {
+		known := false
+		for _, k := range AllRows {
+			known = known || r == k
+		}
+		if !known {
+			return fmt.Errorf("act: unknown row %q (known: %v)", r, AllRows)
+		}
+	}
+	return nil
+}
+
+// needs reports whether row r, or a row built on it, is requested.
+func (c Config) needs(r string) bool {
+	for _, x := range c.Rows {
+		if x == r || (r == RowACT && (x == RowILwACT || x == RowRLwACT)) {
+			return true
+		}
+	}
+	return false
+}

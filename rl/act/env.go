@@ -1,0 +1,138 @@
+package act
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"arew/tasks"
+	"arew/tasks/alfworld"
+	"arew/tasks/sciworld"
+	"arew/tasks/textworld"
+	"arew/tasks/webshop"
+)
+
+// Env is one of the three text environments as the pipeline sees it: its
+// vocabulary, its split sizes, a constructor of instances and its command
+// grammar (the R_fmt check of a generated action).
+type Env struct {
+	Name  string
+	Vocab *tasks.Vocab
+	Sizes textworld.Sizes
+	// New starts instance index of split.
+	New func(split textworld.Split, index int) (textworld.Env, error)
+	// Parse reports whether words form a command of the grammar (whether it
+	// applies is the environment's business, not the format's).
+	Parse func(words []string) error
+	// FreeText reports whether the state admits well-formed actions beyond
+	// its listed ones (webshop: any search on the search page); nil: none.
+	FreeText func(s textworld.State, words []string) bool
+}
+
+// NewEnv builds environment name ("alfworld", "webshop" or "sciworld")
+// with its default configuration overridden by raw (a JSON object; nil for
+// the defaults).
+func NewEnv(name string, raw json.RawMessage) (*Env, error) {
+	switch name {
+	case "alfworld":
+		w, err := alfworld.FromJSON(raw)
+		if err != nil {
+			return nil, err
+		}
+		return &Env{Name: name, Vocab: w.Vocab(), Sizes: w.Config().Sizes(),
+			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
+			Parse: func(ws []string) error {
+				_, err := alfworld.ParseCommand(ws)
+				return err
+			}}, nil
+	case "webshop":
+		w, err := webshop.FromJSON(raw)
+		if err != nil {
+			return nil, err
+		}
+		c := w.Config()
+		return &Env{Name: name, Vocab: w.Vocab(), Sizes: textworld.Sizes{Train: c.Train, Test: c.Test},
+			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
+			Parse: func(ws []string) error {
+				_, err := webshop.ParseAction(ws)
+				return err
+			},
+			FreeText: func(s textworld.State, ws []string) bool {
+				a, err := webshop.ParseAction(ws)
+				if err != nil || a.Kind != webshop.Search {
+					return false
+				}
+				search := w.Vocab().ID("search")
+				for _, l := range s.Admissible {
+					if len(l) > 0 && l[0] == search {
+						return true
+					}
+				}
+				return false
+			}}, nil
+	case "sciworld":
+		w, err := sciworld.FromJSON(raw)
+		if err != nil {
+			return nil, err
+		}
+		c := w.Config()
+		return &Env{Name: name, Vocab: w.Vocab(), Sizes: textworld.Sizes{Train: c.Train, Test: c.Test},
+			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
+			Parse: func(ws []string) error {
+				_, err := sciworld.ParseCommand(ws)
+				return err
+			}}, nil
+	}
+	return nil, fmt.Errorf("act: unknown environment %q (want alfworld, webshop or sciworld)", name)
+}
+
+// Instances is NewEnv bound to one split, the form textworld.Evaluate takes.
+func (e *Env) Instances(split textworld.Split) func(int) (textworld.Env, error) {
+	return func(i int) (textworld.Env, error) { return e.New(split, i) }
+}
+
+// ExpertPairs plays the expert on instances [first, first+n) of split and
+// returns its (state, action) pairs, each state with the last k turns: the
+// expert data every row of the table trains on.
+func (e *Env) ExpertPairs(split textworld.Split, first, n, k int) ([]textworld.Pair, error) {
+	var out []textworld.Pair
+	for i := first; i < first+n; i++ {
+		env, err := e.New(split, i)
+		if err != nil {
+			return nil, fmt.Errorf("act %s: %w", e.Name, err)
+		}
+		ps, err := textworld.ExpertPairs(env, k)
+		if err != nil {
+			return nil, fmt.Errorf("act %s instance %d: %w", e.Name, i, err)
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
+// wellFormed is the format check of a generated action: non-empty, only
+// words of the vocabulary (no structure token), and a command of the
+// grammar.
+func (e *Env) wellFormed(action []tasks.Token) bool {
+	if len(action) == 0 {
+		return false
+	}
+	words, ok := textworld.ReadWords(e.Vocab, action)
+	if !ok {
+		return false
+	}
+	return e.Parse == nil || e.Parse(words) == nil
+}
+
+// Admits reports whether action is admissible at s: listed, or a free-text
+// action the state allows. It reads only the state, so the datasets need no
+// live environment.
+func (e *Env) Admits(s textworld.State, action []tasks.Token) bool {
+	if textworld.Contains(s.Admissible, action) {
+		return true
+	}
+	if e.FreeText == nil {
+		return false
+	}
+	words, ok := textworld.ReadWords(e.Vocab, action)
+	return ok && e.FreeText(s, words)
+}

@@ -1,0 +1,92 @@
+package act
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"arew/model"
+	"arew/rl"
+	"arew/tasks"
+	"arew/tasks/textworld"
+)
+
+// GRPOStage is a GRPO stage of the pipeline: Updates updates of rl's GRPO
+// trainer, each on GRPO.Prompts examples × GRPO.GroupSize samples, cycling
+// through the training examples in one order shuffled by GRPO.Seed. (The
+// datasets come grouped by game and state; in that order consecutive
+// updates would each fit one game and undo the last.)
+type GRPOStage struct {
+	Updates int           `json:"updates"`
+	GRPO    rl.GRPOConfig `json:"grpo"`
+	Shaping Shaping       `json:"shaping"`
+}
+
+// DefaultGRPOStage: 20 updates of 16 prompts × G = 8 samples, lr 3e-4
+// (not tuned), the paper's shaping.
+func DefaultGRPOStage() GRPOStage {
+	g := rl.DefaultGRPOConfig()
+	g.GroupSize = 8
+	g.Policy.Optim.LR = 3e-4
+	return GRPOStage{Updates: 20, GRPO: g, Shaping: DefaultShaping()}
+}
+
+func (s GRPOStage) run(name string, init *model.Model, task tasks.Task, n int) (*model.Model, []rl.Metrics, error) {
+	if s.Updates < 0 {
+		return nil, nil, fmt.Errorf("%s: updates must be ≥ 0, got %d", name, s.Updates)
+	}
+	m, err := Clone(init)
+	if err != nil {
+		return nil, nil, err
+	}
+	if task.MaxTokens() > m.Config.Context {
+		return nil, nil, fmt.Errorf("%s: prompts of up to %d tokens with their answer exceed the context %d", name, task.MaxTokens(), m.Config.Context)
+	}
+	cfg := s.GRPO
+	cfg.Instances = n
+	cfg.Rollout.MaxLen = task.MaxTokens()
+	g, err := rl.NewGRPO(task, m, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer g.Close()
+	var ms []rl.Metrics
+	for range s.Updates {
+		mt, err := g.Update()
+		if err != nil {
+			return nil, ms, fmt.Errorf("%s: %w", name, err)
+		}
+		ms = append(ms, mt)
+	}
+	return m, ms, nil
+}
+
+// TrainACT is critical training: GRPO of a copy of init on the choice task
+// of D_critic (held-out examples may be empty). Each update's Success is
+// the share of sampled choices that picked the expert's action.
+func TrainACT(init *model.Model, env *Env, data []CriticExample, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
+	task, err := ChoiceTask(env, stage.Shaping, shuffled(data, stage.GRPO.Seed), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("act: %w", err)
+	}
+	return stage.run("act", init, task, len(data))
+}
+
+// TrainRL is RL action training: GRPO of a copy of init generating the
+// next action at the expert states, rewarded for the expert's action with
+// the same shaping (a contextual bandit over the states).
+func TrainRL(init *model.Model, env *Env, pairs []textworld.Pair, maxAction int, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
+	task, err := ActionTask(env, stage.Shaping, maxAction, shuffled(pairs, stage.GRPO.Seed), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rl: %w", err)
+	}
+	return stage.run("rl", init, task, len(pairs))
+}
+
+// shuffled is a copy of xs in an order drawn from seed.
+func shuffled[T any](xs []T, seed uint64) []T {
+	out := make([]T, len(xs))
+	for i, j := range rand.New(rand.NewPCG(seed, 0x5bd1e995)).Perm(len(xs)) {
+		out[i] = xs[j]
+	}
+	return out
+}

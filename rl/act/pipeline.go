@@ -1,0 +1,302 @@
+package act
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"arew/model"
+	"arew/rl"
+	"arew/tasks/textworld"
+)
+
+// SFTEpoch is the record of one SFT epoch in a report.
+type SFTEpoch struct {
+	Epoch     int     `json:"epoch"`
+	Steps     int     `json:"steps"`
+	TrainLoss float64 `json:"train_loss"`
+	GradNorm  float64 `json:"grad_norm"`
+	Seconds   float64 `json:"seconds"`
+}
+
+func sftEpochs(ms []rl.SFTMetrics) []SFTEpoch {
+	out := make([]SFTEpoch, len(ms))
+	for i, m := range ms {
+		out[i] = SFTEpoch{Epoch: m.Epoch, Steps: m.Steps, TrainLoss: m.TrainLoss, GradNorm: m.GradNorm, Seconds: m.Seconds}
+	}
+	return out
+}
+
+// RowResult is one row of the table on this run's environment.
+type RowResult struct {
+	Row string  `json:"row"`
+	ID  *Online `json:"id,omitempty"`  // online, Test split
+	OOD *Online `json:"ood,omitempty"` // online, TestOOD split
+	// Offline is next-action accuracy on the held-out expert states.
+	Offline *float64 `json:"offline,omitempty"`
+	// Choice is the greedy critic accuracy on held-out critic examples.
+	Choice          *float64 `json:"choice,omitempty"`
+	ChoiceMalformed *float64 `json:"choice_malformed,omitempty"`
+	TrainSeconds    float64  `json:"train_seconds"` // this row's own stage
+	EvalSeconds     float64  `json:"eval_seconds"`
+	Checkpoint      string   `json:"checkpoint,omitempty"`
+}
+
+// Report is everything a run measured.
+type Report struct {
+	Config        Config                  `json:"config"`
+	Model         model.Config            `json:"model"`
+	Pairs         int                     `json:"pairs"`
+	HeldOutPairs  int                     `json:"held_out_pairs"`
+	Critic        int                     `json:"critic_examples"`
+	Collect       CollectStats            `json:"collect"`
+	HeldOutCritic int                     `json:"held_out_critic_examples"`
+	DroppedLong   int                     `json:"dropped_too_long"` // examples past the context
+	Init          []SFTEpoch              `json:"init"`
+	SFT           map[string][]SFTEpoch   `json:"sft"`
+	GRPO          map[string][]rl.Metrics `json:"grpo"`
+	Rows          []RowResult             `json:"rows"`
+	// InitSeconds and CollectSeconds time π_θ0 and the critic data (both
+	// splits); each row times its own stage.
+	InitSeconds    float64 `json:"init_seconds"`
+	CollectSeconds float64 `json:"collect_seconds"`
+	Seconds        float64 `json:"seconds"`
+}
+
+// Run runs the pipeline of cfg: expert data, π_θ0, D_critic, the requested
+// rows (each a composition of the stage functions), and their evaluation.
+// With cfg.Dir set it writes pairs.jsonl, held_out.jsonl, critic.jsonl,
+// checkpoints/<row>.safetensors and report.json there.
+func Run(cfg Config) (*Report, error) {
+	start := time.Now()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	env, err := NewEnv(cfg.Env, cfg.EnvConfig)
+	if err != nil {
+		return nil, err
+	}
+	k := cfg.Collect.History
+	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, k)
+	if err != nil {
+		return nil, err
+	}
+	held, err := env.ExpertPairs(textworld.Test, 0, cfg.HeldOut, k)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Config: cfg, Pairs: len(pairs), HeldOutPairs: len(held), SFT: map[string][]SFTEpoch{}, GRPO: map[string][]rl.Metrics{}}
+	if err := cfg.write("pairs.jsonl", func(p string) error { return WritePairs(p, env.Vocab, pairs) }); err != nil {
+		return nil, err
+	}
+	if err := cfg.write("held_out.jsonl", func(p string) error { return WritePairs(p, env.Vocab, held) }); err != nil {
+		return nil, err
+	}
+	context := cfg.Context
+	if context == 0 {
+		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
+	}
+	t0 := time.Now()
+	pi0, ms, err := InitialPolicy(env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Init, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rep.Model, rep.Init, rep.InitSeconds = pi0.Config, sftEpochs(ms), time.Since(t0).Seconds()
+	t0 = time.Now()
+
+	var data, heldData []CriticExample
+	if cfg.CriticFrom != "" {
+		if data, err = ReadCritic(cfg.CriticFrom, env.Vocab); err != nil {
+			return nil, err
+		}
+	} else if data, rep.Collect, err = CriticData(pi0, env, textworld.Train, 0, cfg.Games, cfg.Collect); err != nil {
+		return nil, err
+	}
+	if err := cfg.write("critic.jsonl", func(p string) error { return WriteCritic(p, env.Vocab, data) }); err != nil {
+		return nil, err
+	}
+	if heldData, _, err = CriticData(pi0, env, textworld.Test, 0, cfg.HeldOut, cfg.Collect); err != nil {
+		return nil, err
+	}
+	rep.CollectSeconds = time.Since(t0).Seconds()
+	var dropped int
+	data, dropped = FitCritic(env, data, context)
+	rep.DroppedLong += dropped
+	heldData, _ = FitCritic(env, heldData, context)
+	rep.Critic, rep.HeldOutCritic = len(data), len(heldData)
+
+	models := map[string]*model.Model{RowPrompting: pi0}
+	secs := map[string]float64{}
+	train := func(row string, f func() (*model.Model, error)) error {
+		t0 := time.Now()
+		m, err := f()
+		if err != nil {
+			return fmt.Errorf("act row %s: %w", row, err)
+		}
+		models[row], secs[row] = m, time.Since(t0).Seconds()
+		return nil
+	}
+	sft := func(row string, init *model.Model, f func(*model.Model) (*model.Model, []rl.SFTMetrics, error)) error {
+		return train(row, func() (*model.Model, error) {
+			m, ms, err := f(init)
+			rep.SFT[row] = sftEpochs(ms)
+			return m, err
+		})
+	}
+	grpo := func(row string, init *model.Model, f func(*model.Model) (*model.Model, []rl.Metrics, error)) error {
+		return train(row, func() (*model.Model, error) {
+			m, ms, err := f(init)
+			rep.GRPO[row] = ms
+			return m, err
+		})
+	}
+	il := func(init *model.Model) (*model.Model, []rl.SFTMetrics, error) {
+		return TrainIL(init, env.Vocab, pairs, cfg.IL)
+	}
+	rlStage := func(init *model.Model) (*model.Model, []rl.Metrics, error) {
+		return TrainRL(init, env, pairs, cfg.Collect.MaxAction, cfg.RL)
+	}
+	if cfg.needs(RowACT) {
+		if err := grpo(RowACT, pi0, func(m *model.Model) (*model.Model, []rl.Metrics, error) { return TrainACT(m, env, data, cfg.ACT) }); err != nil {
+			return nil, err
+		}
+	}
+	for _, row := range cfg.Rows {
+		switch row {
+		case RowIL:
+			err = sft(row, pi0, il)
+		case RowEE:
+			err = sft(row, pi0, func(m *model.Model) (*model.Model, []rl.SFTMetrics, error) {
+				ee, n := FitReflections(env, data, context)
+				rep.DroppedLong += n
+				return TrainEarlyExperience(m, env.Vocab, pairs, ee, cfg.IL)
+			})
+		case RowILwACT:
+			err = sft(row, models[RowACT], il)
+		case RowRL:
+			err = grpo(row, pi0, rlStage)
+		case RowRLwACT:
+			err = grpo(row, models[RowACT], rlStage)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, row := range cfg.Rows {
+		r, err := cfg.evaluate(env, row, models[row], held, heldData)
+		if err != nil {
+			return nil, fmt.Errorf("act row %s: %w", row, err)
+		}
+		r.TrainSeconds = secs[row]
+		rep.Rows = append(rep.Rows, r)
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, cfg.write("report.json", func(p string) error { return writeJSON(p, rep) })
+}
+
+// evaluate measures one row's model and saves its checkpoint.
+func (cfg Config) evaluate(env *Env, row string, m *model.Model, held []textworld.Pair, heldData []CriticExample) (RowResult, error) {
+	t0 := time.Now()
+	r := RowResult{Row: row}
+	k, maxAction := cfg.Collect.History, cfg.Collect.MaxAction
+	if cfg.Episodes > 0 {
+		on, err := EvaluateOnline(m, env, textworld.Test, min(cfg.Episodes, env.Sizes.Test), k, maxAction)
+		if err != nil {
+			return r, err
+		}
+		r.ID = &on
+	}
+	if n := min(cfg.OODEpisodes, env.Sizes.TestOOD); n > 0 {
+		on, err := EvaluateOnline(m, env, textworld.TestOOD, n, k, maxAction)
+		if err != nil {
+			return r, err
+		}
+		r.OOD = &on
+	}
+	if len(held) > 0 {
+		acc, err := NextActionAccuracy(m, env.Vocab, held, maxAction)
+		if err != nil {
+			return r, err
+		}
+		r.Offline = &acc
+	}
+	if len(heldData) > 0 {
+		acc, bad, err := ChoiceAccuracy(m, env.Vocab, heldData)
+		if err != nil {
+			return r, err
+		}
+		r.Choice, r.ChoiceMalformed = &acc, &bad
+	}
+	r.EvalSeconds = time.Since(t0).Seconds()
+	if cfg.Dir != "" {
+		r.Checkpoint = filepath.Join(cfg.Dir, "checkpoints", row+".safetensors")
+		if err := os.MkdirAll(filepath.Dir(r.Checkpoint), 0o755); err != nil {
+			return r, err
+		}
+		if err := m.Save(r.Checkpoint, map[string]string{"row": row, "env": cfg.Env}); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// write calls f with the path of name in cfg.Dir (nothing without a Dir).
+func (cfg Config) write(name string, f func(path string) error) error {
+	if cfg.Dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return err
+	}
+	return f(filepath.Join(cfg.Dir, name))
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// AutoContext sizes the model's context from the expert data: the longest
+// state with its action, plus room for two candidate actions (the critic
+// prompt) or a reflection of two actions and two observations.
+func AutoContext(env *Env, pairs []textworld.Pair, maxAction int) int {
+	longest, obs := 0, 0
+	for _, p := range pairs {
+		longest = max(longest, len(p.State.Tokens(env.Vocab))+len(p.Expert)+1)
+		obs = max(obs, len(p.State.Obs))
+	}
+	return longest + 2*maxAction + 2*obs + 16
+}
+
+// FitCritic keeps the critic examples whose choice prompt and answer fit
+// the context, and counts the others.
+func FitCritic(env *Env, data []CriticExample, context int) ([]CriticExample, int) {
+	var out []CriticExample
+	for _, c := range data {
+		if p, _ := c.Prompt(env.Vocab); len(p)+2 <= context {
+			out = append(out, c)
+		}
+	}
+	return out, len(data) - len(out)
+}
+
+// FitReflections keeps the critic examples whose reflection example fits
+// the context, and counts the others.
+func FitReflections(env *Env, data []CriticExample, context int) ([]CriticExample, int) {
+	var out []CriticExample
+	for _, c := range data {
+		if tr := ReflectionData(env.Vocab, []CriticExample{c}); len(tr[0].Tokens) <= context {
+			out = append(out, c)
+		}
+	}
+	return out, len(data) - len(out)
+}

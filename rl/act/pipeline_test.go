@@ -1,0 +1,114 @@
+package act
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/model"
+)
+
+// tinyConfig is a pipeline small enough for a unit test: three games,
+// one epoch per SFT, two updates per GRPO stage.
+func tinyConfig(t *testing.T) Config {
+	cfg := DefaultConfig()
+	cfg.Games, cfg.HeldOut, cfg.Episodes, cfg.OODEpisodes = 3, 1, 2, 2
+	cfg.InitShare = 0.5
+	cfg.Init.Epochs, cfg.IL.Epochs = 1, 1
+	cfg.Collect.K = 2
+	for _, s := range []*GRPOStage{&cfg.ACT, &cfg.RL} {
+		s.Updates = 2
+		s.GRPO.Prompts, s.GRPO.GroupSize = 2, 2
+		s.GRPO.Rollout.Workers = 1
+	}
+	cfg.Dir = t.TempDir()
+	return cfg
+}
+
+func TestRunWritesEveryRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains seven tiny models")
+	}
+	cfg := tinyConfig(t)
+	rep, err := Run(cfg)
+	require.NoError(t, err)
+	require.Len(t, rep.Rows, len(AllRows))
+	assert.Positive(t, rep.Critic)
+	for i, r := range rep.Rows {
+		assert.Equal(t, AllRows[i], r.Row)
+		require.NotNil(t, r.ID)
+		require.NotNil(t, r.OOD)
+		require.NotNil(t, r.Offline)
+		assert.Equal(t, 2, r.ID.Episodes)
+		m, meta, err := model.Load(r.Checkpoint)
+		require.NoError(t, err, r.Row)
+		assert.Equal(t, rep.Model, m.Config)
+		assert.Equal(t, r.Row, meta["row"])
+	}
+	assert.Len(t, rep.GRPO[RowACT], 2)
+	assert.Len(t, rep.GRPO[RowRLwACT], 2)
+	assert.Len(t, rep.SFT[RowEE], 1)
+	pairs, err := ReadPairs(filepath.Join(cfg.Dir, "pairs.jsonl"), mustEnv(t).Vocab)
+	require.NoError(t, err)
+	assert.Equal(t, rep.Pairs, len(pairs))
+	t.Logf("%d pairs, %d critic examples, context %d", rep.Pairs, rep.Critic, rep.Model.Context)
+}
+
+func mustEnv(t *testing.T) *Env {
+	env, err := NewEnv("alfworld", nil)
+	require.NoError(t, err)
+	return env
+}
+
+func TestTransferReusesTheLargerPresetsData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two presets")
+	}
+	src, dst := tinyConfig(t), tinyConfig(t)
+	src.Preset, src.Dir = "small", ""
+	dst.Rows = []string{RowACT, RowILwACT}
+	dst.Episodes, dst.OODEpisodes = 1, 0
+	rep, err := Transfer(src, dst)
+	require.NoError(t, err)
+	env := mustEnv(t)
+	from, err := ReadCritic(filepath.Join(dst.Dir, "source-critic.jsonl"), env.Vocab)
+	require.NoError(t, err)
+	used, err := ReadCritic(filepath.Join(dst.Dir, "critic.jsonl"), env.Vocab)
+	require.NoError(t, err)
+	assert.Equal(t, from, used, "the target trains on the source's D_critic")
+	assert.Equal(t, 32, rep.Model.DModel, "the target is the tiny preset")
+	require.Len(t, rep.Rows, 2)
+	assert.Nil(t, rep.Rows[0].OOD)
+
+	other := dst
+	other.Games++
+	_, err = Transfer(src, other)
+	assert.ErrorContains(t, err, "share")
+}
+
+func TestRunOnEveryEnvironment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains tiny models on three environments")
+	}
+	for _, c := range []struct {
+		env string
+		ood bool
+	}{{"alfworld", true}, {"webshop", false}, {"sciworld", false}} {
+		t.Run(c.env, func(t *testing.T) {
+			cfg := tinyConfig(t)
+			cfg.Env, cfg.Games, cfg.Rows = c.env, 2, []string{RowACT, RowRL}
+			cfg.Episodes, cfg.OODEpisodes = 1, 1
+			rep, err := Run(cfg)
+			require.NoError(t, err)
+			require.Len(t, rep.Rows, 2)
+			for _, r := range rep.Rows {
+				require.NotNil(t, r.ID)
+				assert.Equal(t, c.ood, r.OOD != nil, "an OOD split only where the environment has one")
+				require.NotNil(t, r.Offline)
+				assert.GreaterOrEqual(t, *r.Offline, 0.0)
+			}
+		})
+	}
+}

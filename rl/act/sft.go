@@ -1,0 +1,171 @@
+package act
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"arew/model"
+	"arew/rl"
+	"arew/tasks"
+	"arew/tasks/textworld"
+)
+
+// Clone is an independent copy of m (same config, same weights): every
+// stage trains a copy, so π_θ0 and the ACT model can start several rows.
+func Clone(m *model.Model) (*model.Model, error) {
+	c, err := model.New(m.Config, 0)
+	if err != nil {
+		return nil, err
+	}
+	src := m.Params.Params()
+	for i, p := range c.Params.Params() {
+		copy(p.Data(), src[i].Data())
+	}
+	return c, nil
+}
+
+// Demonstration is a supervised example as rl's SFT takes it: prompt
+// (context), then target and EOT (the agent's tokens, which are learnt).
+func Demonstration(prompt, target []tasks.Token) *rl.Trajectory {
+	n := len(prompt) + len(target) + 1
+	tr := &rl.Trajectory{Tokens: make([]int32, 0, n), Agent: make([]bool, n), Logp: make([]float32, n)}
+	tr.Tokens = append(append(append(tr.Tokens, prompt...), target...), tasks.EOT)
+	for i := len(prompt); i < n; i++ {
+		tr.Agent[i] = true
+	}
+	tr.Steps = []rl.Step{{Start: len(prompt), End: n, Kind: tasks.AS, Final: true}}
+	return tr
+}
+
+// ILData is the imitation data: State.Tokens → expert action, EOT.
+func ILData(v *tasks.Vocab, pairs []textworld.Pair) []*rl.Trajectory {
+	out := make([]*rl.Trajectory, len(pairs))
+	for i, p := range pairs {
+		out[i] = Demonstration(p.State.Tokens(v), p.Expert)
+	}
+	return out
+}
+
+// ReflectionData is the Early Experience data (self-reflection variant):
+// for each critic example, the state without its final <act>, then the
+// templated reflection on the two observed outcomes, <act> and the
+// expert's action. The model learns to write why the expert's action is
+// better and then to take it.
+func ReflectionData(v *tasks.Vocab, data []CriticExample) []*rl.Trajectory {
+	out := make([]*rl.Trajectory, 0, len(data))
+	act := v.ID("<act>")
+	for _, c := range data {
+		prompt := c.State.Tokens(v)
+		prompt = prompt[:len(prompt)-1]
+		target := textworld.Reflection(v, c.Expert, c.ExpertObs, c.Alt, c.AltObs)
+		target = append(append(target, act), c.Expert...)
+		out = append(out, Demonstration(prompt, target))
+	}
+	return out
+}
+
+// LongestTrajectory is the longest token sequence of trs.
+func LongestTrajectory(trs []*rl.Trajectory) int {
+	n := 0
+	for _, t := range trs {
+		n = max(n, len(t.Tokens))
+	}
+	return n
+}
+
+// TrainSFT fine-tunes a copy of init on train (rl.SFT with MaxLen the
+// longest example) and returns it with the per-epoch metrics.
+func TrainSFT(init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
+	if len(train) == 0 {
+		return nil, nil, fmt.Errorf("sft: no training examples")
+	}
+	m, err := Clone(init)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.MaxLen = LongestTrajectory(train)
+	if cfg.MaxLen > m.Config.Context {
+		return nil, nil, fmt.Errorf("sft: an example of %d tokens exceeds the context %d", cfg.MaxLen, m.Config.Context)
+	}
+	s, err := rl.NewSFT(m, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	ms, err := s.Train(train, nil)
+	return m, ms, err
+}
+
+// InitialPolicy is π_θ0: a fresh model of preset, trained by a short SFT
+// on a share (0, 1] of the expert pairs drawn with seed. It has seen the
+// grammar and the prompt format, so its samples are plausible commands,
+// but too little data to act like the expert; and FormatData on the same
+// share, so it answers a choice prompt in the format, at chance
+// (doc.go, "π_θ0").
+func InitialPolicy(v *tasks.Vocab, preset string, context int, pairs []textworld.Pair, share float64, cfg rl.SFTConfig, seed uint64) (*model.Model, []rl.SFTMetrics, error) {
+	if !(share > 0 && share <= 1) {
+		return nil, nil, fmt.Errorf("initial policy: share must lie in (0, 1], got %v", share)
+	}
+	mc, err := model.NewConfig(preset, v.Size(), context)
+	if err != nil {
+		return nil, nil, fmt.Errorf("initial policy: %w", err)
+	}
+	fresh, err := model.New(mc, seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("initial policy: %w", err)
+	}
+	n := max(1, int(share*float64(len(pairs))+0.5))
+	if len(pairs) == 0 {
+		return nil, nil, fmt.Errorf("initial policy: no expert pairs")
+	}
+	perm := rand.New(rand.NewPCG(seed, 0x1417)).Perm(len(pairs))
+	sub := make([]textworld.Pair, n)
+	for i := range sub {
+		sub[i] = pairs[perm[i]]
+	}
+	cfg.Seed = seed
+	rng := rand.New(rand.NewPCG(seed, 0x2417))
+	return TrainSFT(fresh, append(ILData(v, sub), FormatData(v, sub, rng)...), cfg)
+}
+
+// FormatData teaches the critic's answer format and nothing else: for each
+// pair with another listed action, a choice prompt between the expert's
+// action and a uniformly drawn other admissible one, in random order,
+// answered "1" or "2" by a fair coin independent of which slot holds the
+// expert's action. So π_θ0 answers in the format (R_fmt is not what ACT has
+// to learn) while its choices carry no judgement: their accuracy is 1/2 in
+// expectation (TestFormatDataCarriesNoJudgement).
+func FormatData(v *tasks.Vocab, pairs []textworld.Pair, rng *rand.Rand) []*rl.Trajectory {
+	var out []*rl.Trajectory
+	for _, p := range pairs {
+		var others [][]tasks.Token
+		for _, a := range p.State.Admissible {
+			if !textworld.Equal(a, p.Expert) {
+				others = append(others, a)
+			}
+		}
+		if len(others) == 0 {
+			continue
+		}
+		c := CriticExample{State: p.State, Expert: p.Expert, Alt: others[rng.IntN(len(others))], ExpertFirst: rng.IntN(2) == 0}
+		prompt, _ := c.Prompt(v)
+		answer := v.ID("1")
+		if rng.IntN(2) == 1 {
+			answer = v.ID("2")
+		}
+		out = append(out, Demonstration(prompt, []tasks.Token{answer}))
+	}
+	return out
+}
+
+// TrainIL is imitation learning: SFT of a copy of init on every expert pair.
+func TrainIL(init *model.Model, v *tasks.Vocab, pairs []textworld.Pair, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
+	return TrainSFT(init, ILData(v, pairs), cfg)
+}
+
+// TrainEarlyExperience is the Early Experience baseline: SFT of a copy of
+// init on the reflection data mixed with the plain expert data.
+func TrainEarlyExperience(init *model.Model, v *tasks.Vocab, pairs []textworld.Pair, data []CriticExample, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
+	mix := append(ILData(v, pairs), ReflectionData(v, data)...)
+	return TrainSFT(init, mix, cfg)
+}

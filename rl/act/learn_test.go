@@ -102,8 +102,8 @@ func TestRLLearnsALearnableNextAction(t *testing.T) {
 	pi0, _, err := TrainSFT(tinyModel(t, v.Size(), 64), ILData(v, warm), sft)
 	require.NoError(t, err)
 	stage := DefaultGRPOStage()
-	stage.Updates = 60
-	stage.GRPO.Policy.Optim.LR = 1e-3
+	stage.Updates = 150
+	stage.GRPO.Policy.Optim.LR = 3e-4
 	stage.GRPO.Rollout.Workers = 1
 	m, ms, err := TrainRL(pi0, env, pairs, 8, stage)
 	require.NoError(t, err)

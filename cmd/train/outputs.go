@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +10,7 @@ import (
 
 	"arew/engine"
 	"arew/optim"
+	"arew/rl"
 	"arew/tasks"
 )
 
@@ -63,81 +59,18 @@ func prepareRunDir(dir string, force bool) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path atomically (engine.WriteFileAtomic:
-// a temporary file in the same folder, fsynced and renamed over path, so
-// path holds the old content or the new, never a part).
-func writeFileAtomic(path string, data []byte) error {
-	return engine.WriteFileAtomic(path, 0o644, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
+// The run folder's files go through rl's run-file writers (one mechanism
+// with the studies'): whole files atomically, logs one JSON line per write.
+var (
+	writeFileAtomic = rl.WriteFile
+	writeJSON       = rl.WriteJSON
+	createJSONL     = rl.CreateJSONL
+)
 
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return writeFileAtomic(path, append(data, '\n'))
-}
-
-// jsonl appends one JSON object per line to a file.
-type jsonl struct{ f *os.File }
-
-func createJSONL(path string) (*jsonl, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return &jsonl{f}, nil
-}
-
-// Write appends v as one line (one write call, so a crash loses at most
-// the last line, never garbles an earlier one). A record holding NaN or
-// ±Inf where a number is due (a loss, a gradient norm) is a training that
-// diverged, and is reported as such.
-func (j *jsonl) Write(v any) error {
-	data, err := json.Marshal(v)
-	var bad *json.UnsupportedValueError
-	if errors.As(err, &bad) {
-		return fmt.Errorf("the training diverged: a non-finite value (%s) in its %s record (try a lower learning rate)", bad.Str, filepath.Base(j.f.Name()))
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", j.f.Name(), err)
-	}
-	if _, err := j.f.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("write %s: %w", j.f.Name(), err)
-	}
-	return nil
-}
-
-func (j *jsonl) Close() error { return j.f.Close() }
-
-// num is a float64 written as null when it is not finite (encoding/json
-// refuses NaN), and read back from null as NaN.
-type num float64
-
-func (x num) MarshalJSON() ([]byte, error) {
-	f := float64(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(f)
-}
-
-func (x *num) UnmarshalJSON(b []byte) error {
-	if string(bytes.TrimSpace(b)) == "null" {
-		*x = num(math.NaN())
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
-	}
-	*x = num(f)
-	return nil
-}
+type (
+	jsonl = rl.JSONL
+	num   = rl.Num
+)
 
 // evalRecord is one line of eval.jsonl: one evaluation of the policy in
 // one mode (the means of tasks.Summary over the test instances).

@@ -1,8 +1,6 @@
 package study
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 
 	"arew/rl"
@@ -154,27 +152,5 @@ func MeanStd(xs []float64) (mean, std float64, n int) {
 	return mean, math.Sqrt(ss / float64(n-1)), n
 }
 
-// Num is a float64 written as null when it is not finite (encoding/json
-// refuses NaN) and read back from null as NaN.
-type Num float64
-
-func (x Num) MarshalJSON() ([]byte, error) {
-	f := float64(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(f)
-}
-
-func (x *Num) UnmarshalJSON(b []byte) error {
-	if string(bytes.TrimSpace(b)) == "null" {
-		*x = Num(math.NaN())
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
-	}
-	*x = Num(f)
-	return nil
-}
+// Num is a float64 written as null when it is not finite (rl.Num).
+type Num = rl.Num

@@ -1,0 +1,99 @@
+package rl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"arew/engine"
+)
+
+// The files of a run folder (cmd/train's single runs, rl/study's studies)
+// are written through these: whole files atomically (engine.WriteFileAtomic:
+// a temporary file fsynced and renamed, so a path holds the old content or
+// the new, never a part), logs one JSON line per write.
+
+// WriteFile writes data to path atomically.
+func WriteFile(path string, data []byte) error {
+	return engine.WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteJSON writes v as indented JSON, atomically.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return WriteFile(path, append(data, '\n'))
+}
+
+// JSONL appends one JSON object per line to a file.
+type JSONL struct{ f *os.File }
+
+// CreateJSONL creates (or truncates) path for JSONL.
+func CreateJSONL(path string) (*JSONL, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &JSONL{f}, nil
+}
+
+// Write appends v as one line, in one write call, so a crash loses at most
+// the last line and never garbles an earlier one. A record holding NaN or
+// ±Inf where a plain number is due (a loss, a gradient norm) is a training
+// that diverged, and is reported as such (wrapping ErrDiverged).
+func (j *JSONL) Write(v any) error {
+	data, err := json.Marshal(v)
+	var bad *json.UnsupportedValueError
+	if errors.As(err, &bad) {
+		return fmt.Errorf("%w: a non-finite value (%s) in its %s record (try a lower learning rate)",
+			ErrDiverged, bad.Str, filepath.Base(j.f.Name()))
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", j.f.Name(), err)
+	}
+	if _, err := j.f.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("write %s: %w", j.f.Name(), err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (j *JSONL) Close() error { return j.f.Close() }
+
+// Num is a float64 written as null when it is not finite (encoding/json
+// refuses NaN) and read back from null as NaN: the measures a task does
+// not define, the standard deviation of one seed.
+type Num float64
+
+// MarshalJSON writes null for NaN and ±Inf.
+func (x Num) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// UnmarshalJSON reads null as NaN.
+func (x *Num) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*x = Num(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*x = Num(f)
+	return nil
+}

@@ -96,7 +96,7 @@ func (d *Device) MarginCorrection(p kernels.Packed, steps kernels.Steps, mode ke
 }
 
 func (d *Device) marginCorrection(ver Version, p kernels.Packed, steps kernels.Steps, mode kernels.MarginMode, lambda float64, out []float32, accumulate bool) error {
-	if err := checkMarginArgs(p, steps, mode, lambda, out); err != nil {
+	if err := kernels.CheckMarginArgs(p, steps, mode, lambda, out); err != nil {
 		return err
 	}
 	if p.NumTokens() == 0 {
@@ -129,7 +129,7 @@ func (d *Device) GAE(p kernels.Packed, rewards, values []float32, gamma, lambda 
 }
 
 func (d *Device) gae(ver Version, p kernels.Packed, rewards, values []float32, gamma, lambda float64, adv, ret []float32) error {
-	if err := checkGAEArgs(p, rewards, values, gamma, lambda, adv, ret); err != nil {
+	if err := kernels.CheckGAEArgs(p, rewards, values, gamma, lambda, adv, ret); err != nil {
 		return err
 	}
 	if p.NumTokens() == 0 {
@@ -159,7 +159,7 @@ func (d *Device) gae(ver Version, p kernels.Packed, rewards, values []float32, g
 // GroupBaseline is kernels.GroupBaseline on the GPU, host slices in and
 // out, with its checks.
 func (d *Device) GroupBaseline(p kernels.Packed, scores []float32, groups []int32, norm kernels.GroupNorm, out []float32) error {
-	if err := checkGroupBaselineArgs(p, scores, groups, norm, out); err != nil {
+	if err := kernels.CheckGroupBaselineArgs(p, scores, groups, norm, out); err != nil {
 		return err
 	}
 	if p.NumTrajectories() == 0 {

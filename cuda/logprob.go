@@ -2,7 +2,11 @@
 
 package cuda
 
-import "fmt"
+import (
+	"fmt"
+
+	"arew/kernels"
+)
 
 // Version picks a kernel version of a family: the numbered versions of the
 // .cu files (1 plain, 2 fast).
@@ -100,7 +104,7 @@ func (d *Device) TokenLogProb(logits []float32, n, v int, targets []int32, logp,
 }
 
 func (d *Device) tokenLogProb(ver Version, logits []float32, n, v int, targets []int32, logp, lse, ent []float32) error {
-	if err := checkLogProbArgs(logits, n, v, targets, logp, lse, ent); err != nil {
+	if err := kernels.CheckLogProbArgs(logits, n, v, targets, logp, lse, ent); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -140,7 +144,7 @@ func (d *Device) TokenLogProbBackward(logits []float32, n, v int, targets []int3
 }
 
 func (d *Device) tokenLogProbBackward(ver Version, logits []float32, n, v int, targets []int32, lse, ent, gLogp, gEnt, dlogits []float32, accumulate bool) error {
-	if err := checkLogProbBackwardArgs(logits, n, v, targets, lse, ent, gLogp, gEnt, dlogits); err != nil {
+	if err := kernels.CheckLogProbBackwardArgs(logits, n, v, targets, lse, ent, gLogp, gEnt, dlogits); err != nil {
 		return err
 	}
 	if n == 0 {

@@ -28,7 +28,7 @@ import (
 //
 // adv is not whitened; see MaskedWhitenRef for verl's whitening.
 func GAERef(p Packed, rewards, values []float32, gamma, lambda float64, adv, ret []float32) error {
-	if err := checkGAEArgs(p, rewards, values, gamma, lambda, adv, ret); err != nil {
+	if err := CheckGAEArgs(p, rewards, values, gamma, lambda, adv, ret); err != nil {
 		return err
 	}
 	gaeRange(p, rewards, values, gamma, lambda, adv, ret, 0, p.NumTrajectories())
@@ -57,7 +57,8 @@ func gaeRange(p Packed, rewards, values []float32, gamma, lambda float64, adv, r
 	}
 }
 
-func checkGAEArgs(p Packed, rewards, values []float32, gamma, lambda float64, adv, ret []float32) error {
+// CheckGAEArgs is GAE's argument check, exported for the GPU kernels.
+func CheckGAEArgs(p Packed, rewards, values []float32, gamma, lambda float64, adv, ret []float32) error {
 	const k = "gae"
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", k, err)

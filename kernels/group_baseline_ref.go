@@ -57,7 +57,7 @@ func groupAdvantages(scores []float32, groups []int32, norm GroupNorm, adv []flo
 // groups are (B), out is (T); every agent token of trajectory b gets A_b and
 // every observation token 0 (verl multiplies by the response mask).
 func GroupBaselineRef(p Packed, scores []float32, groups []int32, norm GroupNorm, out []float32) error {
-	if err := checkGroupBaselineArgs(p, scores, groups, norm, out); err != nil {
+	if err := CheckGroupBaselineArgs(p, scores, groups, norm, out); err != nil {
 		return err
 	}
 	perTraj := make([]float32, len(scores))
@@ -114,7 +114,9 @@ func checkGroupArgs(scores []float32, groups []int32, norm GroupNorm, nAdv int) 
 	return nil
 }
 
-func checkGroupBaselineArgs(p Packed, scores []float32, groups []int32, norm GroupNorm, out []float32) error {
+// CheckGroupBaselineArgs is GroupBaseline's argument check, exported for
+// the GPU kernels.
+func CheckGroupBaselineArgs(p Packed, scores []float32, groups []int32, norm GroupNorm, out []float32) error {
 	const k = "group baseline"
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", k, err)

@@ -32,7 +32,7 @@ import (
 // computed by one goroutine with the same operations whatever the split, so
 // results do not depend on the thread count (TestTokenLogProbDeterministic).
 func TokenLogProb(logits []float32, n, v int, targets []int32, logp, lse, ent []float32) error {
-	if err := checkLogProbArgs(logits, n, v, targets, logp, lse, ent); err != nil {
+	if err := CheckLogProbArgs(logits, n, v, targets, logp, lse, ent); err != nil {
 		return err
 	}
 	if !worthParallel(n, 4*v) { // inline: no closure, no allocation
@@ -54,7 +54,7 @@ func TokenLogProb(logits []float32, n, v int, targets []int32, logp, lse, ent []
 // (32-byte aligned, v a multiple of 8) uses non-temporal stores: dlogits
 // then goes to memory, not the caches.
 func TokenLogProbBackward(logits []float32, n, v int, targets []int32, lse, ent, gLogp, gEnt, dlogits []float32, accumulate bool) error {
-	if err := checkLogProbBackwardArgs(logits, n, v, targets, lse, ent, gLogp, gEnt, dlogits); err != nil {
+	if err := CheckLogProbBackwardArgs(logits, n, v, targets, lse, ent, gLogp, gEnt, dlogits); err != nil {
 		return err
 	}
 	mode := backwardMode(n, v, dlogits, gEnt != nil, accumulate)

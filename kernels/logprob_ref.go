@@ -28,7 +28,7 @@ import (
 // or ent (p·log p → 0), and logp = −Inf if it is the target. Logits of any
 // finite size (±1e4, ±MaxFloat32) are fine: the row max is subtracted first.
 func TokenLogProbRef(logits []float32, n, v int, targets []int32, logp, lse, ent []float32) error {
-	if err := checkLogProbArgs(logits, n, v, targets, logp, lse, ent); err != nil {
+	if err := CheckLogProbArgs(logits, n, v, targets, logp, lse, ent); err != nil {
 		return err
 	}
 	for i := 0; i < n; i++ {
@@ -89,7 +89,7 @@ func tokenLogProbRefRow(row []float32, y int32, withEnt bool) (logp, lse, ent fl
 // finite (the forward's NaN, +Inf and all −Inf rows) gets NaN in every dz
 // entry, accumulating or not. Bad arguments are an error before any write.
 func TokenLogProbBackwardRef(logits []float32, n, v int, targets []int32, lse, ent, gLogp, gEnt, dlogits []float32, accumulate bool) error {
-	if err := checkLogProbBackwardArgs(logits, n, v, targets, lse, ent, gLogp, gEnt, dlogits); err != nil {
+	if err := CheckLogProbBackwardArgs(logits, n, v, targets, lse, ent, gLogp, gEnt, dlogits); err != nil {
 		return err
 	}
 	for i := 0; i < n; i++ {
@@ -123,7 +123,10 @@ func TokenLogProbBackwardRef(logits []float32, n, v int, targets []int32, lse, e
 	return nil
 }
 
-func checkLogProbArgs(logits []float32, n, v int, targets []int32, logp, lse, ent []float32) error {
+// CheckLogProbArgs is TokenLogProb's argument check (shapes, buffer
+// lengths, targets inside the vocabulary), exported so that the GPU
+// kernels give the same errors in the same words.
+func CheckLogProbArgs(logits []float32, n, v int, targets []int32, logp, lse, ent []float32) error {
 	if n < 0 || v < 1 {
 		return fmt.Errorf("token log-prob: bad shape n=%d v=%d", n, v)
 	}
@@ -133,7 +136,9 @@ func checkLogProbArgs(logits []float32, n, v int, targets []int32, logp, lse, en
 	return checkTargets(targets[:n], v)
 }
 
-func checkLogProbBackwardArgs(logits []float32, n, v int, targets []int32, lse, ent, gLogp, gEnt, dlogits []float32) error {
+// CheckLogProbBackwardArgs is TokenLogProbBackward's argument check,
+// exported for the GPU kernels.
+func CheckLogProbBackwardArgs(logits []float32, n, v int, targets []int32, lse, ent, gLogp, gEnt, dlogits []float32) error {
 	if n < 0 || v < 1 {
 		return fmt.Errorf("token log-prob backward: bad shape n=%d v=%d", n, v)
 	}

@@ -22,7 +22,7 @@ import "fmt"
 // A trajectory with P or N empty gets u = 0 (as the released code). Weights
 // and λ·u are float64, rounded once per token. λ must be finite.
 func MarginCorrectionRef(p Packed, steps Steps, mode MarginMode, lambda float64, out []float32, accumulate bool) error {
-	if err := checkMarginArgs(p, steps, mode, lambda, out); err != nil {
+	if err := CheckMarginArgs(p, steps, mode, lambda, out); err != nil {
 		return err
 	}
 	marginRange(p, steps, mode, lambda, out, accumulate, 0, p.NumTrajectories())
@@ -118,7 +118,9 @@ func agentTokens(mask []uint8) int {
 	return n
 }
 
-func checkMarginArgs(p Packed, steps Steps, mode MarginMode, lambda float64, out []float32) error {
+// CheckMarginArgs is MarginCorrection's argument check, exported for the
+// GPU kernels.
+func CheckMarginArgs(p Packed, steps Steps, mode MarginMode, lambda float64, out []float32) error {
 	const k = "margin correction"
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", k, err)

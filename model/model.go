@@ -52,3 +52,17 @@ func (m *Model) param(name string) []float32 {
 	}
 	return p.Data()
 }
+
+// Clone is an independent copy of m: the same config and weights in new
+// memory (a KL reference, a stage's starting point).
+func (m *Model) Clone() (*Model, error) {
+	c, err := New(m.Config, 0)
+	if err != nil {
+		return nil, err
+	}
+	src := m.Params.Params()
+	for i, p := range c.Params.Params() {
+		copy(p.Data(), src[i].Data())
+	}
+	return c, nil
+}

@@ -96,7 +96,7 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 		}
 	}
 	if s.policy.KLCoef > 0 {
-		if t.ref, err = frozenCopy(policy); err != nil {
+		if t.ref, err = policy.Clone(); err != nil { // the frozen reference of the KL term
 			return nil, fmt.Errorf("%s: reference: %w", s.algo, err)
 		}
 		if t.refG, err = t.ref.NewGraph(B, T); err != nil {
@@ -104,20 +104,6 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 		}
 	}
 	return t, nil
-}
-
-// frozenCopy is a copy of m's weights that training never touches: the
-// reference policy of the KL term.
-func frozenCopy(m *model.Model) (*model.Model, error) {
-	c, err := model.New(m.Config, 0)
-	if err != nil {
-		return nil, err
-	}
-	src := m.Params.Params()
-	for i, p := range c.Params.Params() {
-		copy(p.Data(), src[i].Data())
-	}
-	return c, nil
 }
 
 // Close releases the graphs' machines.

@@ -4,7 +4,7 @@
 // data, critical training, RL action training, the Early Experience
 // baseline, their compositions, the evaluation and the cross-size
 // transfer. Every stage is a function from data and a model to a new model
-// (the input is never modified; Clone), the datasets are JSONL (WritePairs,
+// (the input is never modified; model.Model.Clone), the datasets are JSONL (WritePairs,
 // WriteCritic) and the checkpoints safetensors (model.Save, model.Load).
 //
 // # The stages

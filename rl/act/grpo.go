@@ -34,7 +34,7 @@ func (s GRPOStage) run(name string, init *model.Model, task tasks.Task, n int) (
 	if s.Updates < 0 {
 		return nil, nil, fmt.Errorf("%s: updates must be ≥ 0, got %d", name, s.Updates)
 	}
-	m, err := Clone(init)
+	m, err := init.Clone()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,20 +10,6 @@ import (
 	"arew/tasks/textworld"
 )
 
-// Clone is an independent copy of m (same config, same weights): every
-// stage trains a copy, so π_θ0 and the ACT model can start several rows.
-func Clone(m *model.Model) (*model.Model, error) {
-	c, err := model.New(m.Config, 0)
-	if err != nil {
-		return nil, err
-	}
-	src := m.Params.Params()
-	for i, p := range c.Params.Params() {
-		copy(p.Data(), src[i].Data())
-	}
-	return c, nil
-}
-
 // Demonstration is a supervised example as rl's SFT takes it: prompt
 // (context), then target and EOT (the agent's tokens, which are learnt).
 func Demonstration(prompt, target []tasks.Token) *rl.Trajectory {
@@ -79,7 +65,7 @@ func TrainSFT(init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*mod
 	if len(train) == 0 {
 		return nil, nil, fmt.Errorf("sft: no training examples")
 	}
-	m, err := Clone(init)
+	m, err := init.Clone()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -50,7 +50,7 @@ func TestCloneIsIndependent(t *testing.T) {
 	require.NoError(t, err)
 	m, err := model.New(mc, 3)
 	require.NoError(t, err)
-	c, err := Clone(m)
+	c, err := m.Clone()
 	require.NoError(t, err)
 	a, b := m.Params.Params()[0].Data(), c.Params.Params()[0].Data()
 	assert.Equal(t, a, b)

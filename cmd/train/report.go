@@ -100,40 +100,7 @@ func (e *experiment) mainRows() [][]string {
 }
 
 // table renders rows under tableHeader as an aligned Markdown table.
-func (e *experiment) table(rows [][]string) string {
-	width := make([]int, len(tableHeader))
-	for _, r := range append([][]string{tableHeader}, rows...) {
-		for i, c := range r {
-			width[i] = max(width[i], len([]rune(c)))
-		}
-	}
-	var b strings.Builder
-	line := func(cells []string) {
-		b.WriteString("|")
-		for i, c := range cells {
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
-			if i == 0 {
-				fmt.Fprintf(&b, " %s%s |", c, pad)
-			} else {
-				fmt.Fprintf(&b, " %s%s |", pad, c)
-			}
-		}
-		b.WriteString("\n")
-	}
-	line(tableHeader)
-	sep := make([]string, len(width))
-	for i, w := range width {
-		sep[i] = strings.Repeat("-", w)
-		if i > 0 {
-			sep[i] = sep[i][:w-1] + ":"
-		}
-	}
-	line(sep)
-	for _, r := range rows {
-		line(r)
-	}
-	return b.String()
-}
+func (e *experiment) table(rows [][]string) string { return rl.MarkdownTable(tableHeader, 1, rows) }
 
 // algoLine describes the RL algorithm and its AREW setting.
 func (e *experiment) algoLine() string {

@@ -1,8 +1,8 @@
 package study
 
 import (
+	"arew/rl"
 	"fmt"
-	"strings"
 )
 
 // Table is the Markdown table of mean ± std over the seeds, per arm, of
@@ -67,39 +67,5 @@ func (s *Summary) BaselineTable() string {
 	return markdown(header, 1, rows)
 }
 
-// markdown renders an aligned Markdown table: the first left columns
-// left-aligned, the others right-aligned (numbers).
-func markdown(header []string, left int, rows [][]string) string {
-	width := make([]int, len(header))
-	for _, r := range append([][]string{header}, rows...) {
-		for i, c := range r {
-			width[i] = max(width[i], len([]rune(c)), 3)
-		}
-	}
-	var b strings.Builder
-	line := func(cells []string) {
-		b.WriteString("|")
-		for i, c := range cells {
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
-			if i < left {
-				fmt.Fprintf(&b, " %s%s |", c, pad)
-			} else {
-				fmt.Fprintf(&b, " %s%s |", pad, c)
-			}
-		}
-		b.WriteString("\n")
-	}
-	line(header)
-	sep := make([]string, len(width))
-	for i, w := range width {
-		sep[i] = strings.Repeat("-", w)
-		if i >= left {
-			sep[i] = sep[i][:w-1] + ":"
-		}
-	}
-	line(sep)
-	for _, r := range rows {
-		line(r)
-	}
-	return b.String()
-}
+// markdown is rl.MarkdownTable, the one table formatter.
+var markdown = rl.MarkdownTable

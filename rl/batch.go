@@ -77,6 +77,16 @@ func NewBatch(trajs []*Trajectory) (*Batch, error) {
 			b.Rewards[last] = float32(t.Reward)
 		}
 		for _, s := range t.Steps {
+			if len(s.TokenZ) > 0 {
+				// Judged token by token: each token is a step of its own.
+				for k, z := range s.TokenZ {
+					b.Steps.Start = append(b.Steps.Start, int32(base+s.Start+k-1))
+					b.Steps.End = append(b.Steps.End, int32(base+s.Start+k))
+					b.Steps.Critique = append(b.Steps.Critique, z)
+					b.StepKinds = append(b.StepKinds, uint8(s.Kind))
+				}
+				continue
+			}
 			b.Steps.Start = append(b.Steps.Start, int32(base+s.Start-1))
 			b.Steps.End = append(b.Steps.End, int32(base+s.End-1))
 			b.Steps.Critique = append(b.Steps.Critique, s.Z)

@@ -66,6 +66,23 @@ func TestNewBatchPacksInPredictionOrder(t *testing.T) {
 	assert.Equal(t, 3, b.NumAgentTokens())
 }
 
+// A turn judged token by token (Step.TokenZ) becomes one single-token step
+// per critique; the turn's own Z and its EOT token then count for nothing.
+func TestNewBatchSplitsPerTokenCritiques(t *testing.T) {
+	// Tokens: prompt P P, agent A (AS, +1), obs O, agent A A A (BT, three
+	// tokens, the last one EOT, per-token critiques +1 −1).
+	tr := episode(2, 1, 0, turn{1, 1, tasks.AS, 1}, turn{3, 0, tasks.BT, -1})
+	tr.Steps[1].TokenZ = []int8{1, -1}
+	b, err := NewBatch([]*Trajectory{tr})
+	require.NoError(t, err)
+	// Spans [2,3), [4,5), [5,6) → predictions [1,2), [3,4), [4,5).
+	assert.Equal(t, []int32{1, 3, 4}, b.Steps.Start)
+	assert.Equal(t, []int32{2, 4, 5}, b.Steps.End)
+	assert.Equal(t, []int8{1, 1, -1}, b.Steps.Critique)
+	assert.Equal(t, []uint8{uint8(tasks.AS), uint8(tasks.BT), uint8(tasks.BT)}, b.StepKinds)
+	assert.Equal(t, []int32{0, 3}, b.Steps.Offsets)
+}
+
 func TestNewBatchRejectsBadTrajectories(t *testing.T) {
 	good := func() *Trajectory { return episode(2, 1, 0, turn{2, 1, tasks.AS, 1}) }
 	cases := map[string]func(*Trajectory){
@@ -75,6 +92,8 @@ func TestNewBatchRejectsBadTrajectories(t *testing.T) {
 		"step outside":   func(t *Trajectory) { t.Steps[0].End = 99 },
 		"step on prompt": func(t *Trajectory) { t.Steps[0].Start = 1 },
 		"critique":       func(t *Trajectory) { t.Steps[0].Z = 2 },
+		"token critique": func(t *Trajectory) { t.Steps[0].TokenZ = []int8{1, -2} },
+		"token count":    func(t *Trajectory) { t.Steps[0].TokenZ = []int8{1, 1, 1} },
 	}
 	for name, mutate := range cases {
 		tr := good()

@@ -123,7 +123,10 @@
 // added after GAE and whitening, as in the released code
 // (TestAdvantagesAREWStepMode; separate AS and BT margins:
 // TestAdvantagesSeparateMargins; selection and perturbation of critiques:
-// TestSelectCritiques, TestFlipRate).
+// TestSelectCritiques, TestFlipRate). A turn the task judges token by
+// token (tasks.Step.TokenZ, e.g. flodial's per-fault belief critiques)
+// enters the margin as one single-token step per critique, so |P| and |N|
+// count those tokens (TestNewBatchSplitsPerTokenCritiques).
 //
 // Why the critic's targets are untouched. u is not a reward: it is the
 // gradient of an auxiliary objective that sums to zero over a trajectory's

@@ -42,8 +42,12 @@ func (r *recorder) act(tokens []tasks.Token, logp []float32, st tasks.Step) {
 		}
 		r.tr.Logp = append(r.tr.Logp, lp)
 	}
+	var tokenZ []int8
+	if len(st.TokenZ) > 0 && len(st.TokenZ) <= len(tokens) {
+		tokenZ = append(tokenZ, st.TokenZ...)
+	}
 	r.tr.Steps = append(r.tr.Steps, Step{Start: start, End: len(r.tr.Tokens), Kind: st.Kind, Z: st.Z,
-		Final: st.Final, Malformed: st.Malformed})
+		TokenZ: tokenZ, Final: st.Final, Malformed: st.Malformed})
 }
 
 // finish records the outcome.

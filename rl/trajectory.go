@@ -8,11 +8,15 @@ import (
 
 // Step is one agent turn inside a trajectory: the half-open span of its
 // tokens in Trajectory.Tokens (the agent's tokens of the turn, EOT
-// included), its kind, and the environment's critique.
+// included), its kind, and the environment's critique. TokenZ, when the
+// task judges the turn token by token (tasks.Step.TokenZ), holds one
+// critique per token from Start; the batch then makes each of those
+// tokens a step of its own for AREW.
 type Step struct {
 	Start, End int
 	Kind       tasks.Kind
 	Z          int8
+	TokenZ     []int8
 	Final      bool
 	Malformed  bool
 }
@@ -59,6 +63,14 @@ func (t *Trajectory) Validate() error {
 		}
 		if s.Z < -1 || s.Z > 1 {
 			return fmt.Errorf("trajectory: step %d has critique %d", i, s.Z)
+		}
+		if len(s.TokenZ) > s.End-s.Start {
+			return fmt.Errorf("trajectory: step %d has %d per-token critiques for %d tokens", i, len(s.TokenZ), s.End-s.Start)
+		}
+		for _, z := range s.TokenZ {
+			if z < -1 || z > 1 {
+				return fmt.Errorf("trajectory: step %d has per-token critique %d", i, z)
+			}
 		}
 		for p := s.Start; p < s.End; p++ {
 			if !t.Agent[p] {

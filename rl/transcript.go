@@ -26,8 +26,11 @@ type TranscriptTurn struct {
 	Action      string `json:"action"`
 	Kind        string `json:"kind"`
 	Critique    int8   `json:"critique"`
-	Malformed   bool   `json:"malformed"`
-	Final       bool   `json:"final"`
+	// TokenCritiques are the per-token critiques of a turn judged token by
+	// token (Step.TokenZ), in token order.
+	TokenCritiques []int8 `json:"token_critiques,omitempty"`
+	Malformed      bool   `json:"malformed"`
+	Final          bool   `json:"final"`
 }
 
 // NewTranscript renders trajectory tr of instance index with the task's
@@ -45,7 +48,7 @@ func NewTranscript(v *tasks.Vocab, index int, tr *Trajectory) Transcript {
 			obs = v.Decode(tr.Tokens[prev:s.Start])
 		}
 		t.Turns = append(t.Turns, TranscriptTurn{Observation: obs, Action: v.Decode(tr.Tokens[s.Start:s.End]),
-			Kind: s.Kind.String(), Critique: s.Z, Malformed: s.Malformed, Final: s.Final})
+			Kind: s.Kind.String(), Critique: s.Z, TokenCritiques: s.TokenZ, Malformed: s.Malformed, Final: s.Final})
 		prev = s.End
 	}
 	return t
@@ -61,6 +64,12 @@ func (t Transcript) Markdown() string {
 		mark := ""
 		if turn.Malformed {
 			mark = " malformed"
+		}
+		if len(turn.TokenCritiques) > 0 {
+			mark += " per token"
+			for _, z := range turn.TokenCritiques {
+				mark += fmt.Sprintf(" %+d", z)
+			}
 		}
 		fmt.Fprintf(&b, "%-28s | %-22s %s z=%+d%s\n", turn.Observation, turn.Action, turn.Kind, turn.Critique, mark)
 	}

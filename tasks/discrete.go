@@ -235,6 +235,33 @@ func ConsistentBT(b Belief, malformed bool, c []bool, eliminated bool) int8 {
 	return 0
 }
 
+// PerHypothesisBT judges a stated belief one hypothesis at a time against
+// the consistent set C: the level of a hypothesis in C earns +1 if it is
+// the belief's top level (the exact posterior is flat on C) and −1 if it
+// is lower; the level of a hypothesis outside C earns +1 if it is 0 (the
+// evidence ruled it out) and −1 if it still carries weight. levels are the
+// stated levels, one per hypothesis (len(levels) = len(c)). A belief that
+// is half right earns +1 on the half it gets right: unlike ConsistentBT,
+// which is all or nothing over the top set.
+func PerHypothesisBT(levels []int, c []bool) []int8 {
+	top := 0
+	for _, l := range levels {
+		top = max(top, l)
+	}
+	out := make([]int8, len(levels))
+	for h, l := range levels {
+		right := l == top
+		if !c[h] {
+			right = l == 0
+		}
+		out[h] = -1
+		if right {
+			out[h] = 1
+		}
+	}
+	return out
+}
+
 // BeliefGains are the BT measures of one episode from the potentials
 // Ψ(b_0), Ψ(b_1), …: the BT proxy (mean per-round change Ψ(b_t) − Ψ(b_{t−1}))
 // and C_BT (sum of the positive changes). NaN without rounds.

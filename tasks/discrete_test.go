@@ -137,6 +137,23 @@ func TestConsistentCritiques(t *testing.T) {
 	}
 }
 
+func TestPerHypothesisBT(t *testing.T) {
+	c := []bool{true, true, false, false}
+	for _, cse := range []struct {
+		name   string
+		levels []int
+		want   []int8
+	}{
+		{"exact posterior", []int{3, 3, 0, 0}, []int8{1, 1, 1, 1}},
+		{"stale flat belief", []int{3, 3, 3, 3}, []int8{1, 1, -1, -1}},
+		{"half the update", []int{3, 3, 3, 0}, []int8{1, 1, -1, 1}},
+		{"a consistent fault lowered", []int{3, 1, 0, 0}, []int8{1, -1, 1, 1}},
+		{"top levels need not be the highest token", []int{2, 2, 0, 1}, []int8{1, 1, 1, -1}},
+	} {
+		assert.Equal(t, cse.want, PerHypothesisBT(cse.levels, c), cse.name)
+	}
+}
+
 func TestBeliefGainsAndASProxy(t *testing.T) {
 	proxy, cbt := BeliefGains(0.25, []float64{0.5, 0.4, 1})
 	assert.InDelta(t, 0.25, proxy, 1e-12)

@@ -41,6 +41,13 @@ type Step struct {
 	// Z is the directional critique under the task's configured rules:
 	// −1, 0 or +1 (docs/arew.md §4).
 	Z int8
+	// TokenZ, when set, holds one critique per token of the action (the
+	// turn's tokens without EOT): a rule that judges each part of the move
+	// on its own, e.g. each fault's level of a belief (flodial's
+	// "per-fault" critiques). AREW then counts each token as a step of its
+	// own with its critique (docs/arew.md §4, "Per-fault critiques"); Z
+	// still summarises the turn for logs and proxies.
+	TokenZ []int8
 	// Malformed: the tokens did not parse into an action. Such a step gets
 	// Z = −1, consumes its turn, and the reply says so (a defined penalty).
 	Malformed bool

@@ -49,6 +49,7 @@ func act(task *Task, a string) []tasks.Token {
 type scripted struct {
 	action    string
 	z         int8
+	tokenZ    []int8 // per-token critiques (nil: none)
 	reply     string // first observation word ("" for none)
 	malformed bool
 	repeat    bool
@@ -60,6 +61,7 @@ func runScript(t *testing.T, task *Task, e *episode, script []scripted) {
 		obs, st, err := e.Step(act(task, s.action))
 		require.NoError(t, err)
 		assert.Equal(t, s.z, st.Z, "step %d %q: %s", i, s.action, st.Text)
+		assert.Equal(t, s.tokenZ, st.TokenZ, "step %d %q: per-token critiques", i, s.action)
 		assert.Equal(t, s.malformed, st.Malformed, "step %d", i)
 		assert.Equal(t, s.repeat, st.Repeat, "step %d", i)
 		assert.Equal(t, i, st.Turn)
@@ -132,6 +134,32 @@ func TestConsistentCritiques(t *testing.T) {
 	m := e.Measures()
 	assert.True(t, m.Success)
 	assert.InDelta(t, 2.0/7, m.ASProxy, 1e-12)
+}
+
+// The per-fault critiques: the consistent AS rule, and one critique per
+// level token of a belief (tasks.PerHypothesisBT against C after the reply);
+// Z keeps the consistent BT rule as the turn's summary. A malformed belief
+// is one −1 step, without per-token critiques.
+func TestPerFaultCritiques(t *testing.T) {
+	task := handTask(t, "per-fault")
+	e := handEpisode(task)
+	runScript(t, task, e, []scripted{
+		{action: "q2", z: -1, reply: "NO"}, // does not split C = {0,1,2}
+		{action: "levels 3 3 3", z: 0, tokenZ: []int8{1, 1, 1}, reply: "<ask>"},
+		{action: "q3", z: 1, reply: "YES"},                                        // C = {0,1}
+		{action: "levels 3 3 3", z: -1, tokenZ: []int8{1, 1, -1}, reply: "<ask>"}, // stale on fault 2
+		{action: "q4", z: 1, reply: "YES"},                                        // C = {1}
+		{action: "levels 3 3 0", z: -1, tokenZ: []int8{-1, 1, 1}, reply: "<ask>"}, // half the update
+		{action: "q0", z: 0, reply: "NO"},
+		{action: "levels 0 3 0", z: 0, tokenZ: []int8{1, 1, 1}, reply: "<ask>"},
+		{action: "q1", z: 0, reply: "UNK"},
+		{action: "levels 0 2", z: -1, reply: "BAD", malformed: true},
+		{action: "q3", z: 0, reply: "REP", repeat: true},
+		{action: "levels 1 2 0", z: 0, tokenZ: []int8{-1, 1, 1}, reply: "<ask>"},
+		{action: "q4", z: 0, reply: "REP", repeat: true},
+		{action: "levels 0 1 0", z: 0, tokenZ: []int8{1, 1, 1}},
+	})
+	assert.True(t, e.Measures().Success)
 }
 
 // The final answer scores only a unique argmax on the truth.

@@ -156,8 +156,25 @@
 //	    is outside C; +1 if its top lies in C after a reply that eliminated
 //	    something; else 0. A stale belief earns −1 every round.
 //
-// TestSpecCritiques and TestConsistentCritiques play hand-built episodes that
-// hit every rule.
+// Critiques "per-fault": the consistent AS rule above, and a belief judged
+// one fault at a time (tasks.PerHypothesisBT), with C after the reply:
+//
+//	BT: for each fault k, its level token earns +1 if k ∈ C and the level
+//	    is the belief's top level, or k ∉ C and the level is 0; else −1.
+//	    A malformed belief is one step with −1.
+//
+// The turn's Z is the consistent BT rule (its summary, for logs); the K
+// per-token critiques go to Step.TokenZ, and AREW counts each level token
+// as a step of its own. The consistent rule is all or nothing over the K
+// tokens: a belief that drops two of three eliminated faults earns −1, as
+// a frozen one does, so a near-deterministic stale belief almost never
+// samples a +1 and the margin has nothing to push. Per fault, dropping one
+// eliminated fault turns that token's −1 into +1, so every partial update
+// is credited for what it gets right (docs/arew.md §6, "Per-fault
+// critiques").
+//
+// TestSpecCritiques, TestConsistentCritiques and TestPerFaultCritiques play
+// hand-built episodes that hit every rule.
 //
 // # Scripted policies and baselines
 //

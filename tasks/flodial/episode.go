@@ -97,7 +97,7 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	}
 	e.lastReply = reply
 	e.lastElim = tasks.Eliminated(before, tasks.Plausible(e.post, flat))
-	if t.cfg.Critiques == "consistent" {
+	if t.cfg.Critiques != "spec" {
 		s.Z = tasks.ConsistentAS(tasks.Count(before), s.Malformed, s.Repeat, splits)
 	} else {
 		s.Z = specAS(reply)
@@ -148,6 +148,14 @@ func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 		s.Z = -1
 	case t.cfg.Critiques == "consistent":
 		s.Z = tasks.ConsistentBT(b, false, tasks.Plausible(e.post, flat), e.lastElim)
+	case t.cfg.Critiques == "per-fault":
+		c := tasks.Plausible(e.post, flat)
+		s.Z = tasks.ConsistentBT(b, false, c, e.lastElim)
+		levels := make([]int, len(action))
+		for i, tok := range action {
+			levels[i] = int(tok - t.levels.First)
+		}
+		s.TokenZ = tasks.PerHypothesisBT(levels, c)
 	default:
 		s.Z = specBT(e.lastReply, e.stated, b, e.inst.truth)
 	}

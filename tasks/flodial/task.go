@@ -33,7 +33,9 @@ type Config struct {
 	// (tokens "0" … Levels−1).
 	Levels int
 	// Critiques selects the critique rules: "spec" (as the paper's code has
-	// them) or "consistent" (the consistent-set rules); see docs/arew.md.
+	// them), "consistent" (the consistent-set rules) or "per-fault" (the
+	// consistent AS rule, and each fault's level judged on its own); see
+	// the package doc, "Critiques".
 	Critiques string
 	// Echo makes every reply restate the asked question's column: the
 	// answer, then the column's K cells in fault order (K BAD tokens after a
@@ -84,8 +86,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("PUnknown must lie in [0, 1), got %v", c.PUnknown)
 	case c.Levels < 2 || c.Levels > 10:
 		return fmt.Errorf("Levels must lie in [2, 10], got %d", c.Levels)
-	case c.Critiques != "spec" && c.Critiques != "consistent":
-		return fmt.Errorf(`Critiques must be "spec" or "consistent", got %q`, c.Critiques)
+	case c.Critiques != "spec" && c.Critiques != "consistent" && c.Critiques != "per-fault":
+		return fmt.Errorf(`Critiques must be "spec", "consistent" or "per-fault", got %q`, c.Critiques)
 	case c.Style != "" && c.Style != "careful" && c.Style != "hasty":
 		return fmt.Errorf(`Style must be "", "careful" or "hasty", got %q`, c.Style)
 	}

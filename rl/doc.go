@@ -149,6 +149,26 @@
 // given the demonstration's prefix (TestSFTLearnsBanditDemonstrations:
 // 0.19 → 1.0; TestSFTOnFloDialLowersLoss).
 //
+// # Resume
+//
+// A trainer's whole state is its weights (policy, separate critic, the
+// frozen KL reference), both AdamW states (moments and step count) and two
+// counters: the update index and the skip guard's run of skipped steps.
+// Nothing else carries from one update to the next: every random draw
+// comes from a generator derived afresh from (seed, stream, update, item)
+// (trainer_seed.go), the instances an update plays are a function of its
+// index, and so is the learning rate. SaveState writes that state as one
+// checkpoint set (checkpoint.go): each file atomically, then a manifest
+// naming every file with its update, size and SHA-256, written last;
+// RestoreState (through ReadCheckpointSet) refuses a set whose files
+// disagree with its manifest, so a kill while saving is caught, never read
+// as a mixed state. N updates equal k updates, SaveState, and a fresh
+// trainer restored from the set running the other N − k, bitwise in every
+// metric but the timings and in the final weights, for PPO (with a KL
+// reference, an entropy bonus and a separate critic), shared-critic PPO and GRPO (with
+// a warm-up and cosine schedule and a wrapping instance cursor):
+// TestResumeIsBitwise; the refusals: TestRestoreRefusesABadSet.
+//
 // # Smoke tests
 //
 // On a bandit ("the prompt names a token; reply with it", chance 1/8),

@@ -13,9 +13,14 @@ import (
 
 // Trainer is what the RL trainers (PPO, GRPO, GSPO) share: Update runs one
 // update — rollout → batch → old log-probs and values → advantages →
-// optimisation — and returns its metrics.
+// optimisation — and returns its metrics; SaveState and RestoreState
+// write and read its whole state as one checkpoint set (trainer_state.go).
 type Trainer interface {
 	Update() (Metrics, error)
+	Updates() int
+	Policy() *model.Model
+	SaveState(dir string, info map[string]string) error
+	RestoreState(dir string) (*Manifest, error)
 	Close()
 }
 

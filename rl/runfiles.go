@@ -47,6 +47,16 @@ func CreateJSONL(path string) (*JSONL, error) {
 	return &JSONL{f}, nil
 }
 
+// AppendJSONL opens an existing path for JSONL, appending after what it
+// holds (a resumed run's logs).
+func AppendJSONL(path string) (*JSONL, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &JSONL{f}, nil
+}
+
 // Write appends v as one line, in one write call, so a crash loses at most
 // the last line and never garbles an earlier one. A record holding NaN or
 // ±Inf where a plain number is due (a loss, a gradient norm) is a training

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"arew/model"
-	"arew/optim"
 	"arew/rl"
 	"arew/rl/progress"
 	"arew/tasks"
@@ -18,15 +17,6 @@ import (
 // errInterrupted: the context was cancelled (Ctrl-C, SIGTERM); the run
 // stopped between two steps and wrote its checkpoint and report.
 var errInterrupted = errors.New("interrupted")
-
-// trainer is what the command needs of rl.PPO and rl.GRPO.
-type trainer interface {
-	Update() (rl.Metrics, error)
-	Close()
-	Policy() *model.Model
-	Critic() *model.Model
-	Optimisers() (actor, critic *optim.AdamW)
-}
 
 // experiment is one run: everything built from the config before any
 // work, and what the run has measured so far (for report.md).
@@ -42,8 +32,14 @@ type experiment struct {
 	// (tests cancel the context from it).
 	afterUpdate func(update int)
 
+	// resume is the checkpoint set a resumed run continues from (nil: a
+	// new run); rlStarted is whether RL has begun (a set written before
+	// holds no state to resume).
+	resume    *rl.Manifest
+	rlStarted bool
+
 	start     time.Time
-	tr        trainer
+	tr        rl.Trainer
 	updates   int // RL updates done
 	status    string
 	sftLog    []rl.SFTMetrics
@@ -73,7 +69,11 @@ func newExperiment(inv invocation, out io.Writer) (*experiment, error) {
 		}
 	}
 	shared := cfg.PPO != nil && cfg.PPO.Critic.Mode == "shared"
-	if cfg.Model.Init != "" {
+	if inv.resume != "" {
+		if err := e.openResume(inv.resume); err != nil {
+			return nil, err
+		}
+	} else if cfg.Model.Init != "" {
 		if e.policy, _, err = model.Load(cfg.Model.Init); err != nil {
 			return nil, usageErrorf("-init: %v", err)
 		}
@@ -104,6 +104,9 @@ func newExperiment(inv invocation, out io.Writer) (*experiment, error) {
 		return nil, usageErrorf("%v", err)
 	}
 	e.dir = filepath.Join(inv.out, cfg.Name)
+	if inv.resume != "" {
+		e.dir = inv.resume
+	}
 	return e, nil
 }
 
@@ -112,8 +115,10 @@ func newExperiment(inv invocation, out io.Writer) (*experiment, error) {
 // and the report, and returns errInterrupted.
 func (e *experiment) Run(ctx context.Context, force bool) (err error) {
 	e.start = time.Now()
-	if err := prepareRunDir(e.dir, force); err != nil {
-		return err
+	if e.resume == nil {
+		if err := prepareRunDir(e.dir, force); err != nil {
+			return err
+		}
 	}
 	if err := writeJSON(filepath.Join(e.dir, configFile), e.cfg); err != nil {
 		return err
@@ -131,17 +136,19 @@ func (e *experiment) Run(ctx context.Context, force bool) (err error) {
 		}
 		switch {
 		case errors.Is(err, rl.ErrDiverged):
-			// The weights are not worth keeping: the last checkpoint
-			// written is the last good one.
 			e.status = "diverged: " + err.Error()
 			fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
-		case err != nil:
-			// Keep what was learnt: the latest weights and a report of how
-			// far the run got (best effort after a failure).
+		case errors.Is(err, errInterrupted):
+			// Interrupted between two steps: the state is whole, so the
+			// checkpoint set is one -resume continues from.
 			fmt.Fprintf(e.out, "\n== stopping (%s): writing a checkpoint and the report\n", e.status)
 			if cerr := e.checkpoint(); cerr != nil {
 				fmt.Fprintf(e.out, "checkpoint: %v\n", cerr)
 			}
+		case err != nil:
+			// A failure may have come mid-update, leaving the weights and
+			// moments of no one update: the last set written is kept.
+			fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
 		}
 		if e.tr != nil {
 			e.tr.Close()
@@ -154,27 +161,35 @@ func (e *experiment) Run(ctx context.Context, force bool) (err error) {
 		}
 	}()
 
-	if err := e.runSFT(ctx); err != nil {
+	if e.resume != nil {
+		if err := e.reopenLogs(); err != nil {
+			return err
+		}
+	} else if err := e.runSFT(ctx); err != nil {
 		return err
 	}
-	if err := e.policy.Save(filepath.Join(e.dir, ckptDir, basePolicyFile), ckptMeta(e.cfg.Name, 0, "base policy")); err != nil {
-		return err
+	if e.resume == nil {
+		if err := e.policy.Save(filepath.Join(e.dir, ckptDir, basePolicyFile), ckptMeta(e.cfg.Name, 0, "base policy")); err != nil {
+			return err
+		}
 	}
 	if e.cfg.Eval.Baselines {
 		if err := e.runBaselines(ctx); err != nil {
 			return err
 		}
 	}
-	if e.metrics, err = createJSONL(filepath.Join(e.dir, metricsFile)); err != nil {
-		return err
+	if e.resume == nil {
+		if e.metrics, err = createJSONL(filepath.Join(e.dir, metricsFile)); err != nil {
+			return err
+		}
+		if e.evalLog, err = createJSONL(filepath.Join(e.dir, evalFile)); err != nil {
+			return err
+		}
+		if err := e.evaluate(ctx, "base"); err != nil {
+			return err
+		}
 	}
-	if e.evalLog, err = createJSONL(filepath.Join(e.dir, evalFile)); err != nil {
-		return err
-	}
-	if err := e.evaluate(ctx, "base"); err != nil {
-		return err
-	}
-	e.status = "rl"
+	e.status, e.rlStarted = "rl", true
 	if err := e.runRL(ctx); err != nil {
 		return err
 	}
@@ -288,12 +303,28 @@ func (e *experiment) rolloutMaxLen() int {
 }
 
 // newTrainer builds the RL trainer on the current policy (after SFT, so a
-// KL reference is the warm-started policy).
-func (e *experiment) newTrainer() (trainer, error) {
+// KL reference is the warm-started policy); a resumed run's trainer is
+// restored from its checkpoint set.
+func (e *experiment) newTrainer() (rl.Trainer, error) {
+	var tr rl.Trainer
+	var err error
 	if e.cfg.PPO != nil {
-		return rl.NewPPO(e.task, e.policy, nil, *e.cfg.PPO)
+		tr, err = rl.NewPPO(e.task, e.policy, nil, *e.cfg.PPO)
+	} else {
+		tr, err = rl.NewGRPO(e.task, e.policy, *e.cfg.GRPO)
 	}
-	return rl.NewGRPO(e.task, e.policy, *e.cfg.GRPO)
+	if err != nil || e.resume == nil || !e.resume.Has(rl.TrainerFile) {
+		return tr, err // a set without trainer state is one of update 0, before any trainer
+	}
+	if _, err := tr.RestoreState(filepath.Join(e.dir, ckptDir)); err != nil {
+		tr.Close()
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	if tr.Updates() != e.updates {
+		tr.Close()
+		return nil, fmt.Errorf("resume: the checkpoint set changed since the run started (update %d, was %d)", tr.Updates(), e.updates)
+	}
+	return tr, nil
 }
 
 // runRL runs the updates, logging each, evaluating and checkpointing
@@ -310,7 +341,15 @@ func (e *experiment) runRL(ctx context.Context) error {
 	e.printRLHeader()
 	e.meter = progress.New(e.out, "rl", c.Updates)
 	defer e.endPhase()
-	for u := range c.Updates {
+	if e.resume != nil && e.resume.Info["status"] != "complete" && c.Eval.Every > 0 &&
+		e.updates > 0 && e.updates%c.Eval.Every == 0 && e.updates < c.Updates {
+		// The evaluation due at the update the set holds had not been
+		// logged whole (reopenLogs dropped any part of it).
+		if err := e.evaluate(ctx, "rl"); err != nil {
+			return err
+		}
+	}
+	for u := e.updates; u < c.Updates; u++ {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
@@ -374,33 +413,21 @@ func (e *experiment) evaluate(ctx context.Context, phase string) error {
 	return nil
 }
 
-// checkpoint writes the policy, the separate critic and the optimisers'
-// states (each file atomically), then state.json naming them.
+// checkpoint writes the run's checkpoint set: the trainer's whole state
+// (rl's SaveState), or before RL the policy alone, each file atomically,
+// then the manifest naming them (the set -resume reads).
 func (e *experiment) checkpoint() error {
 	dir := filepath.Join(e.dir, ckptDir)
-	files := []string{policyFile}
+	phase := "sft"
+	if e.rlStarted {
+		phase = "rl"
+	}
+	info := map[string]string{"run": e.cfg.Name, "status": e.status, "phase": phase}
+	if e.tr != nil {
+		return e.tr.SaveState(dir, info)
+	}
 	if err := e.policy.Save(filepath.Join(dir, policyFile), ckptMeta(e.cfg.Name, e.updates, "policy")); err != nil {
 		return err
 	}
-	if e.tr != nil {
-		if c := e.tr.Critic(); c != nil {
-			if err := c.Save(filepath.Join(dir, criticFile), ckptMeta(e.cfg.Name, e.updates, "critic")); err != nil {
-				return err
-			}
-			files = append(files, criticFile)
-		}
-		actor, critic := e.tr.Optimisers()
-		if err := saveOptimState(actor, filepath.Join(dir, policyOptimFile), ckptMeta(e.cfg.Name, e.updates, "policy optimiser")); err != nil {
-			return err
-		}
-		files = append(files, policyOptimFile)
-		if critic != nil {
-			if err := saveOptimState(critic, filepath.Join(dir, criticOptimFile), ckptMeta(e.cfg.Name, e.updates, "critic optimiser")); err != nil {
-				return err
-			}
-			files = append(files, criticOptimFile)
-		}
-	}
-	return writeJSON(filepath.Join(dir, checkpointState), checkpointInfo{
-		Run: e.cfg.Name, Update: e.updates, Status: e.status, Files: files, Written: time.Now().UTC()})
+	return rl.WriteManifest(dir, e.updates, info, []string{policyFile})
 }

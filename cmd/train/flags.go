@@ -37,8 +37,12 @@ type invocation struct {
 	study, studyName, studyBase string
 	// studyConfig is a JSON file decoded onto the preset (study.DecodeConfig).
 	studyConfig string
-	// resume continues the study in its folder (study.Resume).
-	resume bool
+	// resume is a folder to continue: a study's (it holds study.json:
+	// study.Resume) or a single run's (config.json: the run goes on from
+	// its checkpoint set to its updates, or to -updates).
+	resume string
+	// resumeStudy: resume is a study's folder.
+	resumeStudy bool
 	// buildBase names a shipped base (rl/study.Bases) to rebuild and
 	// evaluate instead of a run.
 	buildBase string
@@ -71,7 +75,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.BoolVar(&inv.force, "force", false, "")
 	fs.StringVar(&inv.study, "study", "", "")
 	fs.StringVar(&inv.studyConfig, "study-config", "", "")
-	fs.BoolVar(&inv.resume, "resume", false, "")
+	fs.StringVar(&inv.resume, "resume", "", "")
 	fs.StringVar(&inv.buildBase, "build-base", "", "")
 
 	o := &overrides{set: map[string]func(*Config) error{}}
@@ -280,11 +284,14 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if inv.study != "" && inv.buildBase != "" {
 		return inv, usageErrorf("-study and -build-base are two different jobs: give one")
 	}
+	if inv.resume != "" {
+		return resumeInvocation(inv, o, *configPath)
+	}
 	if inv.study != "" || inv.buildBase != "" {
 		return studyInvocation(inv, o, *configPath)
 	}
-	if inv.studyConfig != "" || inv.resume {
-		return inv, usageErrorf("-study-config and -resume go with -study")
+	if inv.studyConfig != "" {
+		return inv, usageErrorf("-study-config goes with -study")
 	}
 
 	// The base: the file decoded onto the defaults of its algo (or of
@@ -364,11 +371,14 @@ report.md. Flags override the -config file. Exit status: 0 done,
                         its arms × seeds from one base, into <out>/<name>/
                         (summary.json, report.md, plots/, <arm>/seed-<s>/);
                         takes only -out, -force, -name (the study's folder),
-                        -init (its base checkpoint), -study-config, -resume
+                        -init (its base checkpoint), -study-config
   -study-config string  a JSON file decoded onto the preset: a study's
                         study.json repeats it; {"seeds": [1, 2, 3]} varies it
-  -resume               continue the study in its folder: keep its complete
-                        runs, redo the others (the same flags as the first try)
+  -resume folder        continue a study or a run in its folder, alone:
+                        a study (study.json) keeps its complete runs and redoes
+                        the others; a run (config.json) goes on from its last
+                        checkpoint to its updates, bitwise as if never stopped,
+                        appending to its logs; with -updates N, to N updates
   -build-base string    rebuild a shipped base (`+strings.Join(study.BaseNames(), ", ")+`) into
                         <out>/<name>/ and evaluate it under each of its styles
                         beside the scripted policies (base.md, base.json);

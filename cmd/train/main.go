@@ -9,6 +9,8 @@
 //	go run ./cmd/train -algo grpo -model tiny -updates 20 -task pe-g-s3
 //	go run ./cmd/train -config runs/<run>/config.json -name again   # repeat a run
 //	go run ./cmd/train -study smoke           # arms × seeds from one base: summary.json, report.md, plots/
+//	go run ./cmd/train -resume runs/<name>    # continue a run (or a study) that was stopped
+//	go run ./cmd/train -resume runs/<name> -updates 200   # extend a finished run to 200 updates
 //
 // Flags override the -config file; `go run ./cmd/train -h` lists them.
 // Exit status: 0 done, 1 a failure during the run, 2 bad input (flags,
@@ -59,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	}
 	if err == nil && inv.buildBase != "" {
 		err = runBuildBase(ctx, inv, stdout)
-	} else if err == nil && inv.study != "" {
+	} else if err == nil && (inv.study != "" || inv.resumeStudy) {
 		err = runStudy(ctx, inv, stdout)
 	} else if err == nil {
 		var e *experiment

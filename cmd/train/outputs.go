@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"time"
 
-	"arew/engine"
-	"arew/optim"
 	"arew/rl"
 	"arew/tasks"
 )
@@ -20,7 +16,7 @@ import (
 //	sft.jsonl            one rl.SFTMetrics per SFT epoch
 //	metrics.jsonl        one rl.Metrics per RL update
 //	eval.jsonl           one evalRecord per evaluation and mode
-//	checkpoints/         the checkpoint files below, each written atomically
+//	checkpoints/         base.safetensors and the latest checkpoint set
 //	report.md            the tables
 const (
 	configFile  = "config.json"
@@ -30,13 +26,10 @@ const (
 	reportFile  = "report.md"
 	ckptDir     = "checkpoints"
 
-	basePolicyFile   = "base.safetensors"         // the policy RL starts from (after SFT)
-	policyFile       = "policy.safetensors"       // the latest policy
-	criticFile       = "critic.safetensors"       // the latest separate critic
-	policyOptimFile  = "optim-policy.safetensors" // the actor's AdamW state
-	criticOptimFile  = "optim-critic.safetensors" // the critic's AdamW state
-	checkpointState  = "state.json"               // written last: what the files above hold
-	optimStateFormat = "arew.adamw/1"
+	basePolicyFile = "base.safetensors" // the policy RL starts from (after SFT)
+	// The latest checkpoint set (rl.Trainer.SaveState): policy, critic,
+	// KL reference, optimiser states, trainer.json, then manifest.json.
+	policyFile = rl.PolicyFile
 )
 
 // prepareRunDir makes dir (and its checkpoints folder), refusing an
@@ -98,47 +91,6 @@ func newEvalRecord(update int, phase, mode string, s tasks.Summary, truncated in
 		Success: num(s.Success), Reward: num(s.Reward), ASProxy: num(s.ASProxy), BTProxy: num(s.BTProxy),
 		IAS: num(s.IAS), CBT: num(s.CBT), Evidence: num(s.Evidence), Turns: num(s.Turns),
 		Malformed: num(s.Malformed), Repeats: num(s.Repeats), Truncated: truncated, Seconds: seconds}
-}
-
-// checkpointInfo is checkpoints/state.json, written after the files it
-// names: the latest complete checkpoint. Each file is itself atomic, and
-// each carries its update in its metadata, so a crash between two files
-// leaves every file loadable and state.json naming the last complete set.
-type checkpointInfo struct {
-	Run     string    `json:"run"`
-	Update  int       `json:"update"` // RL updates done
-	Status  string    `json:"status"` // sft, rl, complete, interrupted, failed
-	Files   []string  `json:"files"`
-	Written time.Time `json:"written"`
-}
-
-// saveOptimState writes an AdamW state (ExportState) as a safetensors
-// file of 1-D F32 tensors, sorted by name, atomically.
-func saveOptimState(opt *optim.AdamW, path string, meta map[string]string) error {
-	st, err := opt.ExportState()
-	if err != nil {
-		return fmt.Errorf("save optimiser state: %w", err)
-	}
-	names := make([]string, 0, len(st))
-	for k := range st {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	ts := make([]engine.NamedTensor, len(names))
-	for i, k := range names {
-		ts[i] = engine.NamedTensor{Name: k, Shape: []int{len(st[k])}, Data: st[k]}
-	}
-	if err := engine.CheckFinite(ts); err != nil {
-		return fmt.Errorf("save optimiser state %s: refusing non-finite values: %w", path, err)
-	}
-	m := map[string]string{"format": optimStateFormat}
-	for k, v := range meta {
-		m[k] = v
-	}
-	if err := engine.SaveSafetensors(path, ts, m); err != nil {
-		return fmt.Errorf("save optimiser state: %w", err)
-	}
-	return nil
 }
 
 // ckptMeta is the metadata every checkpoint file of a run carries.

@@ -195,7 +195,7 @@ func (e *experiment) writeReport() error {
 		b.WriteString(lastUpdatesTable(e.last))
 	}
 	b.WriteString("\nFiles: config.json, sft.jsonl, metrics.jsonl (one rl.Metrics per update), " +
-		"eval.jsonl (one object per evaluation and mode), checkpoints/ (state.json names the latest).\n")
+		"eval.jsonl (one object per evaluation and mode), checkpoints/ (manifest.json names the latest set; -resume continues from it).\n")
 	return writeFileAtomic(filepath.Join(e.dir, reportFile), []byte(b.String()))
 }
 

@@ -21,7 +21,7 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 		if _, ok := study.Bases[inv.buildBase]; !ok {
 			return inv, usageErrorf("-build-base: no shipped base %q (shipped: %s)", inv.buildBase, strings.Join(study.BaseNames(), ", "))
 		}
-		if inv.studyConfig != "" || inv.resume || o.set["init"] != nil {
+		if inv.studyConfig != "" || o.set["init"] != nil {
 			return inv, usageErrorf("-build-base takes only -out, -force and -name")
 		}
 	} else if _, err := study.Preset(inv.study); err != nil {
@@ -36,12 +36,9 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 	if configPath != "" {
 		bad = append(bad, "-config")
 	}
-	if inv.resume && inv.force {
-		bad = append(bad, "-force with -resume")
-	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
-		return inv, usageErrorf("-study takes only -out, -force or -resume, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
+		return inv, usageErrorf("-study takes only -out, -force, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
 	}
 	var probe Config
 	for name, apply := range o.set {
@@ -56,9 +53,68 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 	return inv, nil
 }
 
-// runStudy runs the preset into <out>/<name>/ and prints the final
-// sampled and greedy success per arm and where the report is.
+// resumeInvocation checks a -resume command line: the folder is a
+// study's (study.json) or a run's (config.json); a study takes no other
+// flag, a run only -updates.
+func resumeInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
+	_, studyErr := os.Stat(filepath.Join(inv.resume, study.StudyFile))
+	_, runErr := os.Stat(filepath.Join(inv.resume, configFile))
+	allowed := map[string]bool{}
+	switch {
+	case studyErr == nil:
+		inv.resumeStudy = true
+	case runErr == nil:
+		allowed["updates"] = true
+	default:
+		return inv, usageErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, configFile)
+	}
+	var bad []string
+	for name := range o.set {
+		if !allowed[name] {
+			bad = append(bad, "-"+name)
+		}
+	}
+	for flagName, given := range map[string]bool{"-config": configPath != "", "-force": inv.force, "-study": inv.study != "",
+		"-study-config": inv.studyConfig != "", "-build-base": inv.buildBase != ""} {
+		if given {
+			bad = append(bad, flagName)
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		what := "a study's folder takes no other flag"
+		if !inv.resumeStudy {
+			what = "a run's folder takes only -updates (to extend it)"
+		}
+		return inv, usageErrorf("-resume %s: %s; got %s", inv.resume, what, strings.Join(bad, ", "))
+	}
+	if inv.resumeStudy {
+		return inv, nil
+	}
+	cfg, err := readConfigFile(filepath.Join(inv.resume, configFile), "")
+	if err != nil {
+		return inv, err
+	}
+	if err := cfg.normalise(); err != nil {
+		return inv, err
+	}
+	if apply, ok := o.set["updates"]; ok {
+		_ = apply(&cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		return inv, err
+	}
+	inv.cfg = cfg
+	return inv, nil
+}
+
+// runStudy runs the preset into <out>/<name>/ (or resumes the study in
+// -resume's folder) and prints the final sampled and greedy success per
+// arm and where the report is.
 func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
+	if inv.resumeStudy {
+		return finishStudy(ctx, inv, out)
+	}
 	cfg, err := study.Preset(inv.study)
 	if err != nil {
 		return usageErrorf("-study: %v", err)
@@ -82,18 +138,40 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		return usageErrorf("%v", err)
 	}
 	dir := filepath.Join(inv.out, cfg.Name)
-	run := study.Run
-	if inv.resume {
-		run = study.Resume
-	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		if !inv.force {
-			return usageErrorf("study folder %s exists and is not empty: choose another -name, -resume to continue it, or -force to replace it", dir)
+			return usageErrorf("study folder %s exists and is not empty: choose another -name, -resume %s to continue it, or -force to replace it", dir, dir)
 		}
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("replace study folder: %w", err)
 		}
 	}
-	sum, err := run(ctx, cfg, dir, out)
+	sum, err := study.Run(ctx, cfg, dir, out)
+	return studyResult(out, dir, sum, err)
+}
+
+// finishStudy resumes the study of -resume's folder, whose study.json is
+// its whole config.
+func finishStudy(ctx context.Context, inv invocation, out io.Writer) error {
+	dir := inv.resume
+	data, err := engine.ReadFile(filepath.Join(dir, study.StudyFile), maxConfigBytes)
+	if err != nil {
+		return usageErrorf("-resume: %v", err)
+	}
+	var cfg study.Config
+	if err := study.DecodeConfig(data, &cfg); err != nil {
+		return usageErrorf("-resume %s: %v", dir, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("-resume %s: %v", dir, err)
+	}
+	sum, err := study.Resume(ctx, cfg, dir, out)
+	return studyResult(out, dir, sum, err)
+}
+
+// studyResult prints what a study returned and maps its error to the
+// command's.
+func studyResult(out io.Writer, dir string, sum *study.Summary, err error) error {
 	var input *study.InputError
 	switch {
 	case errors.As(err, &input):
@@ -105,7 +183,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		printStudy(out, sum, dir)
 	}
 	if errors.Is(err, errInterrupted) {
-		fmt.Fprintf(out, "continue with the same flags and -resume: its complete runs are kept\n")
+		fmt.Fprintf(out, "continue with -resume %s: its complete runs are kept\n", dir)
 	}
 	return err
 }

@@ -46,7 +46,7 @@ func TestStudyModeRunsThePreset(t *testing.T) {
 	assert.Equal(t, 2, s.Updates)
 
 	// -resume on a complete study keeps every run.
-	stdout = runOK(t, "-study", "smoke", "-out", out, "-name", "s", "-resume")
+	stdout = runOK(t, "-resume", dir)
 	assert.Contains(t, stdout, "arew-bt seed 2: complete in the previous attempt, kept")
 
 	// An existing study folder needs -force.

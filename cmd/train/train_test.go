@@ -70,7 +70,7 @@ func loadOptimState(opt *optim.AdamW, path string) error {
 	if err != nil {
 		return err
 	}
-	if meta["format"] != optimStateFormat {
+	if meta["format"] != "arew.adamw/1" {
 		return fmt.Errorf("format %q", meta["format"])
 	}
 	st := make(map[string][]float32, len(ts))
@@ -118,25 +118,28 @@ func TestTinyRunWritesEveryOutput(t *testing.T) {
 	assert.Equal(t, []string{"base@0/greedy", "base@0/sampled", "rl@1/greedy", "rl@1/sampled",
 		"final@2/greedy", "final@2/sampled"}, got)
 
-	var st checkpointInfo
-	data, err := os.ReadFile(filepath.Join(dir, ckptDir, checkpointState))
+	st, _, err := rl.ReadCheckpointSet(filepath.Join(dir, ckptDir))
 	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &st))
 	assert.Equal(t, 2, st.Update)
-	assert.Equal(t, "complete", st.Status)
-	assert.ElementsMatch(t, []string{policyFile, criticFile, policyOptimFile, criticOptimFile}, st.Files)
+	assert.Equal(t, "complete", st.Info["status"])
+	var names []string
+	for _, f := range st.Files {
+		names = append(names, f.Name)
+		assert.Equal(t, 2, f.Update)
+	}
+	assert.ElementsMatch(t, []string{policyFile, rl.CriticFile, rl.PolicyOptimFile, rl.CriticOptimFile, rl.TrainerFile}, names)
 
 	policy, meta, err := model.Load(filepath.Join(dir, ckptDir, policyFile))
 	require.NoError(t, err)
 	assert.Equal(t, cfg.Model.Policy, policy.Config)
 	assert.Equal(t, "2", meta["update"])
-	critic, _, err := model.Load(filepath.Join(dir, ckptDir, criticFile))
+	critic, _, err := model.Load(filepath.Join(dir, ckptDir, rl.CriticFile))
 	require.NoError(t, err)
 	assert.Equal(t, *cfg.Model.Critic, critic.Config)
 	base, _, err := model.Load(filepath.Join(dir, ckptDir, basePolicyFile))
 	require.NoError(t, err)
 	assert.NotEqual(t, base.Params.Params()[0].Data(), policy.Params.Params()[0].Data(), "RL moved the policy")
-	for m, file := range map[*model.Model]string{policy: policyOptimFile, critic: criticOptimFile} {
+	for m, file := range map[*model.Model]string{policy: rl.PolicyOptimFile, critic: rl.CriticOptimFile} {
 		opt, err := optim.NewAdamW(m.Params.Params(), optim.AdamWConfig{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8})
 		require.NoError(t, err)
 		require.NoError(t, loadOptimState(opt, filepath.Join(dir, ckptDir, file)), file)
@@ -239,11 +242,9 @@ func TestInterruptLeavesALoadableCheckpoint(t *testing.T) {
 	require.Equal(t, exitInterrupted, code, "stderr: %s", stderr.String())
 	dir := filepath.Join(out, "cut")
 	assert.Len(t, readJSONL[rl.Metrics](t, filepath.Join(dir, metricsFile)), 1)
-	var st checkpointInfo
-	data, err := os.ReadFile(filepath.Join(dir, ckptDir, checkpointState))
+	st, _, err := rl.ReadCheckpointSet(filepath.Join(dir, ckptDir))
 	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &st))
-	assert.Equal(t, "interrupted", st.Status)
+	assert.Equal(t, "interrupted", st.Info["status"])
 	assert.Equal(t, 1, st.Update)
 	ckpt := filepath.Join(dir, ckptDir, policyFile)
 	cut, meta, err := model.Load(ckpt)
@@ -281,7 +282,7 @@ func TestOtherAlgorithmsRun(t *testing.T) {
 			runOK(t, append(args, extra...)...)
 			ms := readJSONL[rl.Metrics](t, filepath.Join(out, name, metricsFile))
 			require.Len(t, ms, 1)
-			_, err := os.Stat(filepath.Join(out, name, ckptDir, criticFile))
+			_, err := os.Stat(filepath.Join(out, name, ckptDir, rl.CriticFile))
 			assert.True(t, os.IsNotExist(err), "no separate critic")
 			policy, _, err := model.Load(filepath.Join(out, name, ckptDir, policyFile))
 			require.NoError(t, err)

@@ -1,8 +1,11 @@
 package rl
 
 import (
+	"bytes"
 	"runtime"
+	"strconv"
 
+	"arew/engine"
 	"arew/model"
 )
 
@@ -107,4 +110,27 @@ func (c GRPOConfig) MemoryEstimate(policy model.Config, maxLen int) float64 {
 // ones together).
 func (c SFTConfig) MemoryEstimate(policy model.Config, maxLen, demos int) float64 {
 	return trajectoryMemory(demos, maxLen) + paramMemory(policy) + graphMemory(policy, c.MiniBatch, maxLen-1)
+}
+
+// fallbackMemory is the memory MachineMemory assumes when the machine's
+// is unknown.
+const fallbackMemory = 16 << 30
+
+// MachineMemory is the machine's physical memory in bytes: MemTotal of
+// /proc/meminfo where there is one, else 16 GiB.
+func MachineMemory() float64 {
+	data, err := engine.ReadFile("/proc/meminfo", 1<<16)
+	if err != nil {
+		return fallbackMemory
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		f := bytes.Fields(line)
+		if len(f) >= 2 && string(f[0]) == "MemTotal:" {
+			kb, err := strconv.ParseFloat(string(f[1]), 64)
+			if err == nil && kb > 0 {
+				return kb * 1024
+			}
+		}
+	}
+	return fallbackMemory
 }

@@ -13,10 +13,19 @@ import (
 	"arew/engine"
 )
 
-// The files of a run folder (cmd/train's single runs, rl/study's studies)
+// The files of a run folder (rl/experiment's single runs, rl/study's studies)
 // are written through these: whole files atomically (engine.WriteFileAtomic:
 // a temporary file fsynced and renamed, so a path holds the old content or
 // the new, never a part), logs one JSON line per write.
+
+// MaxConfigBytes caps a config file a run or a study reads (a run's
+// config.json is ~3 KB).
+const MaxConfigBytes = 1 << 20
+
+// ReadConfigFile reads a config file through the bounded reader
+// (engine.ReadFile): a regular file of at most MaxConfigBytes; a FIFO, a
+// device or a larger file is refused at once, never read.
+func ReadConfigFile(path string) ([]byte, error) { return engine.ReadFile(path, MaxConfigBytes) }
 
 // WriteFile writes data to path atomically.
 func WriteFile(path string, data []byte) error {

@@ -136,8 +136,10 @@ func nllNode(logp *G.Node, r *rows) (*G.Node, error) {
 func (s *SFT) Close() { s.g.Close() }
 
 // Train runs the configured epochs, evaluating on test after each (test
-// may be empty: then its metrics are NaN).
-func (s *SFT) Train(train, test []*Trajectory) ([]SFTMetrics, error) {
+// may be empty: then its metrics are NaN), and calls each (if not nil)
+// with every epoch's metrics: an error it returns (an interruption, a log
+// that cannot be written) ends training with that error.
+func (s *SFT) Train(train, test []*Trajectory, each func(SFTMetrics) error) ([]SFTMetrics, error) {
 	var out []SFTMetrics
 	for range s.cfg.Epochs {
 		m, err := s.Epoch(train)
@@ -151,6 +153,11 @@ func (s *SFT) Train(train, test []*Trajectory) ([]SFTMetrics, error) {
 			}
 		}
 		out = append(out, m)
+		if each != nil {
+			if err := each(m); err != nil {
+				return out, err
+			}
+		}
 	}
 	return out, nil
 }

@@ -33,7 +33,7 @@ func TestSFTLearnsBanditDemonstrations(t *testing.T) {
 	defer sft.Close()
 	loss0, acc0, err := sft.Evaluate(test)
 	require.NoError(t, err)
-	ms, err := sft.Train(train, test)
+	ms, err := sft.Train(train, test, nil)
 	require.NoError(t, err)
 	last := ms[len(ms)-1]
 	t.Logf("test loss %.3f → %.3f, accuracy %.3f → %.3f after %d steps", loss0, last.TestLoss, acc0, last.TestAccuracy, last.Steps)
@@ -60,7 +60,7 @@ func TestSFTOnFloDialLowersLoss(t *testing.T) {
 	defer sft.Close()
 	loss0, _, err := sft.Evaluate(test)
 	require.NoError(t, err)
-	ms, err := sft.Train(train, test)
+	ms, err := sft.Train(train, test, nil)
 	require.NoError(t, err)
 	t.Logf("test loss %.3f → %.3f, accuracy %.3f", loss0, ms[2].TestLoss, ms[2].TestAccuracy)
 	assert.Less(t, ms[2].TestLoss, loss0-0.3)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"arew/rl"
 	"arew/tasks"
 	_ "arew/tasks/all"
 )
@@ -75,24 +76,20 @@ func run(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		for _, spec := range specs {
-			pol, err := task.Scripted(spec)
-			if err != nil {
-				return fmt.Errorf("%s: %w", task.Name(), err)
+		bs, err := rl.ScriptedBaselines(task, specs, sp, *n, *seed)
+		if err != nil {
+			return fmt.Errorf("%s: %w", task.Name(), err)
+		}
+		for _, b := range bs {
+			s := b.Summary
+			if b.Constant {
+				fmt.Fprintf(tw, "%s\tconstant %s\t%s\t\t\t\t\t\t\t\t\t\n", task.Name(), b.Name, f3(s.Success))
+				continue
 			}
-			s, err := tasks.Evaluate(task, pol, sp, *n, *seed, 1000)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", task.Name(), pol.Name(),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", task.Name(), b.Name,
 				f3(s.Success), f3(s.Reward), f3(s.ASProxy), f3(s.BTProxy), f3(s.IAS), f3(s.CBT),
 				f3(s.Evidence), f1(s.Turns), f2(s.Malformed))
 		}
-		ans, succ, err := task.BestConstant(sp, *n)
-		if err != nil {
-			return fmt.Errorf("%s: best constant: %w", task.Name(), err)
-		}
-		fmt.Fprintf(tw, "%s\tconstant %s\t%s\t\t\t\t\t\t\t\t\t\n", task.Name(), ans, f3(succ))
 	}
 	return tw.Flush()
 }

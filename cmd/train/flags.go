@@ -9,8 +9,12 @@ import (
 	"strings"
 
 	"arew/rl"
+	"arew/rl/experiment"
 	"arew/rl/study"
 )
+
+// Config is a single run's config (rl/experiment).
+type Config = experiment.Config
 
 // usageError is bad user input (a flag, a config file, a checkpoint that
 // does not fit): the command exits with status 2.
@@ -41,8 +45,10 @@ type invocation struct {
 	// study.Resume) or a single run's (config.json: the run goes on from
 	// its checkpoint set to its updates, or to -updates).
 	resume string
-	// resumeStudy: resume is a study's folder.
-	resumeStudy bool
+	// resumeStudy: resume is a study's folder; resumeUpdates is a run's
+	// new number of updates (-updates), or −1.
+	resumeStudy   bool
+	resumeUpdates int
 	// buildBase names a shipped base (rl/study.Bases) to rebuild and
 	// evaluate instead of a run.
 	buildBase string
@@ -68,7 +74,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	var inv invocation
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints the usage below
-	d := DefaultConfig(defaultAlgo)
+	d := experiment.DefaultConfig(experiment.DefaultAlgo)
 	dp := d.PPO
 	configPath := fs.String("config", "", "")
 	fs.StringVar(&inv.out, "out", "runs", "")
@@ -147,7 +153,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 		func(c *Config, s string) error { c.Task = s; return nil })
 	str("task-config", `JSON overrides of the task's config, e.g. '{"Critiques":"consistent"}'`,
 		func(c *Config, s string) error { c.TaskConfig = []byte(s); return nil })
-	str("algo", "ppo, grpo or gspo (default ppo)", func(c *Config, s string) error { c.Algo = s; return nil })
+	str("algo", "ppo, grpo or gspo (default ppo)", func(c *Config, s string) error { c.Algo = rl.Algo(s); return nil })
 	integer("updates", fmt.Sprintf("RL updates (default %d)", d.Updates),
 		func(c *Config, v int) error { c.Updates = v; return nil })
 
@@ -188,20 +194,13 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 			return nil
 		})
 	integer("instances", "cycle through the first N train instances (0: fresh instances every update)",
-		func(c *Config, v int) error {
-			if c.PPO != nil {
-				c.PPO.Instances = v
-			} else {
-				c.GRPO.Instances = v
-			}
-			return nil
-		})
+		func(c *Config, v int) error { *c.Instances() = v; return nil })
 	integer("minibatch", fmt.Sprintf("trajectories per minibatch (default %d)", dp.Policy.MiniBatch),
-		func(c *Config, v int) error { c.policy().MiniBatch = v; return nil })
+		func(c *Config, v int) error { c.Policy().MiniBatch = v; return nil })
 	integer("epochs", fmt.Sprintf("passes over each update's batch (default %d)", dp.Policy.Epochs),
-		func(c *Config, v int) error { c.policy().Epochs = v; return nil })
+		func(c *Config, v int) error { c.Policy().Epochs = v; return nil })
 	float("lr", fmt.Sprintf("policy learning rate (default %g)", dp.Policy.Optim.LR),
-		func(c *Config, v float64) error { c.policy().Optim.LR = v; return nil })
+		func(c *Config, v float64) error { c.Policy().Optim.LR = v; return nil })
 	float("critic-lr", fmt.Sprintf("separate critic's learning rate (default %g)", dp.Critic.Optim.LR),
 		func(c *Config, v float64) error {
 			p, err := ppoOnly(c, "critic-lr")
@@ -211,35 +210,28 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 			return err
 		})
 	float("entropy", "entropy bonus coefficient (default 0)",
-		func(c *Config, v float64) error { c.policy().EntropyCoef = v; return nil })
+		func(c *Config, v float64) error { c.Policy().EntropyCoef = v; return nil })
 	float("kl", "coefficient of the KL to the initial policy (default 0: off)",
-		func(c *Config, v float64) error { c.policy().KLCoef = v; return nil })
+		func(c *Config, v float64) error { c.Policy().KLCoef = v; return nil })
 	integer("workers", "rollout goroutines (0: one per CPU; results do not depend on it)",
-		func(c *Config, v int) error {
-			if c.PPO != nil {
-				c.PPO.Rollout.Workers = v
-			} else {
-				c.GRPO.Rollout.Workers = v
-			}
-			return nil
-		})
+		func(c *Config, v int) error { c.Rollout().Workers = v; return nil })
 
 	section = "AREW"
 	da := dp.Advantage.AREW
 	str("arew", fmt.Sprintf("critiques feeding the AREW margin: none, as, bt or as+bt (default %s)", da.Critiques),
-		func(c *Config, s string) error { c.advantage().AREW.Critiques = s; return nil })
+		func(c *Config, s string) error { c.Advantage().AREW.Critiques = s; return nil })
 	float("lambda", fmt.Sprintf("AREW λ (default %g)", da.Lambda),
-		func(c *Config, v float64) error { c.advantage().AREW.Lambda = v; return nil })
+		func(c *Config, v float64) error { c.Advantage().AREW.Lambda = v; return nil })
 	str("mode", fmt.Sprintf("AREW margin mode: step, step_spread, minority_fixed or abs_sum (default %s)", da.Mode),
-		func(c *Config, s string) error { c.advantage().AREW.Mode = s; return nil })
+		func(c *Config, s string) error { c.Advantage().AREW.Mode = s; return nil })
 	integer("arew-start", "first update (0-based) with the AREW correction (default 0)",
-		func(c *Config, v int) error { c.advantage().AREW.Start = v; return nil })
+		func(c *Config, v int) error { c.Advantage().AREW.Start = v; return nil })
 	integer("arew-end", "update at which the AREW correction stops (default 0: never)",
-		func(c *Config, v int) error { c.advantage().AREW.End = v; return nil })
+		func(c *Config, v int) error { c.Advantage().AREW.End = v; return nil })
 	boolean("arew-separate", "separate AS and BT margins (the PE prototype's form)",
-		func(c *Config, v bool) error { c.advantage().AREW.Separate = v; return nil })
+		func(c *Config, v bool) error { c.Advantage().AREW.Separate = v; return nil })
 	float("flip", "flip each critique with probability α (robustness study; default 0)",
-		func(c *Config, v float64) error { c.advantage().AREW.Perturb.Flip = v; return nil })
+		func(c *Config, v float64) error { c.Advantage().AREW.Perturb.Flip = v; return nil })
 
 	section = "SFT warm start"
 	ds := d.SFT
@@ -296,31 +288,31 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 
 	// The base: the file decoded onto the defaults of its algo (or of
 	// -algo's), or the defaults.
-	algo := ""
+	var algo rl.Algo
 	if apply, ok := o.set["algo"]; ok {
 		var probe Config
 		_ = apply(&probe)
-		algo = probe.Algo
-		if algo != "ppo" && algo != "grpo" && algo != "gspo" {
-			return inv, usageErrorf("-algo must be ppo, grpo or gspo, got %q", algo)
+		var err error
+		if algo, err = rl.ParseAlgo(string(probe.Algo)); err != nil {
+			return inv, usageErrorf("-%v", err)
 		}
 	}
 	var cfg Config
 	if *configPath != "" {
 		var err error
-		if cfg, err = readConfigFile(*configPath, algo); err != nil {
-			return inv, err
+		if cfg, err = experiment.ReadConfig(*configPath, algo); err != nil {
+			return inv, usageErrorf("-config: %v", err)
 		}
 	} else {
 		if algo == "" {
-			algo = defaultAlgo
+			algo = experiment.DefaultAlgo
 		}
-		cfg = DefaultConfig(algo)
+		cfg = experiment.DefaultConfig(algo)
 	}
 	if apply, ok := o.set["algo"]; ok {
 		_ = apply(&cfg)
 	}
-	if err := cfg.normalise(); err != nil {
+	if err := cfg.Normalise(); err != nil {
 		return inv, err
 	}
 	for _, name := range o.order {
@@ -336,11 +328,11 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 			inv.sftFromInit = true
 		}
 	}
-	if err := cfg.normalise(); err != nil {
+	if err := cfg.Normalise(); err != nil {
 		return inv, err
 	}
 	if cfg.Name == "" {
-		cfg.Name = cfg.defaultName()
+		cfg.Name = cfg.DefaultName()
 	}
 	if err := cfg.Validate(); err != nil {
 		return inv, err

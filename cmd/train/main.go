@@ -30,6 +30,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"arew/rl/experiment"
+	"arew/rl/study"
 	_ "arew/tasks/all"
 )
 
@@ -64,26 +66,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	} else if err == nil && (inv.study != "" || inv.resumeStudy) {
 		err = runStudy(ctx, inv, stdout)
 	} else if err == nil {
-		var e *experiment
-		if e, err = newExperiment(inv, stdout); err == nil {
-			err = checkRun(e, inv.out)
+		var e *experiment.Experiment
+		if inv.resume != "" {
+			e, err = experiment.Resume(inv.resume, inv.resumeUpdates, stdout)
+		} else {
+			e, err = experiment.New(inv.cfg, inv.out, stdout)
 		}
 		if err == nil {
 			if inv.sftFromInit {
 				fmt.Fprintln(stdout, "note: -init without -sft-demos: no SFT warm start")
 			}
-			e.afterUpdate = afterUpdate
+			e.AfterUpdate = afterUpdate
 			err = e.Run(ctx, inv.force)
 		}
 	}
 	var usage *usageError
+	var input *experiment.InputError
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &usage):
+	case errors.As(err, &usage) || errors.As(err, &input):
 		fmt.Fprintln(stderr, "train:", err)
 		return exitUsage
-	case errors.Is(err, errInterrupted):
+	case errors.Is(err, experiment.ErrInterrupted) || errors.Is(err, study.ErrInterrupted):
 		fmt.Fprintln(stderr, "train: interrupted; the checkpoint and report are written")
 		return exitInterrupted
 	default:

@@ -10,7 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"arew/engine"
+	"arew/rl"
+	"arew/rl/experiment"
 	"arew/rl/study"
 )
 
@@ -58,7 +59,7 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 // flag, a run only -updates.
 func resumeInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
 	_, studyErr := os.Stat(filepath.Join(inv.resume, study.StudyFile))
-	_, runErr := os.Stat(filepath.Join(inv.resume, configFile))
+	_, runErr := os.Stat(filepath.Join(inv.resume, experiment.ConfigFile))
 	allowed := map[string]bool{}
 	switch {
 	case studyErr == nil:
@@ -66,7 +67,7 @@ func resumeInvocation(inv invocation, o *overrides, configPath string) (invocati
 	case runErr == nil:
 		allowed["updates"] = true
 	default:
-		return inv, usageErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, configFile)
+		return inv, usageErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, experiment.ConfigFile)
 	}
 	var bad []string
 	for name := range o.set {
@@ -88,23 +89,15 @@ func resumeInvocation(inv invocation, o *overrides, configPath string) (invocati
 		}
 		return inv, usageErrorf("-resume %s: %s; got %s", inv.resume, what, strings.Join(bad, ", "))
 	}
-	if inv.resumeStudy {
-		return inv, nil
-	}
-	cfg, err := readConfigFile(filepath.Join(inv.resume, configFile), "")
-	if err != nil {
-		return inv, err
-	}
-	if err := cfg.normalise(); err != nil {
-		return inv, err
-	}
+	inv.resumeUpdates = -1
 	if apply, ok := o.set["updates"]; ok {
-		_ = apply(&cfg)
+		var probe Config
+		_ = apply(&probe)
+		inv.resumeUpdates = probe.Updates
+		if probe.Updates < 0 {
+			return inv, usageErrorf("-updates must be ≥ 0, got %d", probe.Updates)
+		}
 	}
-	if err := cfg.Validate(); err != nil {
-		return inv, err
-	}
-	inv.cfg = cfg
 	return inv, nil
 }
 
@@ -120,7 +113,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		return usageErrorf("-study: %v", err)
 	}
 	if inv.studyConfig != "" {
-		data, err := engine.ReadFile(inv.studyConfig, maxConfigBytes)
+		data, err := rl.ReadConfigFile(inv.studyConfig)
 		if err != nil {
 			return usageErrorf("-study-config: %v", err)
 		}
@@ -154,7 +147,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 // its whole config.
 func finishStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	dir := inv.resume
-	data, err := engine.ReadFile(filepath.Join(dir, study.StudyFile), maxConfigBytes)
+	data, err := rl.ReadConfigFile(filepath.Join(dir, study.StudyFile))
 	if err != nil {
 		return usageErrorf("-resume: %v", err)
 	}
@@ -176,13 +169,11 @@ func studyResult(out io.Writer, dir string, sum *study.Summary, err error) error
 	switch {
 	case errors.As(err, &input):
 		return usageErrorf("%v", err)
-	case errors.Is(err, study.ErrInterrupted):
-		err = errInterrupted
 	}
 	if sum != nil {
 		printStudy(out, sum, dir)
 	}
-	if errors.Is(err, errInterrupted) {
+	if errors.Is(err, study.ErrInterrupted) {
 		fmt.Fprintf(out, "continue with -resume %s: its complete runs are kept\n", dir)
 	}
 	return err
@@ -209,8 +200,6 @@ func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
 	switch {
 	case errors.As(err, &input):
 		return usageErrorf("%v", err)
-	case errors.Is(err, study.ErrInterrupted):
-		return errInterrupted
 	case err != nil:
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"arew/model"
 	"arew/optim"
 	"arew/rl"
+	"arew/rl/experiment"
 )
 
 // tinyArgs is a run of a few seconds: the tiny preset, a short warm start,
@@ -192,15 +193,15 @@ func TestConfigRoundTripRepeatsTheRun(t *testing.T) {
 	// Resolving a's config.json gives the config a ran with, exactly.
 	inv, err := parseArgs(tinyArgs(out, "a", "-arew", "as", "-entropy", "0.001", "-task-config", `{ "Critiques": "consistent" }`), &bytes.Buffer{})
 	require.NoError(t, err)
-	e0, err := newExperiment(inv, &bytes.Buffer{})
+	e0, err := experiment.New(inv.cfg, out, &bytes.Buffer{})
 	require.NoError(t, err)
 	inv, err = parseArgs([]string{"-config", filepath.Join(out, "a", configFile)}, &bytes.Buffer{})
 	require.NoError(t, err)
-	e1, err := newExperiment(inv, &bytes.Buffer{})
+	e1, err := experiment.New(inv.cfg, out, &bytes.Buffer{})
 	require.NoError(t, err)
-	assert.Equal(t, e0.cfg, e1.cfg)
-	assert.Equal(t, `{"Critiques":"consistent"}`, string(e1.cfg.TaskConfig))
-	assert.Equal(t, 0.001, e1.cfg.PPO.Policy.EntropyCoef)
+	assert.Equal(t, e0.Config(), e1.Config())
+	assert.Equal(t, `{"Critiques":"consistent"}`, string(e1.Config().TaskConfig))
+	assert.Equal(t, 0.001, e1.Config().PPO.Policy.EntropyCoef)
 
 	ma := readJSONL[rl.Metrics](t, filepath.Join(out, "a", metricsFile))
 	mb := readJSONL[rl.Metrics](t, filepath.Join(out, "b", metricsFile))

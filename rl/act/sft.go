@@ -78,7 +78,7 @@ func TrainSFT(init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*mod
 		return nil, nil, err
 	}
 	defer s.Close()
-	ms, err := s.Train(train, nil)
+	ms, err := s.Train(train, nil, nil)
 	return m, ms, err
 }
 

@@ -128,22 +128,13 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 				specs = append(specs, tasks.PolicySpec{Kind: kind})
 			}
 		}
-		for _, spec := range specs {
-			pol, err := s.Task.Scripted(spec)
-			if err != nil {
-				return rows, err
-			}
-			sm, err := tasks.Evaluate(s.Task, pol, tasks.Test, n, 1, maxScriptedTurns)
-			if err != nil {
-				return rows, err
-			}
-			rows = append(rows, BaseRow{Source: s.Name, Policy: "scripted " + pol.Name(), Measures: measuresOf(sm)})
-		}
-		bc, err := bestConstant(s.Task, n)
+		bs, err := rl.ScriptedBaselines(s.Task, specs, tasks.Test, n, 1)
 		if err != nil {
 			return rows, err
 		}
-		rows = append(rows, BaseRow{Source: s.Name, Policy: bc.Name, Measures: bc.Measures})
+		for _, b := range bs {
+			rows = append(rows, BaseRow{Source: s.Name, Policy: b.Label(), Measures: baselineOf(b).Measures})
+		}
 	}
 	return rows, nil
 }

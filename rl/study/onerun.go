@@ -69,17 +69,10 @@ func (r RunConfig) rollout() rl.RolloutConfig {
 	return r.GRPO.Rollout
 }
 
-// trainer is what a run needs of rl.PPO and rl.GRPO.
-type trainer interface {
-	Update() (rl.Metrics, error)
-	Close()
-}
-
-func (r RunConfig) newTrainer(task tasks.Task, policy *model.Model) (trainer, error) {
-	if r.PPO != nil {
-		return rl.NewPPO(task, policy, nil, *r.PPO) // nil: a fresh critic from the run's seed
-	}
-	return rl.NewGRPO(task, policy, *r.GRPO)
+// newTrainer is the run's trainer (rl's front door; PPO's critic is fresh,
+// from the run's seed).
+func (r RunConfig) newTrainer(task tasks.Task, policy *model.Model) (rl.Trainer, error) {
+	return rl.Algorithm{Algo: rl.Algo(r.Algo), PPO: r.PPO, GRPO: r.GRPO}.New(task, policy)
 }
 
 // EvalRecord is one line of a run's eval.jsonl.

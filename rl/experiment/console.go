@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // below them shows the step in progress (arew/rl/progress). Everything
 // printed is also in the run folder.
 
-func (e *experiment) printHeader() {
+func (e *Experiment) printHeader() {
 	c := e.cfg
 	fmt.Fprintf(e.out, "== run %s → %s\n", c.Name, e.dir)
 	fmt.Fprintf(e.out, "task   %s", c.Task)
@@ -25,7 +25,7 @@ func (e *experiment) printHeader() {
 		c.Seed, e.modelLine(), e.sftLine(), e.algoLine(), c.Eval.Episodes, c.Eval.Modes, c.Eval.Every)
 }
 
-func (e *experiment) printRLHeader() {
+func (e *Experiment) printRLHeader() {
 	fmt.Fprintf(e.out, "\n== RL: %s\n", e.algoLine())
 	fmt.Fprintf(e.out, "%6s %7s %7s %7s %7s %8s %6s %7s %7s %6s\n",
 		"update", "reward", "success", "AS", "BT", "KL", "clip", "entropy", "AREW", "sec")
@@ -36,7 +36,7 @@ func (e *experiment) printRLHeader() {
 // policy and the updated one, the clip fraction, the entropy, the mean
 // AREW correction, the update's wall time, then done updates of the
 // phase's total with the elapsed time and the ETA.
-func (e *experiment) printUpdate(done int, m rl.Metrics, seconds float64) {
+func (e *Experiment) printUpdate(done int, m rl.Metrics, seconds float64) {
 	line := fmt.Sprintf("%6d %7s %7s %7s %7s %8s %6s %7s %7s %6.1f", m.Update+1,
 		f3(m.Reward), f3(m.Success), f3(m.ASProxy), f3(m.BTProxy), fnum(m.ApproxKL, "%.5f"),
 		f3(m.ClipFrac), f3(m.Entropy), fnum(m.AREWMeanAbs, "%.4f"), seconds)
@@ -48,7 +48,7 @@ func (e *experiment) printUpdate(done int, m rl.Metrics, seconds float64) {
 
 // printf prints a permanent line, below the status line of the phase in
 // progress if there is one.
-func (e *experiment) printf(format string, args ...any) {
+func (e *Experiment) printf(format string, args ...any) {
 	if e.meter != nil {
 		e.meter.Printf(format, args...)
 		return
@@ -56,15 +56,15 @@ func (e *experiment) printf(format string, args ...any) {
 	fmt.Fprintf(e.out, format, args...)
 }
 
-func (e *experiment) printEval(r evalRecord) {
+func (e *Experiment) printEval(r EvalRecord) {
 	e.printf("eval @ %d %-7s success %s  reward %s  AS %s  BT %s  I_AS %s  C_BT %s  evidence %s  malformed %s  (%d episodes, %.1f s)\n",
 		r.Update, r.Mode, f3(float64(r.Success)), f3(float64(r.Reward)), f3(float64(r.ASProxy)), f3(float64(r.BTProxy)),
 		f3(float64(r.IAS)), f3(float64(r.CBT)), f3(float64(r.Evidence)), f2(float64(r.Malformed)), r.Episodes, r.Seconds)
 }
 
-func (e *experiment) printFinal() {
+func (e *Experiment) printFinal() {
 	fmt.Fprintf(e.out, "\n== done in %s: base vs after RL (test split)\n", time.Since(e.start).Round(time.Second))
 	fmt.Fprint(e.out, e.table(e.mainRows()))
-	fmt.Fprintf(e.out, "\noutputs in %s: %s, %s, %s, %s, %s/\n", e.dir, configFile, metricsFile, evalFile, reportFile, ckptDir)
-	fmt.Fprintf(e.out, "repeat with: go run ./cmd/train -config %s -name <new name>\n", filepath.Join(e.dir, configFile))
+	fmt.Fprintf(e.out, "\noutputs in %s: %s, %s, %s, %s, %s/\n", e.dir, ConfigFile, MetricsFile, EvalFile, ReportFile, CheckpointDir)
+	fmt.Fprintf(e.out, "repeat with: go run ./cmd/train -config %s -name <new name>\n", filepath.Join(e.dir, ConfigFile))
 }

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -21,31 +21,31 @@ const maxLogBytes = 1 << 30
 // with its manifest, rl.ReadCheckpointSet) and takes its policy and
 // update, so that a set that cannot be continued is a usage error before
 // anything is written.
-func (e *experiment) openResume(dir string) error {
-	m, files, err := rl.ReadCheckpointSet(filepath.Join(dir, ckptDir))
+func (e *Experiment) openResume(dir string) error {
+	m, files, err := rl.ReadCheckpointSet(filepath.Join(dir, CheckpointDir))
 	if err != nil {
-		return usageErrorf("-resume: %v", err)
+		return inputErrorf("-resume: %v", err)
 	}
 	if m.Info["phase"] != "rl" {
-		return usageErrorf("-resume %s: the run stopped before RL began (status %q), so there is no RL state to continue: run it again with -force",
+		return inputErrorf("-resume %s: the run stopped before RL began (status %q), so there is no RL state to continue: run it again with -force",
 			dir, m.Info["status"])
 	}
 	if m.Info["run"] != e.cfg.Name {
-		return usageErrorf("-resume %s: the checkpoint set is run %q's, the config.json run %q's", dir, m.Info["run"], e.cfg.Name)
+		return inputErrorf("-resume %s: the checkpoint set is run %q's, the config.json run %q's", dir, m.Info["run"], e.cfg.Name)
 	}
 	k, n := m.Update, e.cfg.Updates
 	switch {
 	case n < k:
-		return usageErrorf("-resume %s: -updates %d is fewer than the %d the run has done", dir, n, k)
+		return inputErrorf("-resume %s: -updates %d is fewer than the %d the run has done", dir, n, k)
 	case n == k && m.Info["status"] == "complete":
-		return usageErrorf("-resume %s: the run is complete at %d updates: give -updates N > %d to extend it", dir, k, k)
+		return inputErrorf("-resume %s: the run is complete at %d updates: give -updates N > %d to extend it", dir, k, k)
 	}
-	policy, _, err := model.LoadBytes(filepath.Join(dir, ckptDir, rl.PolicyFile), files[rl.PolicyFile])
+	policy, _, err := model.LoadBytes(filepath.Join(dir, CheckpointDir, rl.PolicyFile), files[rl.PolicyFile])
 	if err != nil {
-		return usageErrorf("-resume: %v", err)
+		return inputErrorf("-resume: %v", err)
 	}
 	if policy.Config != e.cfg.Model.Policy {
-		return usageErrorf("-resume %s: the checkpoint's policy is not the one config.json describes", dir)
+		return inputErrorf("-resume %s: the checkpoint's policy is not the one config.json describes", dir)
 	}
 	e.policy, e.resume, e.updates = policy, m, k
 	return nil
@@ -57,9 +57,9 @@ func (e *experiment) openResume(dir string) error {
 // line written after the set (a kill between two checkpoints) is dropped,
 // to be written again. The kept records are read back for the report, and
 // the logs reopened for appending.
-func (e *experiment) reopenLogs() error {
+func (e *Experiment) reopenLogs() error {
 	k, complete := e.updates, e.resume.Info["status"] == "complete"
-	_, err := keepLines(filepath.Join(e.dir, sftFile), func(line []byte) (bool, error) {
+	_, err := keepLines(filepath.Join(e.dir, SFTFile), func(line []byte) (bool, error) {
 		var m rl.SFTMetrics
 		err := json.Unmarshal(line, &m)
 		e.sftLog = append(e.sftLog, m)
@@ -68,7 +68,7 @@ func (e *experiment) reopenLogs() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) { // no SFT, no sft.jsonl
 		return fmt.Errorf("resume: %w", err)
 	}
-	if _, err := keepLines(filepath.Join(e.dir, metricsFile), func(line []byte) (bool, error) {
+	if _, err := keepLines(filepath.Join(e.dir, MetricsFile), func(line []byte) (bool, error) {
 		var m rl.Metrics
 		if err := json.Unmarshal(line, &m); err != nil || m.Update >= k {
 			return false, err
@@ -80,8 +80,8 @@ func (e *experiment) reopenLogs() error {
 	}); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
-	if _, err := keepLines(filepath.Join(e.dir, evalFile), func(line []byte) (bool, error) {
-		var r evalRecord
+	if _, err := keepLines(filepath.Join(e.dir, EvalFile), func(line []byte) (bool, error) {
+		var r EvalRecord
 		if err := json.Unmarshal(line, &r); err != nil || r.Update > k || r.Update == k && !complete && r.Phase != "base" {
 			return false, err
 		}
@@ -90,10 +90,10 @@ func (e *experiment) reopenLogs() error {
 	}); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
-	if e.metrics, err = rl.AppendJSONL(filepath.Join(e.dir, metricsFile)); err != nil {
+	if e.metrics, err = rl.AppendJSONL(filepath.Join(e.dir, MetricsFile)); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
-	if e.evalLog, err = rl.AppendJSONL(filepath.Join(e.dir, evalFile)); err != nil {
+	if e.evalLog, err = rl.AppendJSONL(filepath.Join(e.dir, EvalFile)); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
 	fmt.Fprintf(e.out, "\n== resuming at update %d of %d (checkpoint status %s)\n", k, e.cfg.Updates, e.resume.Info["status"])
@@ -122,7 +122,7 @@ func keepLines(path string, keep func(line []byte) (bool, error)) ([][]byte, err
 			kept = append(kept, line)
 		}
 	}
-	if err := writeFileAtomic(path, bytes.Join(kept, nil)); err != nil {
+	if err := rl.WriteFile(path, bytes.Join(kept, nil)); err != nil {
 		return nil, err
 	}
 	return kept, nil

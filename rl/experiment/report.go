@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -15,45 +15,24 @@ import (
 // lastWindow is how many recent updates the report averages.
 const lastWindow = 10
 
-// baselineRow is a scripted policy's evaluation on the run's test
-// instances, for context.
-type baselineRow struct {
-	Name    string
-	Summary tasks.Summary
-}
-
 // runBaselines plays the task's scripted policies (random, weak with the
 // demonstrator's knobs, strong) and finds the best constant answer on the
 // same test instances as the evaluations.
-func (e *experiment) runBaselines(ctx context.Context) error {
+func (e *Experiment) runBaselines(ctx context.Context) error {
 	if ctx.Err() != nil {
-		return errInterrupted
+		return ErrInterrupted
 	}
 	n := e.cfg.Eval.Episodes
 	start := time.Now()
 	d := e.cfg.SFT.Demonstrator
 	if d.Kind != "weak" {
-		d = DefaultConfig(defaultAlgo).SFT.Demonstrator
+		d = DefaultConfig(DefaultAlgo).SFT.Demonstrator
 	}
-	for _, spec := range []tasks.PolicySpec{{Kind: "random"}, {Kind: "weak", QAS: d.QAS, QBT: d.QBT}, {Kind: "strong"}} {
-		pol, err := e.task.Scripted(spec)
-		if err != nil {
-			return fmt.Errorf("baselines: %w", err)
-		}
-		s, err := tasks.Evaluate(e.task, pol, tasks.Test, n, e.cfg.Seed, 1000)
-		if err != nil {
-			return fmt.Errorf("baselines: %w", err)
-		}
-		e.baselines = append(e.baselines, baselineRow{Name: "scripted " + pol.Name(), Summary: s})
+	specs := []tasks.PolicySpec{{Kind: "random"}, {Kind: "weak", QAS: d.QAS, QBT: d.QBT}, {Kind: "strong"}}
+	var err error
+	if e.baselines, err = rl.ScriptedBaselines(e.task, specs, tasks.Test, n, e.cfg.Seed); err != nil {
+		return err
 	}
-	ans, succ, err := e.task.BestConstant(tasks.Test, n)
-	if err != nil {
-		return fmt.Errorf("baselines: best constant: %w", err)
-	}
-	nan := math.NaN()
-	e.baselines = append(e.baselines, baselineRow{Name: "best constant (" + ans + ")", Summary: tasks.Summary{
-		Episodes: n, Success: succ, Reward: nan, ASProxy: nan, BTProxy: nan, IAS: nan, CBT: nan,
-		Evidence: nan, Turns: nan, Malformed: nan, Repeats: nan}})
 	fmt.Fprintf(e.out, "\n== scripted baselines on the %d test instances (%.1f s)\n", n, time.Since(start).Seconds())
 	fmt.Fprint(e.out, e.table(e.baselineRows()))
 	return nil
@@ -67,21 +46,21 @@ func summaryRow(name string, s tasks.Summary) []string {
 		f3(s.Evidence), f1(s.Turns), f2(s.Malformed)}
 }
 
-func evalRow(name string, r evalRecord) []string {
+func evalRow(name string, r EvalRecord) []string {
 	return []string{name, f3(float64(r.Success)), f3(float64(r.Reward)), f3(float64(r.ASProxy)), f3(float64(r.BTProxy)),
 		f3(float64(r.IAS)), f3(float64(r.CBT)), f3(float64(r.Evidence)), f1(float64(r.Turns)), f2(float64(r.Malformed))}
 }
 
-func (e *experiment) baselineRows() [][]string {
+func (e *Experiment) baselineRows() [][]string {
 	var rows [][]string
 	for _, b := range e.baselines {
-		rows = append(rows, summaryRow(b.Name, b.Summary))
+		rows = append(rows, summaryRow(b.Label(), b.Summary))
 	}
 	return rows
 }
 
 // mainRows are the baselines, the base policy and the last evaluation.
-func (e *experiment) mainRows() [][]string {
+func (e *Experiment) mainRows() [][]string {
 	rows := e.baselineRows()
 	for _, r := range e.evals {
 		if r.Phase == "base" {
@@ -100,11 +79,11 @@ func (e *experiment) mainRows() [][]string {
 }
 
 // table renders rows under tableHeader as an aligned Markdown table.
-func (e *experiment) table(rows [][]string) string { return rl.MarkdownTable(tableHeader, 1, rows) }
+func (e *Experiment) table(rows [][]string) string { return rl.MarkdownTable(tableHeader, 1, rows) }
 
 // algoLine describes the RL algorithm and its AREW setting.
-func (e *experiment) algoLine() string {
-	a := e.cfg.advantage().AREW
+func (e *Experiment) algoLine() string {
+	a := e.cfg.Advantage().AREW
 	arew := "vanilla (no AREW)"
 	if a.Critiques != "none" && a.Critiques != "" && a.Lambda != 0 {
 		arew = fmt.Sprintf("AREW %s, λ %g, mode %s", a.Critiques, a.Lambda, a.Mode)
@@ -118,9 +97,9 @@ func (e *experiment) algoLine() string {
 			arew += fmt.Sprintf(", flip α %g", a.Perturb.Flip)
 		}
 	}
-	p := e.cfg.policy()
+	p := e.cfg.Policy()
 	s := fmt.Sprintf("%s + %s; %d updates × %d episodes, %d epochs of minibatches of %d, lr %g",
-		e.cfg.Algo, arew, e.cfg.Updates, e.cfg.episodesPerUpdate(), p.Epochs, p.MiniBatch, p.Optim.LR)
+		e.cfg.Algo, arew, e.cfg.Updates, int(e.cfg.EpisodesPerUpdate()), p.Epochs, p.MiniBatch, p.Optim.LR)
 	if e.cfg.PPO != nil {
 		s += fmt.Sprintf(", %s critic", e.cfg.PPO.Critic.Mode)
 		if e.cfg.PPO.Critic.Mode == "separate" {
@@ -131,7 +110,7 @@ func (e *experiment) algoLine() string {
 }
 
 // modelLine describes the policy and where it starts.
-func (e *experiment) modelLine() string {
+func (e *Experiment) modelLine() string {
 	mc := e.policy.Config
 	from := "preset " + e.cfg.Model.Preset
 	if e.cfg.Model.Init != "" {
@@ -141,7 +120,7 @@ func (e *experiment) modelLine() string {
 		from, mc.DModel, mc.Layers, mc.Heads, mc.MLP, mc.Context, mc.Vocab, mc.NumParams())
 }
 
-func (e *experiment) sftLine() string {
+func (e *Experiment) sftLine() string {
 	s := e.cfg.SFT
 	if s.Demos == 0 {
 		return "none"
@@ -153,7 +132,7 @@ func (e *experiment) sftLine() string {
 
 // writeReport writes report.md: the settings, the main table (scripted
 // baselines, base, after RL), every evaluation, and the last updates.
-func (e *experiment) writeReport() error {
+func (e *Experiment) writeReport() error {
 	var b strings.Builder
 	c := e.cfg
 	taskCfg := "defaults"
@@ -169,7 +148,7 @@ func (e *experiment) writeReport() error {
 	fmt.Fprintf(&b, "- RL: %s\n", e.algoLine())
 	fmt.Fprintf(&b, "- evaluation: the first %d test instances, %s; seed %d\n", c.Eval.Episodes, c.Eval.Modes, c.Seed)
 	fmt.Fprintf(&b, "- %s, %s/%s, %d CPUs\n\n", c.Version.Go, c.Version.OS, c.Version.Arch, c.Version.CPUs)
-	fmt.Fprintf(&b, "Repeat: `go run ./cmd/train -config %s -name <new name>`\n\n", filepath.Join(e.dir, configFile))
+	fmt.Fprintf(&b, "Repeat: `go run ./cmd/train -config %s -name <new name>`\n\n", filepath.Join(e.dir, ConfigFile))
 
 	b.WriteString("## Base vs after RL\n\n")
 	b.WriteString("Test split; the scripted policies play the same instances. Success and reward are the outcome; " +
@@ -196,7 +175,7 @@ func (e *experiment) writeReport() error {
 	}
 	b.WriteString("\nFiles: config.json, sft.jsonl, metrics.jsonl (one rl.Metrics per update), " +
 		"eval.jsonl (one object per evaluation and mode), checkpoints/ (manifest.json names the latest set; -resume continues from it).\n")
-	return writeFileAtomic(filepath.Join(e.dir, reportFile), []byte(b.String()))
+	return rl.WriteFile(filepath.Join(e.dir, ReportFile), []byte(b.String()))
 }
 
 // lastUpdatesTable is the mean of a few metrics over ms.

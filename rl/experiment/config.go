@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -12,19 +12,18 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"arew/engine"
 	"arew/model"
 	"arew/rl"
 )
 
 // Config is a whole run: what runs/<name>/config.json holds, and what
-// -config reads. Loading a run's config.json and resolving it gives the
-// same Config again (TestConfigRoundTrip), so a run can be repeated with
-// `-config runs/<name>/config.json -name <other>`.
+// ReadConfig reads. Loading a run's config.json and resolving it gives the
+// same Config again (cmd/train TestConfigRoundTripRepeatsTheRun), so a run
+// can be repeated from its config.json under another name.
 //
 // Derived fields are recomputed on every resolve, whatever the file says:
 // Model.Policy and Model.Critic (from the preset, the task and the critic
-// mode, or from the -init checkpoint), the seeds inside PPO, GRPO and
+// mode, or from the Init checkpoint), the seeds inside PPO, GRPO and
 // SFT.Train (copies of Seed), and Version (this binary's).
 type Config struct {
 	Name string `json:"name"`
@@ -38,12 +37,10 @@ type Config struct {
 	Model ModelConfig `json:"model"`
 	SFT   SFTConfig   `json:"sft"`
 
-	// Algo is ppo, grpo or gspo; exactly one of PPO and GRPO (GRPO's
-	// Objective is grpo or gspo) is set after resolve.
-	Algo    string         `json:"algo"`
-	Updates int            `json:"updates"`
-	PPO     *rl.PPOConfig  `json:"ppo,omitempty"`
-	GRPO    *rl.GRPOConfig `json:"grpo,omitempty"`
+	// Algorithm is algo (ppo, grpo or gspo) and its config: exactly one
+	// of ppo and grpo (whose objective is the algo) after Normalise.
+	rl.Algorithm
+	Updates int `json:"updates"`
 
 	Eval    EvalConfig `json:"eval"`
 	Version Version    `json:"version"`
@@ -115,21 +112,21 @@ func currentVersion() Version {
 	return v
 }
 
-// The default experiment (README "Main command"): SFT of the small policy
+// The default Experiment (README "Main command"): SFT of the small policy
 // on a self-locked demonstrator (weak, q_as = q_bt = 0.2: 2048
 // demonstrations, 5 epochs), then PPO + AREW (as+bt, λ 0.5, step mode, as
 // the FloDial prototype) on flodial-easy at lr 3e-4, sized to finish in
 // a few minutes on 2 cores. Everything else is rl's defaults.
 const (
+	DefaultAlgo    = rl.AlgoPPO
 	defaultTask    = "flodial-easy"
-	defaultAlgo    = "ppo"
 	defaultPreset  = "small"
 	defaultUpdates = 80
 	defaultLR      = 3e-4 // the FloDial prototype's; rl's default 1e-4 barely moves the policy in 80 updates
 )
 
-// DefaultConfig is the default experiment for algo (ppo, grpo or gspo).
-func DefaultConfig(algo string) Config {
+// DefaultConfig is the default Experiment for algo (ppo, grpo or gspo).
+func DefaultConfig(algo rl.Algo) Config {
 	sft := rl.DefaultSFTConfig()
 	sft.Epochs = 5
 	c := Config{
@@ -141,90 +138,58 @@ func DefaultConfig(algo string) Config {
 			Demonstrator: Demonstrator{Kind: "weak", QAS: 0.2, QBT: 0.2},
 			Train:        sft,
 		},
-		Algo:    algo,
-		Updates: defaultUpdates,
-		Eval:    EvalConfig{Every: 20, Episodes: 100, Modes: "both", Baselines: true},
+		Algorithm: rl.DefaultAlgorithm(algo),
+		Updates:   defaultUpdates,
+		Eval:      EvalConfig{Every: 20, Episodes: 100, Modes: "both", Baselines: true},
 	}
-	arew := rl.AREW{Critiques: "as+bt", Lambda: 0.5, Mode: "step"}
-	switch algo {
-	case "ppo":
-		p := rl.DefaultPPOConfig()
-		p.Advantage.AREW = arew
-		p.Policy.Optim.LR = defaultLR
-		c.PPO = &p
-	case "grpo", "gspo":
-		g := rl.DefaultGRPOConfig()
-		if algo == "gspo" {
-			g = rl.DefaultGSPOConfig()
-		}
-		g.Advantage.AREW = arew
-		g.Policy.Optim.LR = defaultLR
-		c.GRPO = &g
+	if c.PPO != nil || c.GRPO != nil {
+		c.Advantage().AREW = rl.AREW{Critiques: "as+bt", Lambda: 0.5, Mode: "step"}
+		c.Policy().Optim.LR = defaultLR
 	}
 	return c
 }
 
-// peekAlgo is the algo a config file names ("" if none); the file's other
-// fields are decoded onto DefaultConfig(algo).
-func peekAlgo(data []byte) (string, error) {
-	var p struct {
-		Algo string `json:"algo"`
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return "", err
-	}
-	return p.Algo, nil
-}
-
-// readConfigFile decodes a config file onto the defaults of algo (the
-// file's own algo when algo is ""), rejecting unknown fields.
-func readConfigFile(path, algo string) (Config, error) {
-	data, err := engine.ReadFile(path, maxConfigBytes)
+// ReadConfig reads a config file (at most rl.MaxConfigBytes, a regular
+// file) and decodes it onto the defaults of algo (the file's own algo when
+// algo is "", ppo when it names none), rejecting unknown fields.
+func ReadConfig(path string, algo rl.Algo) (Config, error) {
+	data, err := rl.ReadConfigFile(path)
 	if err != nil {
-		return Config{}, usageErrorf("-config: %v", err)
+		return Config{}, inputErrorf("%v", err)
 	}
 	if algo == "" {
-		if algo, err = peekAlgo(data); err != nil {
-			return Config{}, usageErrorf("-config %s: %v", path, err)
+		var p struct {
+			Algo string `json:"algo"`
 		}
-		if algo == "" {
-			algo = defaultAlgo
+		if err := json.Unmarshal(data, &p); err != nil {
+			return Config{}, inputErrorf("%s: %v", path, err)
+		}
+		if algo = DefaultAlgo; p.Algo != "" {
+			if algo, err = rl.ParseAlgo(p.Algo); err != nil {
+				return Config{}, inputErrorf("%s: %v", path, err)
+			}
 		}
 	}
 	c := DefaultConfig(algo)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return Config{}, usageErrorf("-config %s: %v", path, err)
+		return Config{}, inputErrorf("%s: %v", path, err)
 	}
 	if dec.More() {
-		return Config{}, usageErrorf("-config %s: trailing data after the JSON object", path)
+		return Config{}, inputErrorf("%s: trailing data after the JSON object", path)
 	}
 	return c, nil
 }
 
-// normalise makes the config self-consistent before validation: the
+// Normalise makes the config self-consistent before validation: the
 // section of the chosen algo exists (defaults) and the other is dropped,
 // the seeds are copies of Seed, the task overrides are compact JSON, the
 // version is this binary's. The model configs are derived later, from the
-// task (resolveModels).
-func (c *Config) normalise() error {
-	switch c.Algo {
-	case "ppo":
-		if c.PPO == nil {
-			c.PPO = DefaultConfig("ppo").PPO
-		}
-		c.GRPO = nil
-		c.PPO.Seed = c.Seed
-	case "grpo", "gspo":
-		if c.GRPO == nil {
-			c.GRPO = DefaultConfig(c.Algo).GRPO
-		}
-		c.PPO = nil
-		c.GRPO.Seed = c.Seed
-		c.GRPO.Objective = c.Algo
-	default:
-		return usageErrorf("algo must be ppo, grpo or gspo, got %q", c.Algo)
+// task (New).
+func (c *Config) Normalise() error {
+	if err := c.Algorithm.Normalise(c.Seed); err != nil {
+		return inputErrorf("%v", err)
 	}
 	c.SFT.Train.Seed = c.Seed
 	raw := bytes.TrimSpace(c.TaskConfig)
@@ -233,10 +198,10 @@ func (c *Config) normalise() error {
 	} else {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, raw); err != nil {
-			return usageErrorf("task config: %v", err)
+			return inputErrorf("task config: %v", err)
 		}
 		if buf.Bytes()[0] != '{' {
-			return usageErrorf("task config must be a JSON object, got %s", buf.String())
+			return inputErrorf("task config must be a JSON object, got %s", buf.String())
 		}
 		c.TaskConfig = buf.Bytes()
 	}
@@ -245,51 +210,44 @@ func (c *Config) normalise() error {
 }
 
 // Validate checks what does not need the task; the task, the demonstrator
-// and the models are checked when they are built (newExperiment), before
-// any work.
+// and the models are checked when they are built (New), before any work.
 func (c *Config) Validate() error {
 	if err := validName(c.Name); err != nil {
 		return err
 	}
 	if c.Task == "" {
-		return usageErrorf("task must be set")
+		return inputErrorf("task must be set")
 	}
 	if c.Updates < 0 {
-		return usageErrorf("updates must be ≥ 0, got %d", c.Updates)
+		return inputErrorf("updates must be ≥ 0, got %d", c.Updates)
 	}
 	if c.Model.Init == "" {
 		if _, ok := model.Presets[c.Model.Preset]; !ok {
-			return usageErrorf("unknown model preset %q (known: %s)", c.Model.Preset, strings.Join(model.PresetNames(), ", "))
+			return inputErrorf("unknown model preset %q (known: %s)", c.Model.Preset, strings.Join(model.PresetNames(), ", "))
 		}
 	}
 	s := c.SFT
 	if s.Demos < 0 || s.TestDemos < 0 {
-		return usageErrorf("sft: demos and test_demos must be ≥ 0, got %d, %d", s.Demos, s.TestDemos)
+		return inputErrorf("sft: demos and test_demos must be ≥ 0, got %d, %d", s.Demos, s.TestDemos)
 	}
 	if s.Demos > 0 {
 		d := s.Demonstrator
 		if !(d.QAS >= 0 && d.QAS <= 1) || !(d.QBT >= 0 && d.QBT <= 1) {
-			return usageErrorf("sft: demonstrator q_as and q_bt must lie in [0, 1], got %v, %v", d.QAS, d.QBT)
+			return inputErrorf("sft: demonstrator q_as and q_bt must lie in [0, 1], got %v, %v", d.QAS, d.QBT)
 		}
 		if err := s.Train.Validate(); err != nil {
-			return usageErrorf("%v", err)
+			return inputErrorf("%v", err)
 		}
 	}
 	e := c.Eval
 	if e.Every < 0 || e.Episodes < 1 {
-		return usageErrorf("eval: need every ≥ 0 and episodes ≥ 1, got %d, %d", e.Every, e.Episodes)
+		return inputErrorf("eval: need every ≥ 0 and episodes ≥ 1, got %d, %d", e.Every, e.Episodes)
 	}
 	if _, err := evalModes(e.Modes); err != nil {
 		return err
 	}
-	var err error
-	if c.PPO != nil {
-		err = c.PPO.Validate()
-	} else {
-		err = c.GRPO.Validate()
-	}
-	if err != nil {
-		return usageErrorf("%v", err)
+	if err := c.Algorithm.Validate(); err != nil {
+		return inputErrorf("%v", err)
 	}
 	return nil
 }
@@ -302,60 +260,28 @@ func evalModes(modes string) ([]string, error) {
 	case "both":
 		return []string{"greedy", "sampled"}, nil
 	}
-	return nil, usageErrorf("eval modes must be greedy, sampled or both, got %q", modes)
+	return nil, inputErrorf("eval modes must be greedy, sampled or both, got %q", modes)
 }
 
 // validName accepts a run name that is one plain path element of at most
 // maxNameBytes of printable UTF-8.
 func validName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || filepath.Base(name) != name {
-		return usageErrorf("run name %q must be one plain path element (no slashes, not . or ..)", name)
+		return inputErrorf("run name %q must be one plain path element (no slashes, not . or ..)", name)
 	}
 	if len(name) > maxNameBytes {
-		return usageErrorf("run name must be at most %d bytes, got %d (%.20q…)", maxNameBytes, len(name), name)
+		return inputErrorf("run name must be at most %d bytes, got %d (%.20q…)", maxNameBytes, len(name), name)
 	}
 	if !utf8.ValidString(name) || strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		return usageErrorf("run name %q must be printable UTF-8", name)
+		return inputErrorf("run name %q must be printable UTF-8", name)
 	}
 	return nil
 }
 
-// rollout is the rollout config of the chosen algo.
-func (c *Config) rollout() rl.RolloutConfig {
-	if c.PPO != nil {
-		return c.PPO.Rollout
-	}
-	return c.GRPO.Rollout
-}
-
-// advantage is the advantage config of the chosen algo.
-func (c *Config) advantage() *rl.AdvantageConfig {
-	if c.PPO != nil {
-		return &c.PPO.Advantage
-	}
-	return &c.GRPO.Advantage
-}
-
-// policy is the actor config of the chosen algo.
-func (c *Config) policy() *rl.PolicyConfig {
-	if c.PPO != nil {
-		return &c.PPO.Policy
-	}
-	return &c.GRPO.Policy
-}
-
-// episodesPerUpdate is the number of rollouts of one update.
-func (c *Config) episodesPerUpdate() int {
-	if c.PPO != nil {
-		return c.PPO.Episodes
-	}
-	return c.GRPO.Prompts * c.GRPO.GroupSize
-}
-
-// defaultName derives a run name from the settings that tell runs apart.
-func (c *Config) defaultName() string {
-	parts := []string{c.Task, c.Algo}
-	a := c.advantage().AREW
+// DefaultName derives a run name from the settings that tell runs apart.
+func (c *Config) DefaultName() string {
+	parts := []string{c.Task, string(c.Algo)}
+	a := c.Advantage().AREW
 	if a.Active(a.Start) {
 		parts = append(parts, fmt.Sprintf("arew-%s-%s", a.Critiques, trimFloat(a.Lambda)))
 		if a.Perturb.Flip > 0 {

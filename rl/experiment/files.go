@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -10,26 +10,30 @@ import (
 	"arew/tasks"
 )
 
-// The files of a run folder (README "Main command"):
+// The files of a run folder (README "Single runs"), each written through
+// rl's run-file writers (whole files atomically, logs one JSON line per
+// write):
 //
 //	config.json          the resolved Config
 //	sft.jsonl            one rl.SFTMetrics per SFT epoch
 //	metrics.jsonl        one rl.Metrics per RL update
-//	eval.jsonl           one evalRecord per evaluation and mode
+//	eval.jsonl           one EvalRecord per evaluation and mode
+//	samples.jsonl        one Sample per transcribed evaluation episode
 //	checkpoints/         base.safetensors and the latest checkpoint set
 //	report.md            the tables
 const (
-	configFile  = "config.json"
-	sftFile     = "sft.jsonl"
-	metricsFile = "metrics.jsonl"
-	evalFile    = "eval.jsonl"
-	reportFile  = "report.md"
-	ckptDir     = "checkpoints"
+	ConfigFile    = "config.json"
+	SFTFile       = "sft.jsonl"
+	MetricsFile   = "metrics.jsonl"
+	EvalFile      = "eval.jsonl"
+	SamplesFile   = "samples.jsonl"
+	ReportFile    = "report.md"
+	CheckpointDir = "checkpoints"
 
-	basePolicyFile = "base.safetensors" // the policy RL starts from (after SFT)
+	BasePolicyFile = "base.safetensors" // the policy RL starts from (after SFT)
 	// The latest checkpoint set (rl.Trainer.SaveState): policy, critic,
 	// KL reference, optimiser states, trainer.json, then manifest.json.
-	policyFile = rl.PolicyFile
+	PolicyFile = rl.PolicyFile
 )
 
 // prepareRunDir makes dir (and its checkpoints folder), refusing an
@@ -38,7 +42,7 @@ func prepareRunDir(dir string, force bool) error {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case err == nil && len(entries) > 0 && !force:
-		return usageErrorf("run folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
+		return inputErrorf("run folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
 	case err == nil && len(entries) > 0:
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("replace run folder: %w", err)
@@ -46,30 +50,19 @@ func prepareRunDir(dir string, force bool) error {
 	case err != nil && !os.IsNotExist(err):
 		return fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, ckptDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, CheckpointDir), 0o755); err != nil {
 		return fmt.Errorf("run folder: %w", err)
 	}
 	return nil
 }
 
-// The run folder's files go through rl's run-file writers (one mechanism
-// with the studies'): whole files atomically, logs one JSON line per write.
-var (
-	writeFileAtomic = rl.WriteFile
-	writeJSON       = rl.WriteJSON
-	createJSONL     = rl.CreateJSONL
-)
+type num = rl.Num
 
-type (
-	jsonl = rl.JSONL
-	num   = rl.Num
-)
-
-// evalRecord is one line of eval.jsonl: one evaluation of the policy in
+// EvalRecord is one line of eval.jsonl: one evaluation of the policy in
 // one mode (the means of tasks.Summary over the test instances).
-type evalRecord struct {
+type EvalRecord struct {
 	Update    int     `json:"update"` // RL updates done before it
-	Phase     string  `json:"phase"`  // base (before RL), rl (every -eval-every), final
+	Phase     string  `json:"phase"`  // base (before RL), rl (every Eval.Every), final
 	Mode      string  `json:"mode"`   // greedy or sampled
 	Episodes  int     `json:"episodes"`
 	Success   num     `json:"success"`
@@ -86,8 +79,8 @@ type evalRecord struct {
 	Seconds   float64 `json:"seconds"`
 }
 
-func newEvalRecord(update int, phase, mode string, s tasks.Summary, truncated int, seconds float64) evalRecord {
-	return evalRecord{Update: update, Phase: phase, Mode: mode, Episodes: s.Episodes,
+func newEvalRecord(update int, phase, mode string, s tasks.Summary, truncated int, seconds float64) EvalRecord {
+	return EvalRecord{Update: update, Phase: phase, Mode: mode, Episodes: s.Episodes,
 		Success: num(s.Success), Reward: num(s.Reward), ASProxy: num(s.ASProxy), BTProxy: num(s.BTProxy),
 		IAS: num(s.IAS), CBT: num(s.CBT), Evidence: num(s.Evidence), Turns: num(s.Turns),
 		Malformed: num(s.Malformed), Repeats: num(s.Repeats), Truncated: truncated, Seconds: seconds}

@@ -1,0 +1,39 @@
+// Package experiment is one RL run end to end, into its run folder: the
+// single runs of cmd/train (rl/study runs many from one base).
+//
+// # What one run does
+//
+// A Config names a task, a policy (a model preset with fresh weights from
+// the seed, or an Init checkpoint), an optional SFT warm start on a
+// scripted demonstrator, the RL algorithm and its config (rl.Algorithm:
+// the algo named, its config, and the trainer it builds), the number of
+// updates and the evaluations. New checks all of it before the folder is
+// touched (every user error is an InputError: an unknown task, a
+// checkpoint that does not fit, a size that would not fit in memory), and
+// Run then goes through the phases:
+//
+//  1. SFT (rl.SFT.Train, one callback per epoch: the log line, sft.jsonl)
+//     and base.safetensors, the policy RL starts from;
+//  2. the task's scripted policies on the evaluation's instances, for
+//     scale (rl.ScriptedBaselines), if Eval.Baselines;
+//  3. an evaluation of the base on the first Eval.Episodes test
+//     instances, greedy and/or sampled at temperature 1;
+//  4. the RL updates (one rl.Trainer), one metrics.jsonl line each, an
+//     evaluation and a checkpoint set every Eval.Every updates, a final
+//     evaluation and checkpoint set, and report.md.
+//
+// # Stopping and resuming
+//
+// When ctx is cancelled the run stops between two steps, writes its
+// checkpoint set (rl.Trainer.SaveState) and report, and returns
+// ErrInterrupted. Resume continues it from that set: its config.json is
+// the config (with another number of updates, a finished run is
+// extended), the set must agree with its manifest, the logs are cut back
+// to what the set holds and appended to, and the evaluation due at the
+// set's update is done first if it was not logged whole. Since a
+// trainer's whole state is in the set, the result is bitwise the run that
+// was never stopped, timings aside (cmd/train TestResumeEqualsOneRun; rl
+// TestResumeIsBitwise). A failure or a divergence keeps the last set
+// written: a failure may come in the middle of an update, whose state
+// belongs to no one update.
+package experiment

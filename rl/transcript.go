@@ -76,3 +76,25 @@ func (t Transcript) Markdown() string {
 	b.WriteString("```\n")
 	return b.String()
 }
+
+// SamplesPerEval is how many episodes of each evaluation (the first
+// instances) a run writes to its samples.jsonl as transcripts.
+const SamplesPerEval = 3
+
+// Sample is one line of a run's samples.jsonl: a transcript of an
+// evaluated episode, with the update and mode of its evaluation.
+type Sample struct {
+	Update     int        `json:"update"`
+	Mode       string     `json:"mode"`
+	Transcript Transcript `json:"transcript"`
+}
+
+// Samples are the transcripts of the first SamplesPerEval episodes of an
+// evaluation in mode after update updates.
+func Samples(v *tasks.Vocab, res EvalResult, update int, mode string) []Sample {
+	var out []Sample
+	for i := 0; i < min(SamplesPerEval, len(res.Trajectories)); i++ {
+		out = append(out, Sample{Update: update, Mode: mode, Transcript: NewTranscript(v, i, res.Trajectories[i])})
+	}
+	return out
+}

@@ -87,6 +87,8 @@ func TestResumeEqualsOneRun(t *testing.T) {
 			fj, _ := json.Marshal(fullEvals)
 			cj, _ := json.Marshal(cutEvals)
 			assert.Equal(t, string(fj), string(cj), "the interrupted run's evaluations, phases too")
+			assert.Equal(t, readBytes(t, filepath.Join(full, samplesFile)), readBytes(t, filepath.Join(out, "cut", samplesFile)),
+				"the same transcripts")
 			var short []string
 			for _, r := range readJSONL[evalRecord](t, filepath.Join(out, "short", evalFile)) {
 				short = append(short, fmt.Sprintf("%s@%d", r.Phase, r.Update))

@@ -147,15 +147,39 @@ func TestTinyRunWritesEveryOutput(t *testing.T) {
 		assert.Equal(t, 4, opt.Steps(), "%s: 2 updates × 1 epoch × 2 minibatches of 2", file)
 	}
 
+	samples := readJSONL[rl.Sample](t, filepath.Join(dir, samplesFile))
+	require.Len(t, samples, len(evals)*rl.SamplesPerEval, "the first episodes of each evaluation")
+	for i, smp := range samples {
+		r := evals[i/rl.SamplesPerEval]
+		assert.Equal(t, r.Update, smp.Update)
+		assert.Equal(t, r.Mode, smp.Mode)
+		assert.Equal(t, i%rl.SamplesPerEval, smp.Transcript.Index)
+		assert.NotEmpty(t, smp.Transcript.Turns)
+	}
+
 	report, err := os.ReadFile(filepath.Join(dir, reportFile))
 	require.NoError(t, err)
 	for _, want := range []string{"# Run tiny", "status: complete after 2 of 2 updates", "## Base vs after RL",
-		"scripted strong", "best constant", "base, greedy", "after 2 updates, sampled", "## Every evaluation", "## SFT"} {
+		"scripted strong", "best constant", "base, greedy", "after 2 updates, sampled", "## Every evaluation", "## SFT",
+		"skipped optimiser steps (a non-finite loss or gradient; the weights left as they were): 0 in RL, 0 in SFT",
+		"## Transcripts of the latest evaluation (update 2, sampled)", "instance 0, success"} {
 		assert.Contains(t, string(report), want)
 	}
 	leftovers, err := filepath.Glob(filepath.Join(dir, "*", ".*.tmp-*"))
 	require.NoError(t, err)
 	assert.Empty(t, leftovers, "no temporary files left behind")
+}
+
+// A diverging run's report counts the steps it skipped.
+func TestReportCountsSkippedSteps(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := tinyArgs(out, "d", "-lr", "1e37", "-baselines=false", "-eval-modes", "greedy", "-updates", "20", "-eval-every", "0")
+	require.Equal(t, exitFailure, run(context.Background(), args, &stdout, &stderr, nil), "stdout: %s", stdout.String())
+	report, err := os.ReadFile(filepath.Join(out, "d", reportFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), "status: diverged")
+	assert.Regexp(t, `skipped optimiser steps \(a non-finite loss or gradient; the weights left as they were\): [1-9]\d* in RL`, string(report))
 }
 
 // timeless zeroes the wall-clock fields.

@@ -22,6 +22,11 @@
 //     evaluation and a checkpoint set every Eval.Every updates, a final
 //     evaluation and checkpoint set, and report.md.
 //
+// Each evaluation also writes its first rl.SamplesPerEval episodes to
+// samples.jsonl as transcripts (rl.Samples, the same lines a study's runs
+// write), and report.md shows the latest sampled ones beside the count of
+// optimiser steps skipped for a non-finite loss or gradient.
+//
 // # Stopping and resuming
 //
 // When ctx is cancelled the run stops between two steps, writes its

@@ -60,7 +60,13 @@ type Experiment struct {
 	last      []rl.Metrics // the most recent updates, for the report
 	metrics   *rl.JSONL
 	evalLog   *rl.JSONL
-	meter     *progress.Meter // the phase in progress (SFT, RL), or nil
+	samples   *rl.JSONL
+	// shown are the transcripts of the latest evaluation (its sampled
+	// mode, if evaluated) for the report; skipped counts the RL optimiser
+	// steps skipped for a non-finite loss or gradient.
+	shown   []rl.Sample
+	skipped int
+	meter   *progress.Meter // the phase in progress (SFT, RL), or nil
 }
 
 // New prepares the run of cfg (after Normalise and Validate) in
@@ -243,6 +249,9 @@ func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 		if e.evalLog, err = rl.CreateJSONL(filepath.Join(e.dir, EvalFile)); err != nil {
 			return err
 		}
+		if e.samples, err = rl.CreateJSONL(filepath.Join(e.dir, SamplesFile)); err != nil {
+			return err
+		}
 		if err := e.evaluate(ctx, "base"); err != nil {
 			return err
 		}
@@ -266,13 +275,13 @@ func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 
 func (e *Experiment) closeLogs() error {
 	var first error
-	for _, j := range []*rl.JSONL{e.metrics, e.evalLog} {
+	for _, j := range []*rl.JSONL{e.metrics, e.evalLog, e.samples} {
 		if j != nil {
 			if err := j.Close(); err != nil && first == nil {
 				first = err
 			}
 		}
 	}
-	e.metrics, e.evalLog = nil, nil
+	e.metrics, e.evalLog, e.samples = nil, nil, nil
 	return first
 }

@@ -144,6 +144,7 @@ func (e *Experiment) runRL(ctx context.Context) error {
 		e.meter.Tick(u, fmt.Sprintf("update %d running", u+1))
 		start := time.Now()
 		m, err := e.tr.Update()
+		e.skipped += m.SkippedSteps // a diverged update's too, for the report
 		if err != nil {
 			return err
 		}
@@ -171,7 +172,9 @@ func (e *Experiment) runRL(ctx context.Context) error {
 	return nil
 }
 
-// evaluate plays the first Eval.Episodes test instances in each mode.
+// evaluate plays the first Eval.Episodes test instances in each mode,
+// logging the means to eval.jsonl and the first episodes' transcripts to
+// samples.jsonl.
 func (e *Experiment) evaluate(ctx context.Context, phase string) error {
 	if ctx.Err() != nil {
 		return ErrInterrupted
@@ -196,6 +199,15 @@ func (e *Experiment) evaluate(ctx context.Context, phase string) error {
 		if err := e.evalLog.Write(r); err != nil {
 			return err
 		}
+		shown := rl.Samples(e.task.Vocab(), res, e.updates, mode)
+		for _, smp := range shown {
+			if err := e.samples.Write(smp); err != nil {
+				return err
+			}
+		}
+		if mode == e.shownMode() {
+			e.shown = shown
+		}
 		e.printEval(r)
 	}
 	return nil
@@ -218,4 +230,13 @@ func (e *Experiment) checkpoint() error {
 		return err
 	}
 	return rl.WriteManifest(dir, e.updates, info, []string{PolicyFile})
+}
+
+// shownMode is the mode whose transcripts the report shows: sampled,
+// unless only greedy evaluations are made.
+func (e *Experiment) shownMode() string {
+	if e.cfg.Eval.Modes == "greedy" {
+		return "greedy"
+	}
+	return "sampled"
 }

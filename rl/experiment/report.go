@@ -146,6 +146,8 @@ func (e *Experiment) writeReport() error {
 	fmt.Fprintf(&b, "- model: %s\n", e.modelLine())
 	fmt.Fprintf(&b, "- SFT warm start: %s\n", e.sftLine())
 	fmt.Fprintf(&b, "- RL: %s\n", e.algoLine())
+	fmt.Fprintf(&b, "- skipped optimiser steps (a non-finite loss or gradient; the weights left as they were): %d in RL, %d in SFT\n",
+		e.skipped, e.sftSkipped())
 	fmt.Fprintf(&b, "- evaluation: the first %d test instances, %s; seed %d\n", c.Eval.Episodes, c.Eval.Modes, c.Seed)
 	fmt.Fprintf(&b, "- %s, %s/%s, %d CPUs\n\n", c.Version.Go, c.Version.OS, c.Version.Arch, c.Version.CPUs)
 	fmt.Fprintf(&b, "Repeat: `go run ./cmd/train -config %s -name <new name>`\n\n", filepath.Join(e.dir, ConfigFile))
@@ -164,18 +166,37 @@ func (e *Experiment) writeReport() error {
 		b.WriteString(e.table(rows))
 	}
 	if len(e.sftLog) > 0 {
-		b.WriteString("\n## SFT\n\n| epoch | train loss | test loss | test acc | seconds |\n|---:|---:|---:|---:|---:|\n")
+		b.WriteString("\n## SFT\n\n| epoch | train loss | test loss | test acc | skipped steps | seconds |\n|---:|---:|---:|---:|---:|---:|\n")
 		for _, m := range e.sftLog {
-			fmt.Fprintf(&b, "| %d | %.3f | %s | %s | %.1f |\n", m.Epoch+1, m.TrainLoss, f3(m.TestLoss), f3(m.TestAccuracy), m.Seconds)
+			fmt.Fprintf(&b, "| %d | %.3f | %s | %s | %d | %.1f |\n", m.Epoch+1, m.TrainLoss, f3(m.TestLoss), f3(m.TestAccuracy),
+				m.SkippedSteps, m.Seconds)
 		}
 	}
 	if len(e.last) > 0 {
 		fmt.Fprintf(&b, "\n## The last %d updates (training rollouts, sampled; means)\n\n", len(e.last))
 		b.WriteString(lastUpdatesTable(e.last))
 	}
+	if len(e.shown) > 0 {
+		fmt.Fprintf(&b, "\n## Transcripts of the latest evaluation (update %d, %s)\n\n", e.shown[0].Update, e.shown[0].Mode)
+		b.WriteString("Each line is an observation, then | the policy's turn with its kind and critique. " +
+			"Every evaluation's first episodes are in samples.jsonl.\n\n")
+		for _, smp := range e.shown {
+			b.WriteString(smp.Transcript.Markdown() + "\n")
+		}
+	}
 	b.WriteString("\nFiles: config.json, sft.jsonl, metrics.jsonl (one rl.Metrics per update), " +
-		"eval.jsonl (one object per evaluation and mode), checkpoints/ (manifest.json names the latest set; -resume continues from it).\n")
+		"eval.jsonl (one object per evaluation and mode), samples.jsonl (transcripts of each evaluation's first episodes), " +
+		"checkpoints/ (manifest.json names the latest set; -resume continues from it).\n")
 	return rl.WriteFile(filepath.Join(e.dir, ReportFile), []byte(b.String()))
+}
+
+// sftSkipped is the number of SFT optimiser steps skipped.
+func (e *Experiment) sftSkipped() int {
+	n := 0
+	for _, m := range e.sftLog {
+		n += m.SkippedSteps
+	}
+	return n
 }
 
 // lastUpdatesTable is the mean of a few metrics over ms.

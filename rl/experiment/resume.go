@@ -52,8 +52,9 @@ func (e *Experiment) openResume(dir string) error {
 }
 
 // reopenLogs takes up a resumed run's logs where its checkpoint set left
-// them: metrics.jsonl keeps the updates before the set's, eval.jsonl the
-// evaluations before it (and at it, if the run had completed there); a
+// them: metrics.jsonl keeps the updates before the set's, eval.jsonl and
+// samples.jsonl the evaluations before it (and at it, if the run had
+// completed there); a
 // line written after the set (a kill between two checkpoints) is dropped,
 // to be written again. The kept records are read back for the report, and
 // the logs reopened for appending.
@@ -73,6 +74,7 @@ func (e *Experiment) reopenLogs() error {
 		if err := json.Unmarshal(line, &m); err != nil || m.Update >= k {
 			return false, err
 		}
+		e.skipped += m.SkippedSteps
 		if e.last = append(e.last, m); len(e.last) > lastWindow {
 			e.last = e.last[1:]
 		}
@@ -80,9 +82,12 @@ func (e *Experiment) reopenLogs() error {
 	}); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
+	// An evaluation belongs to the set if it came before the set's update,
+	// or at it in a run that completed there (a base one always does).
+	belongs := func(update int, base bool) bool { return update < k || update == k && (complete || base) }
 	if _, err := keepLines(filepath.Join(e.dir, EvalFile), func(line []byte) (bool, error) {
 		var r EvalRecord
-		if err := json.Unmarshal(line, &r); err != nil || r.Update > k || r.Update == k && !complete && r.Phase != "base" {
+		if err := json.Unmarshal(line, &r); err != nil || !belongs(r.Update, r.Phase == "base") {
 			return false, err
 		}
 		e.evals = append(e.evals, r)
@@ -90,10 +95,33 @@ func (e *Experiment) reopenLogs() error {
 	}); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
+	samplesPath := filepath.Join(e.dir, SamplesFile)
+	_, err = keepLines(samplesPath, func(line []byte) (bool, error) {
+		var smp rl.Sample
+		if err := json.Unmarshal(line, &smp); err != nil || !belongs(smp.Update, smp.Update == 0) {
+			return false, err
+		}
+		if smp.Mode == e.shownMode() {
+			if len(e.shown) > 0 && e.shown[0].Update != smp.Update {
+				e.shown = nil // a later evaluation's
+			}
+			e.shown = append(e.shown, smp)
+		}
+		return true, nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		err = rl.WriteFile(samplesPath, nil) // a run from before samples.jsonl
+	}
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
 	if e.metrics, err = rl.AppendJSONL(filepath.Join(e.dir, MetricsFile)); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
 	if e.evalLog, err = rl.AppendJSONL(filepath.Join(e.dir, EvalFile)); err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	if e.samples, err = rl.AppendJSONL(samplesPath); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
 	fmt.Fprintf(e.out, "\n== resuming at update %d of %d (checkpoint status %s)\n", k, e.cfg.Updates, e.resume.Info["status"])

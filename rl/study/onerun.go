@@ -221,29 +221,21 @@ func (s *study) evaluate(policy *model.Model, rc RunConfig, update int, log, sam
 	return p, nil
 }
 
-// SamplesPerEval is how many episodes of each evaluation (the first
-// instances) a run writes to samples.jsonl as transcripts.
-const SamplesPerEval = 3
+// SamplesPerEval and Sample are rl's: the transcripts every run writes.
+const SamplesPerEval = rl.SamplesPerEval
 
-// Sample is one line of samples.jsonl: a transcript of an evaluated
-// episode, with the update and mode of its evaluation.
-type Sample struct {
-	Update     int           `json:"update"`
-	Mode       string        `json:"mode"`
-	Transcript rl.Transcript `json:"transcript"`
-}
+// Sample is one line of samples.jsonl (rl.Sample).
+type Sample = rl.Sample
 
 // keepSamples writes the first SamplesPerEval episodes of an evaluation to
 // samples.jsonl and keeps the sampled ones of each arm's first seed, the
 // latest evaluation's, for the report.
 func (s *study) keepSamples(log *jsonl, res rl.EvalResult, update int, mode, arm string, seed uint64) error {
-	var kept []Sample
-	for i := 0; i < min(SamplesPerEval, len(res.Trajectories)); i++ {
-		smp := Sample{Update: update, Mode: mode, Transcript: rl.NewTranscript(s.task.Vocab(), i, res.Trajectories[i])}
+	kept := rl.Samples(s.task.Vocab(), res, update, mode)
+	for _, smp := range kept {
 		if err := log.Write(smp); err != nil {
 			return err
 		}
-		kept = append(kept, smp)
 	}
 	if mode == "sampled" && seed == s.cfg.Seeds[0] {
 		if s.samples == nil {

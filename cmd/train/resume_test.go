@@ -43,7 +43,7 @@ func TestResumeEqualsOneRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
 			args := func(run string, more ...string) []string {
-				a := tinyArgs(out, run, "-updates", "4", "-eval-every", "2", "-baselines=false")
+				a := tinyArgs(out, run, "-updates", "4", "-eval-every", "2")
 				return append(append(a, extra...), more...)
 			}
 			runOK(t, args("full")...)
@@ -57,6 +57,10 @@ func TestResumeEqualsOneRun(t *testing.T) {
 				}
 			})
 			require.Equal(t, exitInterrupted, code, "stderr: %s", se.String())
+			// A resume stopped at once leaves a set to resume from again.
+			done, stop := context.WithCancel(context.Background())
+			stop()
+			require.Equal(t, exitInterrupted, run(done, []string{"-resume", filepath.Join(out, "cut")}, &so, &se, nil), se.String())
 			stdout := runOK(t, "-resume", filepath.Join(out, "cut"))
 			assert.Contains(t, stdout, "resuming at update 2 of 4")
 

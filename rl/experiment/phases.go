@@ -226,6 +226,9 @@ func (e *Experiment) checkpoint() error {
 	if e.tr != nil {
 		return e.tr.SaveState(dir, info)
 	}
+	if e.resume != nil {
+		return nil // stopped before its trainer was restored: the set it resumed from stands
+	}
 	if err := e.policy.Save(filepath.Join(dir, PolicyFile), ckptMeta(e.cfg.Name, e.updates, "policy")); err != nil {
 		return err
 	}

@@ -57,3 +57,24 @@ func Evaluate(policy *model.Model, task tasks.Task, cfg EvalConfig) (EvalResult,
 	}
 	return EvalResult{Summary: tasks.Summarize(ms), Truncated: st.Truncated, Trajectories: trajs}, nil
 }
+
+// EvalModes lists the evaluation modes a config names: "greedy",
+// "sampled" (at temperature 1) or "both" (greedy, then sampled).
+func EvalModes(s string) ([]string, error) {
+	switch s {
+	case "greedy", "sampled":
+		return []string{s}, nil
+	case "both":
+		return []string{"greedy", "sampled"}, nil
+	}
+	return nil, fmt.Errorf("eval modes must be greedy, sampled or both, got %q", s)
+}
+
+// EvalSampler is the sampler of an evaluation mode: greedy, or sampling
+// at temperature 1.
+func EvalSampler(mode string) SamplerConfig {
+	if mode == "greedy" {
+		return SamplerConfig{Greedy: true}
+	}
+	return SamplerConfig{Temperature: 1}
+}

@@ -252,15 +252,13 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// evalModes lists the evaluation modes of a Modes string.
+// evalModes lists the evaluation modes of a Modes string (rl.EvalModes).
 func evalModes(modes string) ([]string, error) {
-	switch modes {
-	case "greedy", "sampled":
-		return []string{modes}, nil
-	case "both":
-		return []string{"greedy", "sampled"}, nil
+	ms, err := rl.EvalModes(modes)
+	if err != nil {
+		return nil, inputErrorf("%v", err)
 	}
-	return nil, inputErrorf("eval modes must be greedy, sampled or both, got %q", modes)
+	return ms, nil
 }
 
 // validName accepts a run name that is one plain path element of at most

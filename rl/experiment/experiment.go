@@ -39,6 +39,7 @@ type Experiment struct {
 	task   tasks.Task
 	demo   tasks.Policy // the SFT demonstrator, or nil
 	policy *model.Model
+	modes  []string // the evaluation modes, parsed once
 
 	// AfterUpdate, if set, runs after each RL update has been logged
 	// (tests cancel the context from it).
@@ -130,6 +131,9 @@ func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
 		return nil, inputErrorf("%v", err)
 	}
 	e := &Experiment{cfg: cfg, out: out, task: task}
+	if e.modes, err = evalModes(cfg.Eval.Modes); err != nil {
+		return nil, err
+	}
 	if cfg.SFT.Demos > 0 {
 		d := cfg.SFT.Demonstrator
 		if e.demo, err = task.Scripted(tasks.PolicySpec{Kind: d.Kind, QAS: d.QAS, QBT: d.QBT}); err != nil {

@@ -179,16 +179,9 @@ func (e *Experiment) evaluate(ctx context.Context, phase string) error {
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
-	modes, err := evalModes(e.cfg.Eval.Modes)
-	if err != nil {
-		return err
-	}
-	for _, mode := range modes {
+	for _, mode := range e.modes {
 		ec := rl.EvalConfig{Split: tasks.Test, Episodes: e.cfg.Eval.Episodes, Seed: e.cfg.Seed, Rollout: *e.cfg.Rollout()}
-		ec.Rollout.Sampler = rl.SamplerConfig{Temperature: 1}
-		if mode == "greedy" {
-			ec.Rollout.Sampler = rl.SamplerConfig{Greedy: true}
-		}
+		ec.Rollout.Sampler = rl.EvalSampler(mode)
 		start := time.Now()
 		res, err := rl.Evaluate(e.policy, e.task, ec)
 		if err != nil {

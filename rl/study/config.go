@@ -82,17 +82,6 @@ type EvalConfig struct {
 // DefaultThresholds are the success rates of updates_to: 50% and 80%.
 var DefaultThresholds = []float64{0.5, 0.8}
 
-// modes lists the evaluation modes of a Modes string.
-func modes(s string) ([]string, error) {
-	switch s {
-	case "greedy", "sampled":
-		return []string{s}, nil
-	case "both":
-		return []string{"greedy", "sampled"}, nil
-	}
-	return nil, fmt.Errorf("eval modes must be greedy, sampled or both, got %q", s)
-}
-
 // Validate reports the first bad field; the task, the demonstrator and the
 // base checkpoint are checked when the study starts, before any training.
 func (c *Config) Validate() error {
@@ -194,7 +183,7 @@ func (e EvalConfig) validate() error {
 	if e.Every < 0 || e.Episodes < 1 {
 		return fmt.Errorf("study: eval: need every ≥ 0 and episodes ≥ 1, got %d, %d", e.Every, e.Episodes)
 	}
-	if _, err := modes(e.Modes); err != nil {
+	if _, err := rl.EvalModes(e.Modes); err != nil {
 		return fmt.Errorf("study: %w", err)
 	}
 	for _, t := range e.Thresholds {

@@ -190,16 +190,13 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 // same sampling streams).
 func (s *study) evaluate(policy *model.Model, rc RunConfig, update int, log, samples *jsonl, name, arm string) (Point, error) {
 	p := Point{Update: update}
-	ms, err := modes(s.cfg.Eval.Modes)
+	ms, err := rl.EvalModes(s.cfg.Eval.Modes)
 	if err != nil {
 		return p, err
 	}
 	for _, mode := range ms {
 		ec := rl.EvalConfig{Split: tasks.Test, Episodes: s.cfg.Eval.Episodes, Seed: rc.Seed, Rollout: rc.rollout()}
-		ec.Rollout.Sampler = rl.SamplerConfig{Temperature: 1}
-		if mode == "greedy" {
-			ec.Rollout.Sampler = rl.SamplerConfig{Greedy: true}
-		}
+		ec.Rollout.Sampler = rl.EvalSampler(mode)
 		start := time.Now()
 		res, err := rl.Evaluate(policy, s.task, ec)
 		if err != nil {

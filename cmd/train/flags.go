@@ -351,9 +351,10 @@ With no flags, runs the study preset "default": vanilla PPO and AREW
 from the shipped locked base, one seed, and the comparison table.
 With run flags, runs one experiment (SFT warm start, evaluation of the
 base, RL with evaluations, final evaluation) and writes <out>/<name>/:
-config.json, sft.jsonl, metrics.jsonl, eval.jsonl, checkpoints/,
-report.md. Flags override the -config file. Exit status: 0 done,
-1 failure, 2 bad input, 130 interrupted (checkpoint and report written).
+config.json, sft.jsonl, metrics.jsonl, eval.jsonl, samples.jsonl,
+checkpoints/, report.md. Flags override the -config file. Exit status:
+0 done, 1 failure, 2 bad input, 130 interrupted (checkpoint and report
+written; -resume <out>/<name> continues).
 
   -config string        a run's config.json (or any subset of it) to start from;
                         repeat a run: -config runs/<name>/config.json -name <new>

@@ -1,10 +1,11 @@
-// Command train runs one experiment end to end and writes it to
-// runs/<name>/: a supervised warm start of a small transformer policy on a
-// scripted demonstrator, an evaluation of that base policy, RL (PPO, GRPO
-// or GSPO, with or without the AREW margin) with evaluations every few
-// updates, and a final evaluation, checkpoint and report.
+// Command train runs one experiment end to end (rl/experiment) or a study
+// of several (rl/study) and writes it to runs/<name>/: a supervised warm
+// start of a small transformer policy on a scripted demonstrator, an
+// evaluation of that base policy, RL (PPO, GRPO or GSPO, with or without
+// the AREW margin) with evaluations every few updates, and a final
+// evaluation, checkpoint and report. The command is its flags and one call.
 //
-//	go run ./cmd/train                        # the default: SFT on weak(0.2, 0.2), then PPO + AREW on flodial-easy
+//	go run ./cmd/train                        # the default: the study preset default (vanilla PPO vs AREW from the shipped base)
 //	go run ./cmd/train -arew none -name vanilla -init runs/<run>/checkpoints/base.safetensors
 //	go run ./cmd/train -algo grpo -model tiny -updates 20 -task pe-g-s3
 //	go run ./cmd/train -config runs/<run>/config.json -name again   # repeat a run
@@ -15,9 +16,10 @@
 // Flags override the -config file; `go run ./cmd/train -h` lists them.
 // Exit status: 0 done, 1 a failure during the run, 2 bad input (flags,
 // config, checkpoint), 130 interrupted (Ctrl-C or SIGTERM: the current
-// update finishes, then a checkpoint and the report are written; a second
-// Ctrl-C quits at once, and every file written is still whole, since each
-// is written to a temporary file and renamed).
+// update finishes, then a checkpoint set and the report are written, and
+// -resume continues from them; a second Ctrl-C quits at once, and every
+// file written is still whole, since each is written to a temporary file
+// and renamed).
 package main
 
 import (

@@ -117,4 +117,13 @@ func TestInterruptedStudyExits130WithASummary(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &s))
 	assert.Equal(t, "interrupted", s.Status)
 	assert.FileExists(t, filepath.Join(out, "smoke", study.ReportFile))
+	assert.Contains(t, stdout.String(), "continue with -resume "+filepath.Join(out, "smoke"))
+
+	// -resume with the study's folder alone finishes it: its study.json
+	// is the whole config.
+	runOK(t, "-resume", filepath.Join(out, "smoke"))
+	data, err = os.ReadFile(filepath.Join(out, "smoke", study.SummaryFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &s))
+	assert.Equal(t, "complete", s.Status)
 }

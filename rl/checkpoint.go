@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -14,11 +17,22 @@ import (
 )
 
 // A checkpoint set is the files of one saved state in one folder, each
-// written atomically (WriteFile, model.Save), and then ManifestFile, which
-// names every file with the update it holds and its SHA-256. The manifest
-// is written last, so it is the truth: a process killed while the files
-// were being rewritten leaves files that disagree with it, and
-// ReadCheckpointSet refuses them (a set is never read mixed).
+// written atomically (WriteFile, model.Save), and ManifestFile, which
+// names every file with the update it holds and its SHA-256.
+// SaveCheckpointSet writes a new set beside the last one, in the folder's
+// NextSetDir, the manifest last; only then does it move the files over the
+// last set's, and the manifest after them. So the manifest in the folder
+// is the truth at every moment: a process killed while it wrote the new
+// set leaves NextSetDir without a manifest and the last set whole (the
+// next read discards NextSetDir); one killed while it moved the files
+// leaves NextSetDir's manifest (the next read finishes the move). And a
+// set whose files disagree with its manifest for any other reason (a file
+// replaced by hand) is refused by ReadCheckpointSet, never read mixed
+// (TestCheckpointSetSurvivesAKill, TestRestoreRefusesABadSet).
+
+// NextSetDir is the folder, inside a set's folder, where SaveCheckpointSet
+// writes the next set before it replaces the last.
+const NextSetDir = ".next"
 
 // ManifestFile is the manifest of a checkpoint set.
 const ManifestFile = "manifest.json"
@@ -52,10 +66,81 @@ func (m *Manifest) Has(name string) bool {
 	return slices.ContainsFunc(m.Files, func(e ManifestEntry) bool { return e.Name == name })
 }
 
-// WriteManifest hashes the files of dir just written for update (names
+// SaveCheckpointSet writes a set of update into dir, replacing the one
+// there: write puts the files into the folder it is given (dir's
+// NextSetDir) and returns their names; their manifest follows, then the
+// files and the manifest move into dir. On an error the set in dir stands.
+func SaveCheckpointSet(dir string, update int, info map[string]string, write func(next string) ([]string, error)) error {
+	if err := recoverSet(dir); err != nil {
+		return err
+	}
+	next := filepath.Join(dir, NextSetDir)
+	if err := os.MkdirAll(next, 0o755); err != nil {
+		return fmt.Errorf("checkpoint set: %w", err)
+	}
+	names, err := write(next)
+	if err == nil {
+		err = writeManifest(next, update, info, names)
+	}
+	if err != nil {
+		os.RemoveAll(next)
+		return err
+	}
+	return commitSet(dir)
+}
+
+// commitSet moves the complete set in dir's NextSetDir over the one in
+// dir: every file its manifest names (one already moved by an attempt a
+// kill cut short is skipped), then the manifest, then NextSetDir goes.
+func commitSet(dir string) error {
+	next := filepath.Join(dir, NextSetDir)
+	m, err := ReadManifest(next)
+	if err != nil {
+		return err
+	}
+	for _, e := range m.Files {
+		src := filepath.Join(next, e.Name)
+		if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := os.Rename(src, filepath.Join(dir, e.Name)); err != nil {
+			return fmt.Errorf("checkpoint set: %w", err)
+		}
+	}
+	if err := os.Rename(filepath.Join(next, ManifestFile), filepath.Join(dir, ManifestFile)); err != nil {
+		return fmt.Errorf("checkpoint set: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil { // best effort, as engine.WriteFileAtomic
+		d.Sync()
+		d.Close()
+	}
+	if err := os.RemoveAll(next); err != nil {
+		return fmt.Errorf("checkpoint set: %w", err)
+	}
+	return nil
+}
+
+// recoverSet finishes or discards a set that a killed SaveCheckpointSet
+// left in dir's NextSetDir: one whose manifest was written is moved in,
+// one without a manifest is removed (the set in dir is whole).
+func recoverSet(dir string) error {
+	next := filepath.Join(dir, NextSetDir)
+	if _, err := os.Lstat(next); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(next, ManifestFile)); err == nil {
+		return commitSet(dir)
+	}
+	if err := os.RemoveAll(next); err != nil {
+		return fmt.Errorf("checkpoint set: %w", err)
+	}
+	return nil
+}
+
+// writeManifest hashes the files of dir just written for update (names
 // relative to dir) and writes the manifest naming them, last and
 // atomically, completing the set.
-func WriteManifest(dir string, update int, info map[string]string, names []string) error {
+func writeManifest(dir string, update int, info map[string]string, names []string) error {
 	m := Manifest{Format: manifestFormat, Update: update, Info: info, Written: time.Now().UTC()}
 	for _, name := range names {
 		data, err := engine.ReadFile(filepath.Join(dir, name), engine.MaxCheckpointBytes)
@@ -99,8 +184,12 @@ func ReadManifest(dir string) (*Manifest, error) {
 // ReadCheckpointSet reads the manifest of dir and every file it names,
 // and refuses the set, naming the first disagreement, unless each file is
 // there with the manifest's size and SHA-256 and holds the manifest's
-// update. It returns the manifest and the files' bytes by name.
+// update. It returns the manifest and the files' bytes by name. A set a
+// kill left half moved in is first finished (recoverSet).
 func ReadCheckpointSet(dir string) (*Manifest, map[string][]byte, error) {
+	if err := recoverSet(dir); err != nil {
+		return nil, nil, err
+	}
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
@@ -120,7 +209,7 @@ func ReadCheckpointSet(dir string) (*Manifest, map[string][]byte, error) {
 		sum := sha256.Sum256(data)
 		if int64(len(data)) != e.Bytes || hex.EncodeToString(sum[:]) != e.SHA256 {
 			return nil, nil, fmt.Errorf("checkpoint set %s disagrees with its manifest: %s is not the file of update %d "+
-				"(size %d, want %d, or a different SHA-256): it was rewritten after the manifest, likely by a run killed while saving",
+				"(size %d, want %d, or a different SHA-256): it was changed after the manifest was written",
 				dir, e.Name, m.Update, len(data), e.Bytes)
 		}
 		files[e.Name] = data

@@ -128,10 +128,6 @@ func (t *trainer) Policy() *model.Model { return t.policy }
 // Critic is the separate critic, or nil.
 func (t *trainer) Critic() *model.Model { return t.critic }
 
-// Optimisers are the actor's AdamW and the separate critic's (nil without
-// one), for checkpoints: ExportState and ImportState carry their moments.
-func (t *trainer) Optimisers() (actor, critic *optim.AdamW) { return t.actorOpt, t.critOpt }
-
 // Updates is the number of updates done so far (the next update's index).
 func (t *trainer) Updates() int { return t.update }
 

@@ -47,12 +47,18 @@ type trainerState struct {
 }
 
 // SaveState writes the trainer's whole state to dir as one checkpoint set
-// (checkpoint.go): the weights (policy, separate critic, KL reference),
-// both AdamW states and the counters, each file atomically, then the
-// manifest. info (a run name, a status) goes into every file's metadata
-// and the manifest. Non-finite weights or moments are refused (the set
-// on disk is left as it was).
+// (SaveCheckpointSet): the weights (policy, separate critic, KL
+// reference), both AdamW states and the counters, each file atomically,
+// then the manifest. info (a run name, a status) goes into every file's
+// metadata and the manifest. Non-finite weights or moments are refused,
+// and the set in dir is left as it was.
 func (t *trainer) SaveState(dir string, info map[string]string) error {
+	return SaveCheckpointSet(dir, t.update, info, func(next string) ([]string, error) { return t.writeState(next, info) })
+}
+
+// writeState writes the files of the trainer's state into dir and returns
+// their names.
+func (t *trainer) writeState(dir string, info map[string]string) ([]string, error) {
 	meta := func(role string) map[string]string {
 		m := maps.Clone(info)
 		if m == nil {
@@ -71,7 +77,7 @@ func (t *trainer) SaveState(dir string, info map[string]string) error {
 			continue
 		}
 		if err := f.m.Save(filepath.Join(dir, f.file), meta(f.file)); err != nil {
-			return err
+			return nil, err
 		}
 		names = append(names, f.file)
 	}
@@ -84,16 +90,15 @@ func (t *trainer) SaveState(dir string, info map[string]string) error {
 			continue
 		}
 		if err := saveOptimState(f.o, filepath.Join(dir, f.file), meta(f.file)); err != nil {
-			return err
+			return nil, err
 		}
 		names = append(names, f.file)
 	}
 	st := trainerState{Format: trainerStateFormat, Algo: t.spec.algo, Seed: t.spec.seed, Update: t.update, SkippedInARow: t.guard.inARow}
 	if err := WriteJSON(filepath.Join(dir, TrainerFile), st); err != nil {
-		return err
+		return nil, err
 	}
-	names = append(names, TrainerFile)
-	return WriteManifest(dir, t.update, info, names)
+	return append(names, TrainerFile), nil
 }
 
 // RestoreState reads the checkpoint set in dir that SaveState wrote for a

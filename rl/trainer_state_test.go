@@ -160,7 +160,7 @@ func TestRestoreRefusesABadSet(t *testing.T) {
 					names = append(names, e.Name)
 				}
 			}
-			require.NoError(t, WriteManifest(dir, m.Update, nil, names))
+			require.NoError(t, writeManifest(dir, m.Update, nil, names))
 		}},
 	}
 	for _, tc := range cases {
@@ -181,4 +181,67 @@ func TestRestoreRefusesABadSet(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "grpo")
 	})
+}
+
+// A save killed at any point leaves a set to resume from: killed while it
+// wrote the new set (NextSetDir without its manifest), the last set
+// restores; killed while it moved the new set in (some files moved, the
+// rest and the manifest still in NextSetDir), the new set restores.
+func TestCheckpointSetSurvivesAKill(t *testing.T) {
+	c := resumeCases()[0]
+	task := c.task(t)
+	for _, tc := range []struct {
+		name  string
+		moved int // files of the new set moved in before the kill; −1: its manifest not yet written
+		want  int // the update that restores
+	}{
+		{"while writing the new set", -1, 1},
+		{"before moving it in", 0, 2},
+		{"while moving it in", 2, 2},
+		{"after moving every file", 6, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, newer := t.TempDir(), t.TempDir()
+			tr := c.new(t, task, tinyPolicy(t, task, 5, false))
+			defer tr.Close()
+			_, err := tr.Update()
+			require.NoError(t, err)
+			require.NoError(t, tr.SaveState(dir, nil)) // the last set: update 1
+			_, err = tr.Update()
+			require.NoError(t, err)
+			require.NoError(t, tr.SaveState(newer, nil)) // the set the kill cut short: update 2
+
+			// What the killed save left: NextSetDir holding the new set,
+			// tc.moved of its files already over the last set's.
+			next := filepath.Join(dir, NextSetDir)
+			require.NoError(t, os.Mkdir(next, 0o755))
+			m, err := ReadManifest(newer)
+			require.NoError(t, err)
+			require.Len(t, m.Files, 6, "policy, critic, reference, two optimisers, trainer.json")
+			for i, e := range m.Files {
+				to := next
+				if i < tc.moved {
+					to = dir
+				}
+				require.NoError(t, os.Rename(filepath.Join(newer, e.Name), filepath.Join(to, e.Name)))
+			}
+			if tc.moved >= 0 {
+				require.NoError(t, os.Rename(filepath.Join(newer, ManifestFile), filepath.Join(next, ManifestFile)))
+			}
+
+			r := c.new(t, task, tinyPolicy(t, task, 99, false))
+			defer r.Close()
+			got, err := r.RestoreState(dir)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got.Update)
+			assert.Equal(t, tc.want, r.Updates())
+			assert.NoDirExists(t, next, "the half-done save is finished or discarded")
+			if tc.want == 2 {
+				pa, pr := tr.Policy().Params.Params(), r.Policy().Params.Params()
+				for i := range pa {
+					require.Equal(t, pa[i].Data(), pr[i].Data(), pa[i].Name)
+				}
+			}
+		})
+	}
 }

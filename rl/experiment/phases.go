@@ -222,10 +222,9 @@ func (e *Experiment) checkpoint() error {
 	if e.resume != nil {
 		return nil // stopped before its trainer was restored: the set it resumed from stands
 	}
-	if err := e.policy.Save(filepath.Join(dir, PolicyFile), ckptMeta(e.cfg.Name, e.updates, "policy")); err != nil {
-		return err
-	}
-	return rl.WriteManifest(dir, e.updates, info, []string{PolicyFile})
+	return rl.SaveCheckpointSet(dir, e.updates, info, func(next string) ([]string, error) {
+		return []string{PolicyFile}, e.policy.Save(filepath.Join(next, PolicyFile), ckptMeta(e.cfg.Name, e.updates, "policy"))
+	})
 }
 
 // shownMode is the mode whose transcripts the report shows: sampled,

@@ -116,6 +116,10 @@ func TestResumeRefusals(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, base.Save(filepath.Join(ckpt, policyFile), nil)) // a policy file the manifest does not name
 	done := filepath.Join(out, "done")
+	// A log a resume cannot take up: a garbled line.
+	runOK(t, tinyArgs(out, "garbled", "-updates", "1", "-eval-modes", "greedy", "-baselines=false")...)
+	garbled := filepath.Join(out, "garbled", metricsFile)
+	require.NoError(t, os.WriteFile(garbled, append(readBytes(t, garbled), []byte("{not json\n")...), 0o644))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -126,6 +130,7 @@ func TestResumeRefusals(t *testing.T) {
 		{[]string{"-resume", done, "-lr", "0.1"}, "takes only -updates"},
 		{[]string{"-resume", done, "-force"}, "takes only -updates"},
 		{[]string{"-resume", out}, "not a study folder"},
+		{[]string{"-resume", filepath.Join(out, "garbled"), "-updates", "2"}, "metrics.jsonl: invalid character"},
 	} {
 		t.Run(strings.Join(tc.args[2:], " "), func(t *testing.T) {
 			before := readBytes(t, filepath.Join(done, metricsFile))

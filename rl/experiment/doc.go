@@ -33,8 +33,9 @@
 // checkpoint set (rl.Trainer.SaveState) and report, and returns
 // ErrInterrupted. Resume continues it from that set: its config.json is
 // the config (with another number of updates, a finished run is
-// extended), the set must agree with its manifest, the logs are cut back
-// to what the set holds and appended to, and the evaluation due at the
+// extended), the set must agree with its manifest, the logs are read
+// back (through the bounded reader, before anything is written) and cut
+// back to what the set holds, then appended to, and the evaluation due at the
 // set's update is done first if it was not logged whole. Since a
 // trainer's whole state is in the set, the result is bitwise the run that
 // was never stopped, timings aside (cmd/train TestResumeEqualsOneRun; rl

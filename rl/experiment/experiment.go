@@ -67,7 +67,10 @@ type Experiment struct {
 	// steps skipped for a non-finite loss or gradient.
 	shown   []rl.Sample
 	skipped int
-	meter   *progress.Meter // the phase in progress (SFT, RL), or nil
+	// kept holds a resumed run's log lines up to its checkpoint set, by
+	// file, until Run writes them back (readLogs, reopenLogs).
+	kept  map[string][]byte
+	meter *progress.Meter // the phase in progress (SFT, RL), or nil
 }
 
 // New prepares the run of cfg (after Normalise and Validate) in

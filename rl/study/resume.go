@@ -9,14 +9,21 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"arew/engine"
+	"arew/rl"
 )
+
+// maxSummaryBytes caps the summary.json a resume reads back (a 4-arm,
+// 5-seed study's is ~100 KB).
+const maxSummaryBytes = 64 << 20
 
 // loadPrevious reads what an earlier attempt of the study left in s.dir:
 // its study.json must be s.cfg's, its summary.json (if any) gives the
 // complete runs, and a base it built is reused. The folders of the runs
 // that did not complete are removed, to be done again.
 func (s *study) loadPrevious() error {
-	have, err := os.ReadFile(filepath.Join(s.dir, StudyFile))
+	have, err := rl.ReadConfigFile(filepath.Join(s.dir, StudyFile))
 	if err != nil {
 		return inputErr(fmt.Errorf("study: resume: %w", err))
 	}
@@ -28,7 +35,7 @@ func (s *study) loadPrevious() error {
 		return inputErr(fmt.Errorf("study: resume: %s holds a different study (its %s differs from this config)", s.dir, StudyFile))
 	}
 	s.done = map[string]map[uint64]RunSum{}
-	data, err := os.ReadFile(filepath.Join(s.dir, SummaryFile))
+	data, err := engine.ReadFile(filepath.Join(s.dir, SummaryFile), maxSummaryBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

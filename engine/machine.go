@@ -42,6 +42,8 @@ type Machine struct {
 	mem   *[]G.Value
 	slots []machineSlot
 	ran   bool
+
+	binOps int // elementwise instructions whose outputs are kept (machine_prealloc.go)
 }
 
 // machineSlot is one alloc instruction: its register, the node whose
@@ -135,6 +137,7 @@ func (m *Machine) bind(g *G.ExprGraph) {
 	if instrs.Kind() != reflect.Slice {
 		return
 	}
+	m.binOps = bindBinOps(instrs)
 	var slots []machineSlot
 	for i := range instrs.Len() {
 		in := instrs.Index(i)

@@ -58,6 +58,7 @@ func TestMachineReuseMatchesFreshRuns(t *testing.T) {
 	defer m.Close()
 	require.True(t, m.Reusing(), "the reflection no longer finds gorgonia's tape machine state")
 	require.NotEmpty(t, m.slots)
+	require.Positive(t, m.binOps, "no elementwise instruction found to keep the output of")
 	snapshot := func() (float32, [][]float32) {
 		var gs [][]float32
 		for _, n := range grads {

@@ -25,14 +25,15 @@ func worthParallel(n, work int) bool {
 }
 
 // parallelFor runs body over [0, n): items are grouped in contiguous blocks
-// of about parallelBlock flops (work is one item's cost), which up to
-// GOMAXPROCS goroutines claim in turn (the caller's goroutine works too);
-// it returns when all are done. Small jobs run inline as body(0, n).
+// of about parallelBlock flops (work is one item's cost), which the caller
+// and up to GOMAXPROCS−1 of the pool's helpers claim in turn (pool.go); it
+// returns when all are done. Small jobs run inline as body(0, n).
 //
-// Determinism: every caller makes each item's result depend only on the
-// item (rows, columns or (b,h) pairs are independent, and any sum runs in a
-// fixed order inside one item), so the outputs are bitwise the same whatever
-// the number of goroutines and whichever goroutine takes a block.
+// Determinism: the blocks depend only on n and work, and every caller makes
+// each item's result depend only on the item (rows, columns or (b,h) pairs
+// are independent, and any sum runs in a fixed order inside one item), so
+// the outputs are bitwise the same whatever the number of goroutines and
+// whichever goroutine takes a block.
 func parallelFor(n, work int, body func(lo, hi int)) {
 	if n <= 0 {
 		return
@@ -48,25 +49,69 @@ func parallelFor(n, work int, body func(lo, hi int)) {
 		body(0, n)
 		return
 	}
-	var next atomic.Int64
-	claim := func() {
-		for {
-			b := int(next.Add(1) - 1)
-			if b >= blocks {
-				return
-			}
-			lo := b * per
-			body(lo, min(lo+per, n))
+	j := forJobs.Get().(*forJob)
+	j.body, j.n, j.per, j.blocks = body, n, per, blocks
+	j.next.Store(0)
+	runTask(workers, j, &j.wg)
+	j.body = nil // keep no caller memory alive
+	forJobs.Put(j)
+}
+
+// forJob is one parallelFor call's state shared by its goroutines, pooled
+// so that a call allocates nothing but its body closure.
+type forJob struct {
+	body           func(lo, hi int)
+	n, per, blocks int
+	next           atomic.Int64
+	wg             sync.WaitGroup
+}
+
+var forJobs = sync.Pool{New: func() any { return new(forJob) }}
+
+// work claims blocks until none is left.
+func (j *forJob) work() {
+	for {
+		b := int(j.next.Add(1) - 1)
+		if b >= j.blocks {
+			return
 		}
+		lo := b * j.per
+		j.body(lo, min(lo+j.per, j.n))
 	}
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	for range workers - 1 {
-		go func() {
-			defer wg.Done()
-			claim()
-		}()
+}
+
+// ParallelParts calls body(p) once for each part p in [0, parts), on the
+// caller's goroutine and up to parts−1 of the pool's idle helpers
+// (pool.go), and returns when all are done: the package's scheduler for
+// callers outside it that split work themselves (the decoder's attention
+// gives each part its own scratch, indexed by p). A body's result must
+// depend only on its part, so that who runs which part changes nothing.
+func ParallelParts(parts int, body func(part int)) {
+	if parts <= 1 {
+		if parts == 1 {
+			body(0)
+		}
+		return
 	}
-	claim()
-	wg.Wait()
+	j := partJobs.Get().(*partJob)
+	j.body, j.parts = body, parts
+	j.next.Store(0)
+	runTask(min(parts, runtime.GOMAXPROCS(0)), j, &j.wg)
+	j.body = nil
+	partJobs.Put(j)
+}
+
+type partJob struct {
+	body  func(part int)
+	parts int
+	next  atomic.Int64
+	wg    sync.WaitGroup
+}
+
+var partJobs = sync.Pool{New: func() any { return new(partJob) }}
+
+func (j *partJob) work() {
+	for p := int(j.next.Add(1) - 1); p < j.parts; p = int(j.next.Add(1) - 1) {
+		j.body(p)
+	}
 }

@@ -125,9 +125,8 @@ func sgemmPlan(m, nc, workers int) sgemmGrid {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // sgemmJob is the state of one blocked product shared by its goroutines. It
-// is pooled, like the packing buffers, so in the steady state a call
-// allocates nothing but the goroutines it starts (one small allocation
-// each).
+// is pooled, like the packing buffers, and its goroutines are the pool's
+// (pool.go), so in the steady state a call allocates nothing.
 type sgemmJob struct {
 	sgemmArgs
 	kern   *sgemmKernelSet
@@ -172,24 +171,16 @@ func sgemmBlocked(args sgemmArgs, kern *sgemmKernelSet, workers int) {
 }
 
 // run does every task of the grid for the current panels on up to workers
-// goroutines, the caller being one of them.
+// goroutines, the caller and the pool's helpers (pool.go).
 func (j *sgemmJob) run(workers int) {
 	workers = min(workers, j.grid.mBlocks*j.grid.nBlocks)
 	j.next.Store(0)
-	j.wg.Add(workers - 1)
-	for range workers - 1 {
-		go j.work(true)
-	}
-	j.work(false)
-	j.wg.Wait()
+	runTask(workers, j, &j.wg)
 }
 
 // work takes tasks until none is left, with its own pooled scratch: the A
 // block buffer and one tile for the edges.
-func (j *sgemmJob) work(spawned bool) {
-	if spawned {
-		defer j.wg.Done()
-	}
+func (j *sgemmJob) work() {
 	abufLen := j.grid.rowsPer * j.kc
 	buf := sgemmPoolA.get(abufLen + sgemmMR*sgemmNR)
 	abuf, tmp := (*buf)[:abufLen], (*buf)[abufLen:]

@@ -3,7 +3,6 @@ package model
 import (
 	"math"
 	"runtime"
-	"sync"
 
 	"arew/kernels"
 )
@@ -35,8 +34,9 @@ func (d *Decoder) cache(l, rows int) {
 //
 // by kernels.CachedAttention: the row max subtracted before exp and the
 // normaliser summed in float64, as the training graph's attention kernel
-// does. (row, head) pairs are independent and split over goroutines; each
-// is computed in the same order whatever the split.
+// does. (row, head) pairs are independent and split over the kernels' worker
+// pool (kernels.ParallelParts); each is computed in the same order whatever
+// the split.
 func (d *Decoder) attention(l, rows int) {
 	c := d.c
 	C, H := c.DModel, c.Heads
@@ -72,20 +72,12 @@ func (d *Decoder) attention(l, rows int) {
 		one(0, 0, pairs)
 		return
 	}
-	var wg sync.WaitGroup
 	chunk := (pairs + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, pairs)
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	kernels.ParallelParts(workers, func(w int) {
+		if lo, hi := w*chunk, min((w+1)*chunk, pairs); lo < hi {
 			one(w, lo, hi)
-		}()
-	}
-	wg.Wait()
+		}
+	})
 }
 
 func roundUp8(n int) int { return (n + 7) &^ 7 }

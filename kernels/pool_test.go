@@ -1,0 +1,102 @@
+package kernels
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parallelFor visits every item exactly once, for any size and goroutine
+// count, also when several callers share the pool at once and when a body
+// calls parallelFor itself (the pool never blocks on a busy helper).
+func TestParallelForCoversEveryItemOnce(t *testing.T) {
+	cases := []struct {
+		name          string
+		n, work       int
+		procs, nested int
+	}{
+		{"inline", 10, 1, 4, 0},
+		{"one block per item", 64, parallelBlock, 4, 0},
+		{"many blocks", 100_003, 7, 4, 0},
+		{"one proc", 100_003, 7, 1, 0},
+		{"nested", 257, parallelBlock, 3, 300},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
+			var wg sync.WaitGroup
+			for range 3 { // three callers at once
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					seen := make([]int32, c.n)
+					parallelFor(c.n, c.work, func(lo, hi int) {
+						for i := lo; i < hi; i++ {
+							seen[i]++
+							if c.nested > 0 {
+								inner := make([]int32, c.nested)
+								parallelFor(c.nested, parallelBlock, func(lo, hi int) {
+									for k := lo; k < hi; k++ {
+										inner[k]++
+									}
+								})
+								for _, v := range inner {
+									if v != 1 {
+										seen[i] = -1000
+									}
+								}
+							}
+						}
+					})
+					for i, v := range seen {
+						if v != 1 {
+							assert.Failf(t, "item not visited once", "item %d visited %d times", i, v)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// In the steady state a parallel call allocates nothing but its closure,
+// and a blocked Sgemm nothing at all: the goroutines are the pool's.
+func TestPoolCallsDoNotAllocate(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 || raceEnabled {
+		t.Skip("needs GOMAXPROCS ≥ 2 and no race detector")
+	}
+	out := make([]float32, 1<<16)
+	body := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] += 1
+		}
+	}
+	allocs := testing.AllocsPerRun(50, func() { parallelFor(len(out), 16, body) })
+	assert.LessOrEqual(t, allocs, 0.5, "parallelFor with a prebuilt body")
+
+	const m, n, k = 192, 128, 128
+	a, b, c := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+	require.Greater(t, sgemmWorkers(m, n, k), 1)
+	allocs = testing.AllocsPerRun(50, func() {
+		require.NoError(t, Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n))
+	})
+	assert.LessOrEqual(t, allocs, 0.5, "blocked Sgemm on %d goroutines", sgemmWorkers(m, n, k))
+}
+
+// ParallelParts calls each part exactly once, for any part and goroutine
+// count.
+func TestParallelPartsCallsEachPartOnce(t *testing.T) {
+	for _, c := range []struct{ parts, procs int }{{0, 2}, {1, 2}, {2, 2}, {7, 2}, {7, 1}, {3, 8}} {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
+		seen := make([]int32, c.parts)
+		ParallelParts(c.parts, func(p int) { seen[p]++ })
+		for p, v := range seen {
+			assert.Equal(t, int32(1), v, "parts %d procs %d: part %d", c.parts, c.procs, p)
+		}
+	}
+}

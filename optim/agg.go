@@ -86,14 +86,17 @@ func (a Agg) validate() error {
 //
 // An empty denominator (no agent token at all) gives w = 0, so the loss is
 // 0; verl would return NaN there (0/0).
-func (a Agg) Weights(b Packed) ([]float64, error) {
+func (a Agg) Weights(b Packed) ([]float64, error) { return a.weights(nil, b) }
+
+// weights is Weights with w taken from s.
+func (a Agg) weights(s *scratch, b Packed) ([]float64, error) {
 	if err := a.validate(); err != nil {
 		return nil, err
 	}
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("aggregation %s: %w", a.Mode, err)
 	}
-	w := make([]float64, len(b.Mask))
+	w := s.zeros(len(b.Mask))
 	seqs := a.GlobalSeqs
 	if seqs == 0 {
 		seqs = float64(b.ActiveTrajectories())
@@ -167,8 +170,14 @@ func maskedMean(x []float64, mask []uint8) float64 {
 }
 
 // F64 widens a float32 slice for the float64 objectives.
-func F64(x []float32) []float64 {
-	y := make([]float64, len(x))
+func F64(x []float32) []float64 { return f64Into(nil, x) }
+
+// f64Into is F64 into y's memory when it is large enough.
+func f64Into(y []float64, x []float32) []float64 {
+	if cap(y) < len(x) {
+		y = make([]float64, len(x))
+	}
+	y = y[:len(x)]
 	for i, v := range x {
 		y[i] = float64(v)
 	}

@@ -50,6 +50,7 @@ type sliceLossOp struct {
 	name string
 	dims int
 	f    SliceFunc
+	x    []float64 // the input widened, kept between runs
 }
 
 func (op *sliceLossOp) Arity() int { return 1 }
@@ -64,10 +65,11 @@ func (op *sliceLossOp) Do(vs ...G.Value) (G.Value, error) {
 	if len(vs) != 1 {
 		return nil, fmt.Errorf("%s: want 1 input, got %d", op.name, len(vs))
 	}
-	x, err := flat64(vs[0])
+	x, err := flat64(op.x, vs[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.name, err)
 	}
+	op.x = x
 	l, _, err := op.f(x)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.name, err)
@@ -91,15 +93,20 @@ func (op *sliceLossOp) SymDiff(inputs G.Nodes, _, grad *G.Node) (G.Nodes, error)
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%s: want 1 input, got %d", op.name, len(inputs))
 	}
-	d, err := G.ApplyOp(&sliceLossGradOp{op}, inputs[0], grad)
+	d, err := G.ApplyOp(&sliceLossGradOp{fwd: op}, inputs[0], grad)
 	if err != nil {
 		return nil, fmt.Errorf("%s backward: %w", op.name, err)
 	}
 	return G.Nodes{d}, nil
 }
 
-// sliceLossGradOp is (x, g) → g·∇f(x), shaped like x.
-type sliceLossGradOp struct{ fwd *sliceLossOp }
+// sliceLossGradOp is (x, g) → g·∇f(x), shaped like x. Its output is
+// kept and overwritten by the next run, as the engine's ops keep theirs.
+type sliceLossGradOp struct {
+	fwd *sliceLossOp
+	x   []float64
+	out *tensor.Dense
+}
 
 func (op *sliceLossGradOp) Arity() int { return 2 }
 func (op *sliceLossGradOp) Type() hm.Type {
@@ -118,10 +125,11 @@ func (op *sliceLossGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if len(vs) != 2 {
 		return nil, fmt.Errorf("%s backward: want 2 inputs, got %d", op.fwd.name, len(vs))
 	}
-	x, err := flat64(vs[0])
+	x, err := flat64(op.x, vs[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s backward: %w", op.fwd.name, err)
 	}
+	op.x = x
 	up, err := scalar64(vs[1])
 	if err != nil {
 		return nil, fmt.Errorf("%s backward: %w", op.fwd.name, err)
@@ -130,19 +138,31 @@ func (op *sliceLossGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s backward: %w", op.fwd.name, err)
 	}
-	shape := vs[0].Shape().Clone()
-	if vs[0].Dtype() == tensor.Float32 {
-		out := make([]float32, len(g))
+	out := op.output(vs[0].Shape(), vs[0].Dtype())
+	switch y := out.Data().(type) {
+	case []float32:
 		for i, v := range g {
-			out[i] = float32(up * v)
+			y[i] = float32(up * v)
 		}
-		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(out)), nil
+	case []float64:
+		for i, v := range g {
+			y[i] = up * v
+		}
 	}
-	out := make([]float64, len(g))
-	for i, v := range g {
-		out[i] = up * v
+	return out, nil
+}
+
+// output is the kept output tensor when it still has the shape's size and
+// the dtype (restored to the shape if a later op reshaped it in place), else
+// a new one, kept for the next run.
+func (op *sliceLossGradOp) output(shape tensor.Shape, dt tensor.Dtype) *tensor.Dense {
+	if o := op.out; o != nil && o.Dtype() == dt && o.Len() == shape.TotalSize() && !o.IsView() {
+		if o.Shape().Eq(shape) || o.Reshape(shape...) == nil {
+			return o
+		}
 	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(out)), nil
+	op.out = tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
+	return op.out
 }
 func (op *sliceLossGradOp) ReturnsPtr() bool     { return false }
 func (op *sliceLossGradOp) CallsExtern() bool    { return false }
@@ -159,13 +179,14 @@ func hashOf(op G.Op) uint32 {
 	return h.Sum32()
 }
 
-// flat64 copies a float32 or float64 tensor's data into a float64 slice.
-func flat64(v G.Value) ([]float64, error) {
+// flat64 copies a float32 or float64 tensor's data into a float64 slice,
+// buf's memory when it is large enough.
+func flat64(buf []float64, v G.Value) ([]float64, error) {
 	switch d := v.Data().(type) {
 	case []float32:
-		return F64(d), nil
+		return f64Into(buf, d), nil
 	case []float64:
-		return append([]float64(nil), d...), nil
+		return append(buf[:0], d...), nil
 	}
 	return nil, fmt.Errorf("want a float32 or float64 tensor, got %T", v.Data())
 }

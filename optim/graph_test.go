@@ -92,7 +92,7 @@ func runGraph(t *testing.T, x *tensor.Dense, build func(*G.Node) (*G.Node, error
 	require.NoError(t, err)
 	lv, err := scalar64(loss.Value())
 	require.NoError(t, err)
-	gd, err := flat64(gv)
+	gd, err := flat64(nil, gv)
 	require.NoError(t, err)
 	return lv, gd
 }

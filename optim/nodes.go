@@ -10,13 +10,15 @@ import (
 // so a trainer may refill them in place (same lengths) and rerun the same
 // graph. Each builder also returns a
 // pointer to the objective's result, which every forward run of the graph
-// overwrites: read the metrics from it after running the machine.
+// overwrites: read the metrics from it after running the machine. The
+// PPO and value objectives reuse their work slices between runs
+// (scratch.go): a result's gradient slice is valid until the next run.
 
 // PPOClipNode is PPOClip over the log-prob node logp (N entries).
 func PPOClipNode(logp *G.Node, oldLogp, adv []float64, b Packed, cfg PPOConfig) (*G.Node, *PolicyResult, error) {
-	last := new(PolicyResult)
+	last, s := new(PolicyResult), new(scratch)
 	n, err := SliceLoss(logp, "ppo_clip", len(oldLogp), func(x []float64) (float64, []float64, error) {
-		r, err := PPOClip(x, oldLogp, adv, b, cfg)
+		r, err := ppoClip(s, x, oldLogp, adv, b, cfg)
 		*last = r
 		return r.Loss, r.DLogp, err
 	})
@@ -36,9 +38,9 @@ func GSPONode(logp *G.Node, oldLogp, adv []float64, b Packed, cfg GSPOConfig) (*
 
 // ValueLossNode is ValueLoss over the critic's value node (N entries).
 func ValueLossNode(values *G.Node, oldValues, returns []float64, b Packed, cfg ValueConfig) (*G.Node, *ValueResult, error) {
-	last := new(ValueResult)
+	last, s := new(ValueResult), new(scratch)
 	n, err := SliceLoss(values, "value_loss", len(oldValues), func(x []float64) (float64, []float64, error) {
-		r, err := ValueLoss(x, oldValues, returns, b, cfg)
+		r, err := valueLoss(s, x, oldValues, returns, b, cfg)
 		*last = r
 		return r.Loss, r.DValue, err
 	})

@@ -62,22 +62,28 @@ type PolicyResult struct {
 // split it evenly on exact ties (ratio 1 makes both branches of the first
 // max tie, with equal derivatives).
 func PPOClip(logp, oldLogp, adv []float64, b Packed, cfg PPOConfig) (PolicyResult, error) {
+	return ppoClip(nil, logp, oldLogp, adv, b, cfg)
+}
+
+// ppoClip is PPOClip with its work slices and DLogp taken from s.
+func ppoClip(s *scratch, logp, oldLogp, adv []float64, b Packed, cfg PPOConfig) (PolicyResult, error) {
+	s.reset()
 	if err := cfg.validate(); err != nil {
 		return PolicyResult{}, err
 	}
 	if err := checkLens(b, "ppo", []string{"logp", "oldLogp", "adv"}, logp, oldLogp, adv); err != nil {
 		return PolicyResult{}, err
 	}
-	w, err := cfg.Agg.Weights(b)
+	w, err := cfg.Agg.weights(s, b)
 	if err != nil {
 		return PolicyResult{}, fmt.Errorf("ppo: %w", err)
 	}
 	n := len(logp)
-	loss := make([]float64, n)
-	dl := make([]float64, n) // ∂ℓ_t/∂logp_t
-	clipped := make([]float64, n)
-	lower := make([]float64, n)
-	negKL := make([]float64, n)
+	loss := s.zeros(n)
+	dl := s.zeros(n) // ∂ℓ_t/∂logp_t
+	clipped := s.zeros(n)
+	lower := s.zeros(n)
+	negKL := s.zeros(n)
 	for t := range n {
 		if b.Mask[t] == 0 {
 			continue
@@ -109,7 +115,7 @@ func PPOClip(logp, oldLogp, adv []float64, b Packed, cfg PPOConfig) (PolicyResul
 	}
 	res := PolicyResult{
 		Loss:          dotMasked(w, loss),
-		DLogp:         make([]float64, n),
+		DLogp:         s.zeros(n),
 		ClipFrac:      maskedMean(clipped, b.Mask),
 		ClipFracLower: maskedMean(lower, b.Mask),
 		ApproxKL:      maskedMean(negKL, b.Mask),

@@ -31,20 +31,26 @@ type ValueResult struct {
 // values are the critic's current predictions, oldValues those at rollout,
 // returns the targets R; one entry per token (N).
 func ValueLoss(values, oldValues, returns []float64, b Packed, cfg ValueConfig) (ValueResult, error) {
+	return valueLoss(nil, values, oldValues, returns, b, cfg)
+}
+
+// valueLoss is ValueLoss with its work slices and DValue taken from s.
+func valueLoss(s *scratch, values, oldValues, returns []float64, b Packed, cfg ValueConfig) (ValueResult, error) {
+	s.reset()
 	if !(cfg.ClipValue >= 0) {
 		return ValueResult{}, fmt.Errorf("value loss: ClipValue must be ≥ 0, got %v", cfg.ClipValue)
 	}
 	if err := checkLens(b, "value loss", []string{"values", "oldValues", "returns"}, values, oldValues, returns); err != nil {
 		return ValueResult{}, err
 	}
-	w, err := cfg.Agg.Weights(b)
+	w, err := cfg.Agg.weights(s, b)
 	if err != nil {
 		return ValueResult{}, fmt.Errorf("value loss: %w", err)
 	}
 	n := len(values)
-	loss := make([]float64, n)
-	dl := make([]float64, n)
-	clipped := make([]float64, n)
+	loss := s.zeros(n)
+	dl := s.zeros(n)
+	clipped := s.zeros(n)
 	for t := range n {
 		if b.Mask[t] == 0 {
 			continue
@@ -64,7 +70,7 @@ func ValueLoss(values, oldValues, returns []float64, b Packed, cfg ValueConfig) 
 	}
 	res := ValueResult{
 		Loss:     0.5 * dotMasked(w, loss),
-		DValue:   make([]float64, n),
+		DValue:   s.zeros(n),
 		ClipFrac: maskedMean(clipped, b.Mask),
 	}
 	for t := range n {

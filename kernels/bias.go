@@ -16,14 +16,26 @@ func AddRowBias(x, b, y []float32, n, d int) error {
 		return err
 	}
 	fast := useAVX2 && d%8 == 0 && d > 0
+	if !worthParallel(n, d) { // inline: no closure, no allocation
+		addRowBiasRows(x, b, y, d, fast, 0, n)
+		return nil
+	}
 	parallelFor(n, d, func(lo, hi int) {
-		if fast {
-			addRowBiasAVX2(&x[lo*d], &b[0], &y[lo*d], hi-lo, d)
-			return
-		}
-		addRowBiasGo(x[lo*d:hi*d], b[:d], y[lo*d:hi*d], d)
+		addRowBiasRows(x, b, y, d, fast, lo, hi)
 	})
 	return nil
+}
+
+// addRowBiasRows is AddRowBias on rows [lo, hi).
+func addRowBiasRows(x, b, y []float32, d int, fast bool, lo, hi int) {
+	if hi <= lo {
+		return
+	}
+	if fast {
+		addRowBiasAVX2(&x[lo*d], &b[0], &y[lo*d], hi-lo, d)
+		return
+	}
+	addRowBiasGo(x[lo*d:hi*d], b[:d], y[lo*d:hi*d], d)
 }
 
 // AddRowBiasRef is AddRowBias in one plain loop.

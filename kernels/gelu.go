@@ -24,29 +24,38 @@ func GELUForward(x, y []float32) error {
 	if err := checkGELU("gelu", len(x), len(y)); err != nil {
 		return err
 	}
+	if !worthParallel(len(x), 16) { // inline: no closure, no allocation
+		geluForwardRange(x, y, 0, len(x))
+		return nil
+	}
 	parallelFor(len(x), 16, func(lo, hi int) {
-		if n8 := (hi - lo) &^ 7; useAVX2 && n8 > 0 {
-			if useAVX512 && hasAVX512F {
-				geluFwdAVX512(&x[lo], &y[lo], n8)
-			} else {
-				geluFwdAVX2(&x[lo], &y[lo], n8)
-			}
-			lo += n8
-		}
-		var z [geluBlock]float32
-		for b := lo; b < hi; b += geluBlock {
-			xs := x[b:min(b+geluBlock, hi)]
-			ys := y[b : b+len(xs)]
-			e := geluExps(xs, z[:len(xs)])
-			for i, v := range xs {
-				ys[i] = v / (1 + e[i])    // float32, as the assembly: the paths agree bitwise
-				if v < -math.MaxFloat32 { // −Inf/(1 + e) is −Inf; the limit is 0
-					ys[i] = 0
-				}
-			}
-		}
+		geluForwardRange(x, y, lo, hi)
 	})
 	return nil
+}
+
+// geluForwardRange is GELUForward on elements [lo, hi).
+func geluForwardRange(x, y []float32, lo, hi int) {
+	if n8 := (hi - lo) &^ 7; useAVX2 && n8 > 0 {
+		if useAVX512 && hasAVX512F {
+			geluFwdAVX512(&x[lo], &y[lo], n8)
+		} else {
+			geluFwdAVX2(&x[lo], &y[lo], n8)
+		}
+		lo += n8
+	}
+	var z [geluBlock]float32
+	for b := lo; b < hi; b += geluBlock {
+		xs := x[b:min(b+geluBlock, hi)]
+		ys := y[b : b+len(xs)]
+		e := geluExps(xs, z[:len(xs)])
+		for i, v := range xs {
+			ys[i] = v / (1 + e[i])    // float32, as the assembly: the paths agree bitwise
+			if v < -math.MaxFloat32 { // −Inf/(1 + e) is −Inf; the limit is 0
+				ys[i] = 0
+			}
+		}
+	}
 }
 
 // GELUBackward is the fast GELU backward (dx = dy·gelu'(x), overwriting
@@ -62,35 +71,44 @@ func GELUBackward(x, dy, dx []float32) error {
 	if err := checkGELUBackward(len(x), len(dy), len(dx)); err != nil {
 		return err
 	}
+	if !worthParallel(len(x), 24) { // inline: no closure, no allocation
+		geluBackwardRange(x, dy, dx, 0, len(x))
+		return nil
+	}
 	parallelFor(len(x), 24, func(lo, hi int) {
-		if n8 := (hi - lo) &^ 7; useAVX2 && n8 > 0 {
-			if useAVX512 && hasAVX512F {
-				geluBwdAVX512(&x[lo], &dy[lo], &dx[lo], n8)
-			} else {
-				geluBwdAVX2(&x[lo], &dy[lo], &dx[lo], n8)
-			}
-			lo += n8
-		}
-		var z [geluBlock]float32
-		for b := lo; b < hi; b += geluBlock {
-			xs := x[b:min(b+geluBlock, hi)]
-			ds, out := dy[b:b+len(xs)], dx[b:b+len(xs)]
-			e := geluExps(xs, z[:len(xs)])
-			for i, v := range xs {
-				xd := float64(v)
-				s := 1 / (1 + float64(e[i]))
-				g := s
-				if ss := s * (1 - s); ss != 0 {
-					g += xd * ss * (2 * geluK) * (1 + 3*geluA*xd*xd)
-				}
-				if v > math.MaxFloat32 || v < -math.MaxFloat32 {
-					g = geluGradRef(xd)
-				}
-				out[i] = float32(float64(ds[i]) * g)
-			}
-		}
+		geluBackwardRange(x, dy, dx, lo, hi)
 	})
 	return nil
+}
+
+// geluBackwardRange is GELUBackward on elements [lo, hi).
+func geluBackwardRange(x, dy, dx []float32, lo, hi int) {
+	if n8 := (hi - lo) &^ 7; useAVX2 && n8 > 0 {
+		if useAVX512 && hasAVX512F {
+			geluBwdAVX512(&x[lo], &dy[lo], &dx[lo], n8)
+		} else {
+			geluBwdAVX2(&x[lo], &dy[lo], &dx[lo], n8)
+		}
+		lo += n8
+	}
+	var z [geluBlock]float32
+	for b := lo; b < hi; b += geluBlock {
+		xs := x[b:min(b+geluBlock, hi)]
+		ds, out := dy[b:b+len(xs)], dx[b:b+len(xs)]
+		e := geluExps(xs, z[:len(xs)])
+		for i, v := range xs {
+			xd := float64(v)
+			s := 1 / (1 + float64(e[i]))
+			g := s
+			if ss := s * (1 - s); ss != 0 {
+				g += xd * ss * (2 * geluK) * (1 + 3*geluA*xd*xd)
+			}
+			if v > math.MaxFloat32 || v < -math.MaxFloat32 {
+				g = geluGradRef(xd)
+			}
+			out[i] = float32(float64(ds[i]) * g)
+		}
+	}
 }
 
 // geluExps writes e^(−2u(x)) for each x into z and returns it; −2u is

@@ -16,29 +16,38 @@ func LayerNormForward(x []float32, n, c int, gamma, beta []float32, eps float64,
 	}
 	gamma, beta = gamma[:c], beta[:c]
 	fast := useAVX2 && c%8 == 0 && c > 0
+	if !worthParallel(n, 8*c) { // inline: no closure, no allocation
+		layerNormRows(x, c, gamma, beta, eps, y, mean, rstd, fast, 0, n)
+		return nil
+	}
 	parallelFor(n, 8*c, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := x[i*c : (i+1)*c]
-			out := y[i*c : (i+1)*c]
-			var m, r float64
-			if fast {
-				// The same float64 steps as the Go loops, 4 lanes at a time.
-				m = lnSumAVX2(&row[0], c) / float64(c)
-				r = 1 / math.Sqrt(lnSqSumAVX2(&row[0], c, m)/float64(c)+eps)
-				lnApplyAVX2(&row[0], &gamma[0], &beta[0], &out[0], c, m, r)
-			} else {
-				m, r = rowMeanRstd(row, eps)
-				out = out[:len(row)]
-				for j, v := range row {
-					out[j] = float32((float64(v)-m)*r*float64(gamma[j]) + float64(beta[j]))
-				}
-			}
-			if mean != nil {
-				mean[i], rstd[i] = m, r
-			}
-		}
+		layerNormRows(x, c, gamma, beta, eps, y, mean, rstd, fast, lo, hi)
 	})
 	return nil
+}
+
+// layerNormRows is LayerNormForward's rows [lo, hi).
+func layerNormRows(x []float32, c int, gamma, beta []float32, eps float64, y []float32, mean, rstd []float64, fast bool, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		row := x[i*c : (i+1)*c]
+		out := y[i*c : (i+1)*c]
+		var m, r float64
+		if fast {
+			// The same float64 steps as the Go loops, 4 lanes at a time.
+			m = lnSumAVX2(&row[0], c) / float64(c)
+			r = 1 / math.Sqrt(lnSqSumAVX2(&row[0], c, m)/float64(c)+eps)
+			lnApplyAVX2(&row[0], &gamma[0], &beta[0], &out[0], c, m, r)
+		} else {
+			m, r = rowMeanRstd(row, eps)
+			out = out[:len(row)]
+			for j, v := range row {
+				out[j] = float32((float64(v)-m)*r*float64(gamma[j]) + float64(beta[j]))
+			}
+		}
+		if mean != nil {
+			mean[i], rstd[i] = m, r
+		}
+	}
 }
 
 // rowMeanRstd is the two-pass float64 mean and 1/sqrt(biased var + eps) of

@@ -51,33 +51,40 @@ func (d *Decoder) attention(l, rows int) {
 	if len(d.scores) < workers*per {
 		d.scores = make([]float32, workers*per)
 	}
-	one := func(w, lo, hi int) { // pairs [lo, hi) of (row, head), scratch w
-		buf := d.scores[w*per : (w+1)*per]
-		sc, q, out := buf[:d.ld], buf[d.ld:d.ld+d.hdp], buf[d.ld+d.hdp:]
-		for pair := lo; pair < hi; pair++ {
-			r, h := pair/H, pair%H
-			s, t := d.rowSeq[r], d.rowPos[r]
-			copy(q, d.qkv[r*3*C+h*hd:r*3*C+(h+1)*hd]) // lanes past hd stay 0
-			head := s*H + h
-			kt := d.k[l][head*d.hdp*d.ld : (head+1)*d.hdp*d.ld]
-			v := d.v[l][head*c.Context*d.hdp : (head+1)*c.Context*d.hdp]
-			if err := kernels.CachedAttention(q, kt, v, d.ld, t+1, scale, sc, out); err != nil {
-				panic(err) // the sizes come from the config: a bug here
-			}
-			copy(d.att[r*C+h*hd:r*C+(h+1)*hd], out)
-		}
-	}
 	pairs := rows * H
 	if workers <= 1 {
-		one(0, 0, pairs)
+		d.attendPairs(l, 0, 0, pairs, scale)
 		return
 	}
 	chunk := (pairs + workers - 1) / workers
 	kernels.ParallelParts(workers, func(w int) {
 		if lo, hi := w*chunk, min((w+1)*chunk, pairs); lo < hi {
-			one(w, lo, hi)
+			d.attendPairs(l, w, lo, hi, scale)
 		}
 	})
+}
+
+// attendPairs is attention for the (row, head) pairs [lo, hi) of layer l
+// (pair = row·H + head), with scratch w of d.scores.
+func (d *Decoder) attendPairs(l, w, lo, hi int, scale float32) {
+	c := d.c
+	C, H := c.DModel, c.Heads
+	hd := C / H
+	per := d.ld + 2*d.hdp
+	buf := d.scores[w*per : (w+1)*per]
+	sc, q, out := buf[:d.ld], buf[d.ld:d.ld+d.hdp], buf[d.ld+d.hdp:]
+	for pair := lo; pair < hi; pair++ {
+		r, h := pair/H, pair%H
+		s, t := d.rowSeq[r], d.rowPos[r]
+		copy(q, d.qkv[r*3*C+h*hd:r*3*C+(h+1)*hd]) // lanes past hd stay 0
+		head := s*H + h
+		kt := d.k[l][head*d.hdp*d.ld : (head+1)*d.hdp*d.ld]
+		v := d.v[l][head*c.Context*d.hdp : (head+1)*c.Context*d.hdp]
+		if err := kernels.CachedAttention(q, kt, v, d.ld, t+1, scale, sc, out); err != nil {
+			panic(err) // the sizes come from the config: a bug here
+		}
+		copy(d.att[r*C+h*hd:r*C+(h+1)*hd], out)
+	}
 }
 
 func roundUp8(n int) int { return (n + 7) &^ 7 }

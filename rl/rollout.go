@@ -81,7 +81,9 @@ type RolloutStats struct {
 }
 
 // Roller plays episodes of a task with a policy: the rollout half of every
-// trainer, and evaluation. It keeps one decoder per worker between calls.
+// trainer, and evaluation. It keeps one decoder per worker between calls,
+// and each worker's live episodes (one per decoder slot, their buffers and
+// generators reused from episode to episode).
 type Roller struct {
 	policy   *model.Model
 	task     tasks.Task
@@ -89,6 +91,7 @@ type Roller struct {
 	maxLen   int
 	workers  int
 	decoders []*model.Decoder
+	episodes [][]liveEpisode // per worker, per decoder slot
 }
 
 // NewRoller checks that the policy fits the task (its vocabulary covers the
@@ -118,7 +121,8 @@ func NewRoller(policy *model.Model, task tasks.Task, cfg RolloutConfig) (*Roller
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &Roller{policy: policy, task: task, cfg: cfg, maxLen: maxLen, workers: w, decoders: make([]*model.Decoder, w)}, nil
+	return &Roller{policy: policy, task: task, cfg: cfg, maxLen: maxLen, workers: w,
+		decoders: make([]*model.Decoder, w), episodes: make([][]liveEpisode, w)}, nil
 }
 
 // MaxLen is the longest token stream an episode may have.
@@ -145,8 +149,18 @@ func (r *Roller) MaxLen() int { return r.maxLen }
 // dropped. With the default MaxLen (the task's bound) no episode whose
 // turns respect Turn.MaxTokens is ever truncated.
 func (r *Roller) Play(specs []EpisodeSpec, seed uint64, update int) ([]*Trajectory, RolloutStats, error) {
+	return r.PlayInto(specs, seed, update, nil)
+}
+
+// PlayInto is Play recording into the trajectories of spare (emptied
+// first, their memory kept; past its end, new ones) and returning them:
+// how a trainer reuses the last update's trajectories, which it no longer
+// needs, instead of allocating new ones. The trajectories are the same as
+// Play's (TestPlayIntoMatchesPlay).
+func (r *Roller) PlayInto(specs []EpisodeSpec, seed uint64, update int, spare []*Trajectory) ([]*Trajectory, RolloutStats, error) {
 	start := time.Now()
 	out := make([]*Trajectory, len(specs))
+	copy(out, spare)
 	stats := make([]RolloutStats, r.workers)
 	errs := make([]error, r.workers)
 	var next atomic.Int64
@@ -159,11 +173,12 @@ func (r *Roller) Play(specs []EpisodeSpec, seed uint64, update int) ([]*Trajecto
 				return nil, RolloutStats{}, fmt.Errorf("rollout: %w", err)
 			}
 			r.decoders[w] = d
+			r.episodes[w] = make([]liveEpisode, d.MaxSeqs())
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stats[w], errs[w] = r.work(r.decoders[w], specs, &next, &failed, out, seed, update)
+			stats[w], errs[w] = r.work(r.decoders[w], r.episodes[w], specs, &next, &failed, out, seed, update)
 			if errs[w] != nil {
 				failed.Store(true)
 			}
@@ -184,10 +199,11 @@ func (r *Roller) Play(specs []EpisodeSpec, seed uint64, update int) ([]*Trajecto
 	return out, total, nil
 }
 
-// work is one worker: it keeps up to Slots episodes live in its decoder,
-// pulls the next episode index when a slot frees up, and advances all live
-// episodes by one sampled token per decoder call.
-func (r *Roller) work(d *model.Decoder, specs []EpisodeSpec, next *atomic.Int64, failed *atomic.Bool,
+// work is one worker: it keeps up to Slots episodes live in its decoder
+// (eps, one per slot), pulls the next episode index when a slot frees up,
+// and advances all live episodes by one sampled token per decoder call.
+// Episode i is recorded into out[i] when it holds a trajectory.
+func (r *Roller) work(d *model.Decoder, eps []liveEpisode, specs []EpisodeSpec, next *atomic.Int64, failed *atomic.Bool,
 	out []*Trajectory, seed uint64, update int) (RolloutStats, error) {
 	var st RolloutStats
 	d.ResetAll()
@@ -208,8 +224,8 @@ func (r *Roller) work(d *model.Decoder, specs []EpisodeSpec, next *atomic.Int64,
 				drained = true
 				break
 			}
-			e, err := startEpisode(r.task, specs[i], i, derive(seed, streamRollout, uint64(update), uint64(i)), r.maxLen)
-			if err != nil {
+			e := &eps[s]
+			if err := e.start(r.task, specs[i], i, seed, update, r.maxLen, out[i]); err != nil {
 				return st, fmt.Errorf("rollout: episode %d: %w", i, err)
 			}
 			if err := d.Reset(s); err != nil {

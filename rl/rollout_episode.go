@@ -10,12 +10,15 @@ import (
 
 // liveEpisode is one live episode of a rollout: the environment, the recorder
 // of its trajectory, its own generator, the turn being sampled, and the
-// tokens the decoder must read before the next sample.
+// tokens the decoder must read before the next sample. A worker keeps one
+// per decoder slot and restarts it for each episode the slot plays, so its
+// buffers and generator are reused (start).
 type liveEpisode struct {
 	index   int
 	ep      tasks.Episode
-	rec     *recorder
-	rng     *rand.Rand
+	rec     recorder
+	pcg     rand.PCG
+	rng     *rand.Rand // over pcg
 	maxLen  int
 	turn    tasks.Turn
 	toks    []int32   // this turn's sampled tokens
@@ -24,24 +27,35 @@ type liveEpisode struct {
 	length  int       // tokens in the stream so far, pending and this turn's included
 }
 
-// startEpisode makes instance spec of task and queues its prompt.
-func startEpisode(task tasks.Task, spec EpisodeSpec, index int, rng *rand.Rand, maxLen int) (*liveEpisode, error) {
+// start makes instance spec of task, recorded into tr (emptied; nil: a new
+// trajectory), with the episode's generator seeded by deriveSeed(seed,
+// streamRollout, update, index) as derive would seed it, and queues its
+// prompt.
+func (e *liveEpisode) start(task tasks.Task, spec EpisodeSpec, index int, seed uint64, update, maxLen int, tr *Trajectory) error {
 	ep, err := task.NewEpisode(spec.Split, spec.Index)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	prompt := ep.Prompt()
 	if len(prompt) >= maxLen {
-		return nil, fmt.Errorf("the prompt of %d tokens leaves no room for an agent token under max_len %d", len(prompt), maxLen)
+		return fmt.Errorf("the prompt of %d tokens leaves no room for an agent token under max_len %d", len(prompt), maxLen)
 	}
-	rec := newRecorder(ep)
-	rec.tr.Group = spec.Group
-	e := &liveEpisode{index: index, ep: ep, rec: rec, rng: rng, maxLen: maxLen,
-		pending: append([]int32(nil), prompt...), length: len(prompt)}
-	if err := e.nextTurn(); err != nil {
-		return nil, err
+	if tr == nil {
+		tr = &Trajectory{Tokens: make([]int32, 0, maxLen), Agent: make([]bool, 0, maxLen), Logp: make([]float32, 0, maxLen)}
 	}
-	return e, nil
+	tr.reset()
+	tr.Group = spec.Group
+	e.rec = recorder{tr: tr}
+	e.rec.observe(prompt)
+	h := deriveSeed(seed, streamRollout, uint64(update), uint64(index))
+	e.pcg.Seed(h, mix64(h))
+	if e.rng == nil {
+		e.rng = rand.New(&e.pcg)
+	}
+	e.index, e.ep, e.maxLen, e.length = index, ep, maxLen, len(prompt)
+	e.toks, e.logp = e.toks[:0], e.logp[:0]
+	e.pending = append(e.pending[:0], prompt...)
+	return e.nextTurn()
 }
 
 func (e *liveEpisode) nextTurn() error {

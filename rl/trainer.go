@@ -55,6 +55,7 @@ type trainer struct {
 	critOpt  *optim.AdamW
 	guard    skipGuard
 	update   int
+	spare    []*Trajectory // the last update's trajectories, recorded over by the next rollout
 }
 
 // newTrainer validates the models against the spec and builds everything
@@ -152,7 +153,8 @@ func (t *trainer) specs(u int) []EpisodeSpec {
 func (t *trainer) Update() (Metrics, error) {
 	u := t.update
 	m := Metrics{Update: u, Algo: t.spec.algo}
-	trajs, rs, err := t.roller.Play(t.specs(u), t.spec.seed, u)
+	trajs, rs, err := t.roller.PlayInto(t.specs(u), t.spec.seed, u, t.spare)
+	t.spare = trajs
 	if errors.Is(err, model.ErrNonFiniteLogits) {
 		err = fmt.Errorf("%w: the policy's logits are not finite: %v", ErrDiverged, err)
 	}

@@ -41,6 +41,11 @@ type Trajectory struct {
 	Truncated bool
 }
 
+// reset empties t for a new episode, keeping its slices' memory.
+func (t *Trajectory) reset() {
+	*t = Trajectory{Tokens: t.Tokens[:0], Agent: t.Agent[:0], Logp: t.Logp[:0], Steps: t.Steps[:0]}
+}
+
 // Validate checks the invariants the packing relies on.
 func (t *Trajectory) Validate() error {
 	L := len(t.Tokens)

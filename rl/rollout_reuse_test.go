@@ -1,0 +1,47 @@
+package rl
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// PlayInto, recording over the trajectories of earlier rollouts (as a
+// trainer does, update after update) and on decoders whose slots have
+// played other episodes, gives exactly Play's trajectories on a fresh
+// roller: nothing of an earlier episode survives in a reused trajectory,
+// buffer or generator. More specs than spares get new trajectories.
+func TestPlayIntoMatchesPlay(t *testing.T) {
+	task := flodialEasy(t)
+	policy := tinyPolicy(t, task, 9, false)
+	cfg := DefaultRolloutConfig()
+	cfg.Workers, cfg.Slots = 2, 3
+	reused, err := NewRoller(policy, task, cfg)
+	require.NoError(t, err)
+	var spare []*Trajectory
+	for _, c := range []struct {
+		name          string
+		prompts, reps int
+		update        int
+	}{
+		{"first", 4, 2, 0},
+		{"same size", 4, 2, 1},
+		{"fewer", 2, 1, 2},
+		{"more than the spares", 5, 2, 3},
+	} {
+		specs := trainSpecs(c.prompts, c.reps)
+		want, _ := play(t, policy, task, cfg, specs, 5, c.update)
+		got, st, err := reused.PlayInto(specs, 5, c.update, spare)
+		require.NoError(t, err, c.name)
+		require.Len(t, got, len(specs), c.name)
+		assert.Equal(t, len(specs), st.Episodes, c.name)
+		for i := range specs {
+			if i < len(spare) {
+				assert.Same(t, spare[i], got[i], "%s: episode %d reuses its spare", c.name, i)
+			}
+			assert.Equal(t, *want[i], *got[i], "%s: episode %d", c.name, i)
+		}
+		spare = got
+	}
+}

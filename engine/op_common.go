@@ -113,8 +113,8 @@ func float32Value(what string, v G.Value, shape tensor.Shape) ([]float32, error)
 func ownedDense(buf **tensor.Dense, shape tensor.Shape) (*tensor.Dense, error) {
 	if b := *buf; b != nil && len(b.Float32s()) == shape.TotalSize() && !b.IsView() {
 		if !b.Shape().Eq(shape) {
-			if err := b.Reshape(shape...); err != nil {
-				return nil, fmt.Errorf("restore output shape %v: %w", shape, err)
+			if err := b.Reshape(shape.Clone()...); err != nil { // a copy: shape stays on the caller's stack
+				return nil, fmt.Errorf("restore output shape %v: %w", shape.Clone(), err)
 			}
 		}
 		return b, nil

@@ -15,7 +15,8 @@ import (
 //
 //	x (N,D), b (D) → y (N,D);   dx = dy,   db_j = Σ_i dy_ij
 //
-// (db summed in float64, rows in order). Stock gorgonia needs Reshape +
+// (db summed in float64, rows in order; dx is the upstream gradient node
+// itself, as for gorgonia's own Add: no copy and no node). Stock gorgonia needs Reshape +
 // Repeat + Add for this: the repeat materialises an (N,D) copy of b every
 // run and its backward a second reduction; BenchmarkLinearBias measures
 // the difference (model/model_bench_test.go). Values live in op-owned
@@ -42,7 +43,6 @@ type biasKind int
 
 const (
 	biasForward biasKind = iota // (x, b) → x + b
-	biasGradX                   // (dy) → dy
 	biasGradB                   // (dy) → Σ_rows dy
 )
 
@@ -64,11 +64,8 @@ func (op *biasOp) Arity() int {
 func (op *biasOp) Type() hm.Type {
 	a := hm.TypeVariable('a')
 	m, v := G.TensorType{Dims: 2, Of: a}, G.TensorType{Dims: 1, Of: a}
-	switch op.kind {
-	case biasForward:
+	if op.kind == biasForward {
 		return hm.NewFnType(m, v, m)
-	case biasGradX:
-		return hm.NewFnType(m, m)
 	}
 	return hm.NewFnType(m, v)
 }
@@ -105,8 +102,6 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 		if err := kernels.AddRowBias(in, b, y, op.n, op.d); err != nil {
 			return nil, fmt.Errorf("%v: %w", op, err)
 		}
-	case biasGradX:
-		copy(y, in)
 	case biasGradB:
 		if len(op.accum) != op.d {
 			op.accum = make([]float64, op.d)
@@ -123,7 +118,7 @@ func (op *biasOp) Do(vs ...G.Value) (G.Value, error) {
 }
 
 func (op *biasOp) String() string {
-	return fmt.Sprintf("%s{N=%d, D=%d}", [3]string{"AddBias", "AddBiasGradX", "AddBiasGradB"}[op.kind], op.n, op.d)
+	return fmt.Sprintf("%s{N=%d, D=%d}", [2]string{"AddBias", "AddBiasGradB"}[op.kind], op.n, op.d)
 }
 func (op *biasOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
 func (op *biasOp) Hashcode() uint32      { return opHashcode(op) }
@@ -142,15 +137,11 @@ func (op *biasOp) SymDiff(inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	if op.kind != biasForward || len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: no derivative", op)
 	}
-	dx, err := G.ApplyOp(&biasOp{n: op.n, d: op.d, kind: biasGradX}, grad)
-	if err != nil {
-		return nil, err
-	}
 	db, err := G.ApplyOp(&biasOp{n: op.n, d: op.d, kind: biasGradB}, grad)
 	if err != nil {
 		return nil, err
 	}
-	return G.Nodes{dx, db}, nil
+	return G.Nodes{grad, db}, nil
 }
 
 var _ G.SDOp = (*biasOp)(nil)

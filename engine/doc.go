@@ -111,7 +111,16 @@
 // (which overwrites all of it), so a run sees exactly what a fresh machine
 // would give it except for the addresses. It reads the tape machine's state
 // by reflection and falls back to Reset if that state is not laid out as
-// in gorgonia v0.9.18. Proof: TestMachineReuseMatchesFreshRuns (loss and
-// gradients bitwise those of a fresh machine, run after run, with the
-// weights changing between runs).
+// in gorgonia v0.9.18. It also keeps the outputs of gorgonia's
+// elementwise +, −, ⊙, ÷ of two tensors that would otherwise clone an
+// input on every run (residual adds, the gradient sums of autodiff): each
+// such instruction writes, through the op's own preallocated path, into
+// its tensor of the last run (machine_prealloc.go). Proof:
+// TestMachineReuseMatchesFreshRuns (loss and gradients bitwise those of a
+// fresh machine, run after run, with the weights changing between runs).
+//
+// The model's matrix products are the engine's MatMul op rather than
+// gorgonia's Mul: the same kernels.Sgemm calls (TestMatMulMatchesGorgoniaBitwise),
+// without the dozen allocations gorgonia's generic tensor product makes
+// per call.
 package engine

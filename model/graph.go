@@ -38,7 +38,7 @@ type Graph struct {
 
 	tokens, targets *tensor.Dense
 
-	fwd, train *engine.Machine // matmul outputs kept between runs (engine/machine.go)
+	fwd, train *engine.Machine // gorgonia's outputs kept between runs (engine/machine.go)
 	loss       *G.Node
 	grads      *engine.Binding // the parameters the loss depends on
 }
@@ -90,7 +90,7 @@ func (g *Graph) build() error {
 		return err
 	}
 	if c.LMHead {
-		if g.Logits, err = G.Mul(xf, p(NameLMHead)); err != nil { // (B·T, V)
+		if g.Logits, err = engine.MatMul(xf, p(NameLMHead)); err != nil { // (B·T, V)
 			return err
 		}
 		if g.Logp, g.Entropy, err = engine.TokenLogProbEntropy(g.Logits, g.Targets); err != nil {
@@ -149,10 +149,11 @@ func (g *Graph) block(x *G.Node, n LayerNames, p func(string) *G.Node) (*G.Node,
 	return G.Add(x, proj)
 }
 
-// linear is x·W + b for x (N,in), W (in,out), b (out): a gorgonia matmul and
-// the fused bias op.
+// linear is x·W + b for x (N,in), W (in,out), b (out): the engine's matrix
+// product (bitwise gorgonia's Mul, without its allocations) and the fused
+// bias op.
 func linear(x, w, b *G.Node) (*G.Node, error) {
-	xw, err := G.Mul(x, w)
+	xw, err := engine.MatMul(x, w)
 	if err != nil {
 		return nil, err
 	}

@@ -38,9 +38,20 @@ type Batch struct {
 }
 
 // NewBatch validates and packs trajectories.
-func NewBatch(trajs []*Trajectory) (*Batch, error) {
-	b := &Batch{Trajs: trajs}
-	offsets := make([]int32, 1, len(trajs)+1)
+func NewBatch(trajs []*Trajectory) (*Batch, error) { return NewBatchInto(nil, trajs) }
+
+// NewBatchInto is NewBatch packing into prev's memory (prev nil: new
+// memory), for a trainer that packs a batch every update and no longer
+// needs the last one: prev is overwritten and returned (or left invalid,
+// on error). The batch is the same as NewBatch's (TestNewBatchIntoMatchesNewBatch).
+func NewBatchInto(prev *Batch, trajs []*Trajectory) (*Batch, error) {
+	b := prev
+	if b == nil {
+		b = new(Batch)
+	}
+	old := *b
+	*b = Batch{Trajs: trajs}
+	offsets := append(old.Packed.Offsets[:0], 0)
 	total := 0
 	for i, t := range trajs {
 		if err := t.Validate(); err != nil {
@@ -52,15 +63,17 @@ func NewBatch(trajs []*Trajectory) (*Batch, error) {
 		}
 		offsets = append(offsets, int32(total))
 	}
-	mask := make([]uint8, total)
-	b.Targets = make([]int32, total)
-	b.OldLogp = make([]float32, total)
-	b.Values = make([]float32, total)
-	b.Rewards = make([]float32, total)
-	b.Adv = make([]float32, total)
-	b.Returns = make([]float32, total)
-	b.Steps.Offsets = make([]int32, 1, len(trajs)+1)
-	b.Groups = make([]int32, len(trajs))
+	mask := zeroed(old.Packed.Mask, total)
+	b.Targets = zeroed(old.Targets, total)
+	b.OldLogp = zeroed(old.OldLogp, total)
+	b.Values = zeroed(old.Values, total)
+	b.Rewards = zeroed(old.Rewards, total)
+	b.Adv = zeroed(old.Adv, total)
+	b.Returns = zeroed(old.Returns, total)
+	b.Steps = kernels.Steps{Offsets: append(old.Steps.Offsets[:0], 0), Start: old.Steps.Start[:0],
+		End: old.Steps.End[:0], Critique: old.Steps.Critique[:0]}
+	b.StepKinds = old.StepKinds[:0]
+	b.Groups = zeroed(old.Groups, len(trajs))
 	dense := map[int]int32{}
 	for i, t := range trajs {
 		base := int(offsets[i])
@@ -109,6 +122,17 @@ func NewBatch(trajs []*Trajectory) (*Batch, error) {
 		return nil, fmt.Errorf("batch: %w", err)
 	}
 	return b, nil
+}
+
+// zeroed is n zeros in s's memory when it has room, else new memory (as
+// make gives them).
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // NumTokens is T, the number of predictions.

@@ -56,6 +56,7 @@ type trainer struct {
 	guard    skipGuard
 	update   int
 	spare    []*Trajectory // the last update's trajectories, recorded over by the next rollout
+	batch    *Batch        // the last update's batch, packed over by the next
 }
 
 // newTrainer validates the models against the spec and builds everything
@@ -166,7 +167,8 @@ func (t *trainer) Update() (Metrics, error) {
 	m.RolloutTokensPerSec = float64(rs.Tokens) / math.Max(rs.Seconds, 1e-9)
 
 	start := time.Now()
-	b, err := NewBatch(trajs)
+	b, err := NewBatchInto(t.batch, trajs)
+	t.batch = b
 	if err != nil {
 		return m, fmt.Errorf("%s update %d: %w", t.spec.algo, u, err)
 	}

@@ -1,6 +1,9 @@
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // The two loops of a linear layer's bias, y = x + b broadcast over rows and
 // its gradient db = Σ_rows dy, on (n, d) row-major matrices. The fast
@@ -16,15 +19,19 @@ func AddRowBias(x, b, y []float32, n, d int) error {
 		return err
 	}
 	fast := useAVX2 && d%8 == 0 && d > 0
-	if !worthParallel(n, d) { // inline: no closure, no allocation
-		addRowBiasRows(x, b, y, d, fast, 0, n)
-		return nil
-	}
-	parallelFor(n, d, func(lo, hi int) {
-		addRowBiasRows(x, b, y, d, fast, lo, hi)
-	})
+	parallelTask(&addRowBiasTasks, n, d, addRowBiasTask{x, b, y, d, fast})
 	return nil
 }
+
+type addRowBiasTask struct {
+	x, b, y []float32
+	d       int
+	fast    bool
+}
+
+func (t *addRowBiasTask) run(lo, hi int) { addRowBiasRows(t.x, t.b, t.y, t.d, t.fast, lo, hi) }
+
+var addRowBiasTasks = sync.Pool{New: func() any { return new(addRowBiasTask) }}
 
 // addRowBiasRows is AddRowBias on rows [lo, hi).
 func addRowBiasRows(x, b, y []float32, d int, fast bool, lo, hi int) {

@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // geluBlock is how many values the fast GELU stages at a time: the exp
 // arguments live on the stack, in L1, between the three passes.
@@ -24,15 +27,15 @@ func GELUForward(x, y []float32) error {
 	if err := checkGELU("gelu", len(x), len(y)); err != nil {
 		return err
 	}
-	if !worthParallel(len(x), 16) { // inline: no closure, no allocation
-		geluForwardRange(x, y, 0, len(x))
-		return nil
-	}
-	parallelFor(len(x), 16, func(lo, hi int) {
-		geluForwardRange(x, y, lo, hi)
-	})
+	parallelTask(&geluForwardTasks, len(x), 16, geluForwardTask{x, y})
 	return nil
 }
+
+type geluForwardTask struct{ x, y []float32 }
+
+func (t *geluForwardTask) run(lo, hi int) { geluForwardRange(t.x, t.y, lo, hi) }
+
+var geluForwardTasks = sync.Pool{New: func() any { return new(geluForwardTask) }}
 
 // geluForwardRange is GELUForward on elements [lo, hi).
 func geluForwardRange(x, y []float32, lo, hi int) {
@@ -71,15 +74,15 @@ func GELUBackward(x, dy, dx []float32) error {
 	if err := checkGELUBackward(len(x), len(dy), len(dx)); err != nil {
 		return err
 	}
-	if !worthParallel(len(x), 24) { // inline: no closure, no allocation
-		geluBackwardRange(x, dy, dx, 0, len(x))
-		return nil
-	}
-	parallelFor(len(x), 24, func(lo, hi int) {
-		geluBackwardRange(x, dy, dx, lo, hi)
-	})
+	parallelTask(&geluBackwardTasks, len(x), 24, geluBackwardTask{x, dy, dx})
 	return nil
 }
+
+type geluBackwardTask struct{ x, dy, dx []float32 }
+
+func (t *geluBackwardTask) run(lo, hi int) { geluBackwardRange(t.x, t.dy, t.dx, lo, hi) }
+
+var geluBackwardTasks = sync.Pool{New: func() any { return new(geluBackwardTask) }}
 
 // geluBackwardRange is GELUBackward on elements [lo, hi).
 func geluBackwardRange(x, dy, dx []float32, lo, hi int) {

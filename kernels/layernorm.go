@@ -16,15 +16,25 @@ func LayerNormForward(x []float32, n, c int, gamma, beta []float32, eps float64,
 	}
 	gamma, beta = gamma[:c], beta[:c]
 	fast := useAVX2 && c%8 == 0 && c > 0
-	if !worthParallel(n, 8*c) { // inline: no closure, no allocation
-		layerNormRows(x, c, gamma, beta, eps, y, mean, rstd, fast, 0, n)
-		return nil
-	}
-	parallelFor(n, 8*c, func(lo, hi int) {
-		layerNormRows(x, c, gamma, beta, eps, y, mean, rstd, fast, lo, hi)
-	})
+	parallelTask(&layerNormTasks, n, 8*c, layerNormTask{x, c, gamma, beta, eps, y, mean, rstd, fast})
 	return nil
 }
+
+type layerNormTask struct {
+	x           []float32
+	c           int
+	gamma, beta []float32
+	eps         float64
+	y           []float32
+	mean, rstd  []float64
+	fast        bool
+}
+
+func (t *layerNormTask) run(lo, hi int) {
+	layerNormRows(t.x, t.c, t.gamma, t.beta, t.eps, t.y, t.mean, t.rstd, t.fast, lo, hi)
+}
+
+var layerNormTasks = sync.Pool{New: func() any { return new(layerNormTask) }}
 
 // layerNormRows is LayerNormForward's rows [lo, hi).
 func layerNormRows(x []float32, c int, gamma, beta []float32, eps float64, y []float32, mean, rstd []float64, fast bool, lo, hi int) {
@@ -85,6 +95,24 @@ func rowMeanRstd(row []float32, eps float64) (mean, rstd float64) {
 	return mean, 1 / math.Sqrt((s0+s1+s2+s3)/float64(c)+eps)
 }
 
+type layerNormBackTask struct {
+	x          []float32
+	c          int
+	gamma      []float32
+	mean, rstd []float64
+	dy, dx     []float32
+}
+
+// run is LayerNormBackward's dx for rows [lo, hi).
+func (t *layerNormBackTask) run(lo, hi int) {
+	c := t.c
+	for i := lo; i < hi; i++ {
+		layerNormBackwardRow(t.x[i*c:(i+1)*c], t.dy[i*c:(i+1)*c], t.gamma, t.mean[i], t.rstd[i], t.dx[i*c:(i+1)*c])
+	}
+}
+
+var layerNormBackTasks = sync.Pool{New: func() any { return new(layerNormBackTask) }}
+
 // layerNormRowChunk is how many rows one partial sum of dgamma and dbeta
 // covers. It is fixed, not derived from the goroutine count, so the order
 // of every sum, and the result, does not depend on the number of cores.
@@ -104,11 +132,7 @@ func LayerNormBackward(x []float32, n, c int, gamma []float32, mean, rstd []floa
 	}
 	if dx != nil {
 		gamma = gamma[:c]
-		parallelFor(n, 12*c, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				layerNormBackwardRow(x[i*c:(i+1)*c], dy[i*c:(i+1)*c], gamma, mean[i], rstd[i], dx[i*c:(i+1)*c])
-			}
-		})
+		parallelTask(&layerNormBackTasks, n, 12*c, layerNormBackTask{x, c, gamma, mean, rstd, dy, dx})
 	}
 	if dgamma == nil && dbeta == nil {
 		return nil

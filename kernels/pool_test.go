@@ -94,9 +94,30 @@ func TestParallelPartsCallsEachPartOnce(t *testing.T) {
 	for _, c := range []struct{ parts, procs int }{{0, 2}, {1, 2}, {2, 2}, {7, 2}, {7, 1}, {3, 8}} {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
 		seen := make([]int32, c.parts)
-		ParallelParts(c.parts, func(p int) { seen[p]++ })
+		ParallelParts(c.parts, PartFunc(func(p int) { seen[p]++ }))
 		for p, v := range seen {
 			assert.Equal(t, int32(1), v, "parts %d procs %d: part %d", c.parts, c.procs, p)
 		}
+	}
+}
+
+// The kernels that hand parallelTask a task (GELU, the row bias, LayerNorm's
+// forward and dx) allocate nothing, inline or split over the pool.
+func TestParallelTaskKernelsDoNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("no allocation counts under the race detector")
+	}
+	for _, n := range []int{64, 1 << 16} { // inline, then parallel
+		x, y, dx := make([]float32, n), make([]float32, n), make([]float32, n)
+		const c = 64
+		g, mean, rstd := make([]float32, c), make([]float64, n/c), make([]float64, n/c)
+		allocs := testing.AllocsPerRun(20, func() {
+			require.NoError(t, GELUForward(x, y))
+			require.NoError(t, GELUBackward(x, y, dx))
+			require.NoError(t, AddRowBias(x, g, y, n/c, c))
+			require.NoError(t, LayerNormForward(x, n/c, c, g, g, 1e-5, y, mean, rstd))
+			require.NoError(t, LayerNormBackward(x, n/c, c, g, mean, rstd, y, dx, nil, nil))
+		})
+		assert.Zero(t, allocs, "GELU, bias, LayerNorm on %d values", n)
 	}
 }

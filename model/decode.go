@@ -34,14 +34,15 @@ type Decoder struct {
 	// Scratch, grown to the rows of the largest call and reused.
 	rowSeq, rowPos []int
 	rowTok         []int32
-	x, h, qkv, att []float32 // (rows,C), (rows,C), (rows,3C), (rows,C)
-	fc             []float32 // (rows,M)
-	scores         []float32 // (workers, ld + 2·hdp): attention scratch
-	mean, rstd     []float64 // (rows)
-	last           []float32 // (seqs, C) final-normed last rows
-	logits         []float32 // (seqs, V), LM head only
-	values         []float32 // (seqs), value head only
-	seen           []bool    // (MaxSeqs) duplicate check
+	x, h, qkv, att []float32     // (rows,C), (rows,C), (rows,3C), (rows,C)
+	fc             []float32     // (rows,M)
+	scores         []float32     // (workers, ld + 2·hdp): attention scratch
+	attTask        attentionTask // attention's parallel split (decode_attention.go)
+	mean, rstd     []float64     // (rows)
+	last           []float32     // (seqs, C) final-normed last rows
+	logits         []float32     // (seqs, V), LM head only
+	values         []float32     // (seqs), value head only
+	seen           []bool        // (MaxSeqs) duplicate check
 }
 
 // NewDecoder allocates a decoder of maxSeqs slots, all empty. The cache

@@ -56,12 +56,23 @@ func (d *Decoder) attention(l, rows int) {
 		d.attendPairs(l, 0, 0, pairs, scale)
 		return
 	}
-	chunk := (pairs + workers - 1) / workers
-	kernels.ParallelParts(workers, func(w int) {
-		if lo, hi := w*chunk, min((w+1)*chunk, pairs); lo < hi {
-			d.attendPairs(l, w, lo, hi, scale)
-		}
-	})
+	d.attTask = attentionTask{d: d, l: l, chunk: (pairs + workers - 1) / workers, pairs: pairs, scale: scale}
+	kernels.ParallelParts(workers, &d.attTask)
+}
+
+// attentionTask is attention's split over the kernels' worker pool: part w
+// is the w-th chunk of (row, head) pairs, with scratch w. It lives in the
+// Decoder, so handing it over allocates nothing.
+type attentionTask struct {
+	d               *Decoder
+	l, chunk, pairs int
+	scale           float32
+}
+
+func (a *attentionTask) RunPart(w int) {
+	if lo, hi := w*a.chunk, min((w+1)*a.chunk, a.pairs); lo < hi {
+		a.d.attendPairs(a.l, w, lo, hi, a.scale)
+	}
 }
 
 // attendPairs is attention for the (row, head) pairs [lo, hi) of layer l

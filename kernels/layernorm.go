@@ -113,6 +113,58 @@ func (t *layerNormBackTask) run(lo, hi int) {
 
 var layerNormBackTasks = sync.Pool{New: func() any { return new(layerNormBackTask) }}
 
+// layerNormPartialTask is LayerNormBackward's per-chunk column sums: part
+// holds, for chunk ch, Σ dy·x̂ at [2ch·c, (2ch+1)·c) and Σ dy after it.
+type layerNormPartialTask struct {
+	x          []float32
+	n, c       int
+	mean, rstd []float64
+	dy         []float32
+	part       []float64
+	dgamma     bool
+	dbeta      bool
+}
+
+// run sums chunks [lo, hi).
+func (t *layerNormPartialTask) run(lo, hi int) {
+	x, n, c, mean, rstd, dy, part := t.x, t.n, t.c, t.mean, t.rstd, t.dy, t.part
+	for ch := lo; ch < hi; ch++ {
+		sg, sb := part[2*ch*c:(2*ch+1)*c], part[(2*ch+1)*c:(2*ch+2)*c]
+		clear(sg)
+		clear(sb)
+		i0, i1 := ch*layerNormRowChunk, min((ch+1)*layerNormRowChunk, n)
+		if useAVX2 && c%8 == 0 && c > 0 {
+			// The same float64 sums in the same order, 8 columns at a time.
+			if t.dbeta {
+				columnSumsAVX2(&dy[i0*c], i1-i0, c, &sb[0])
+			}
+			if t.dgamma {
+				lnXhatSumsAVX2(&dy[i0*c], &x[i0*c], i1-i0, c, &mean[i0], &rstd[i0], &sg[0])
+			}
+			continue
+		}
+		for i := i0; i < i1; i++ {
+			dr := dy[i*c : (i+1)*c]
+			if t.dbeta {
+				sb := sb[:len(dr)]
+				for j, d := range dr {
+					sb[j] += float64(d)
+				}
+			}
+			if t.dgamma {
+				m, r := mean[i], rstd[i]
+				xr, sg := x[i*c:(i+1)*c], sg[:len(dr)]
+				xr = xr[:len(dr)]
+				for j, d := range dr {
+					sg[j] += float64(d) * ((float64(xr[j]) - m) * r)
+				}
+			}
+		}
+	}
+}
+
+var layerNormPartialTasks = sync.Pool{New: func() any { return new(layerNormPartialTask) }}
+
 // layerNormRowChunk is how many rows one partial sum of dgamma and dbeta
 // covers. It is fixed, not derived from the goroutine count, so the order
 // of every sum, and the result, does not depend on the number of cores.
@@ -143,41 +195,8 @@ func LayerNormBackward(x []float32, n, c int, gamma []float32, mean, rstd []floa
 	chunks := (n + layerNormRowChunk - 1) / layerNormRowChunk
 	part := getPartials(2 * chunks * c)
 	defer layerNormPartials.Put(part)
-	parallelFor(chunks, 4*layerNormRowChunk*c, func(lo, hi int) {
-		for ch := lo; ch < hi; ch++ {
-			sg, sb := (*part)[2*ch*c:(2*ch+1)*c], (*part)[(2*ch+1)*c:(2*ch+2)*c]
-			clear(sg)
-			clear(sb)
-			i0, i1 := ch*layerNormRowChunk, min((ch+1)*layerNormRowChunk, n)
-			if useAVX2 && c%8 == 0 && c > 0 {
-				// The same float64 sums in the same order, 8 columns at a time.
-				if dbeta != nil {
-					columnSumsAVX2(&dy[i0*c], i1-i0, c, &sb[0])
-				}
-				if dgamma != nil {
-					lnXhatSumsAVX2(&dy[i0*c], &x[i0*c], i1-i0, c, &mean[i0], &rstd[i0], &sg[0])
-				}
-				continue
-			}
-			for i := i0; i < i1; i++ {
-				dr := dy[i*c : (i+1)*c]
-				if dbeta != nil {
-					sb := sb[:len(dr)]
-					for j, d := range dr {
-						sb[j] += float64(d)
-					}
-				}
-				if dgamma != nil {
-					m, r := mean[i], rstd[i]
-					xr, sg := x[i*c:(i+1)*c], sg[:len(dr)]
-					xr = xr[:len(dr)]
-					for j, d := range dr {
-						sg[j] += float64(d) * ((float64(xr[j]) - m) * r)
-					}
-				}
-			}
-		}
-	})
+	parallelTask(&layerNormPartialTasks, chunks, 4*layerNormRowChunk*c,
+		layerNormPartialTask{x, n, c, mean, rstd, dy, *part, dgamma != nil, dbeta != nil})
 	for j := 0; j < c; j++ {
 		g, b := 0.0, 0.0
 		for ch := 0; ch < chunks; ch++ {

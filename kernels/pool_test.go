@@ -102,7 +102,7 @@ func TestParallelPartsCallsEachPartOnce(t *testing.T) {
 }
 
 // The kernels that hand parallelTask a task (GELU, the row bias, LayerNorm's
-// forward and dx) allocate nothing, inline or split over the pool.
+// forward and backward) allocate nothing, inline or split over the pool.
 func TestParallelTaskKernelsDoNotAllocate(t *testing.T) {
 	if raceEnabled {
 		t.Skip("no allocation counts under the race detector")
@@ -110,13 +110,14 @@ func TestParallelTaskKernelsDoNotAllocate(t *testing.T) {
 	for _, n := range []int{64, 1 << 16} { // inline, then parallel
 		x, y, dx := make([]float32, n), make([]float32, n), make([]float32, n)
 		const c = 64
-		g, mean, rstd := make([]float32, c), make([]float64, n/c), make([]float64, n/c)
+		g, dg, db := make([]float32, c), make([]float32, c), make([]float32, c)
+		mean, rstd := make([]float64, n/c), make([]float64, n/c)
 		allocs := testing.AllocsPerRun(20, func() {
 			require.NoError(t, GELUForward(x, y))
 			require.NoError(t, GELUBackward(x, y, dx))
 			require.NoError(t, AddRowBias(x, g, y, n/c, c))
 			require.NoError(t, LayerNormForward(x, n/c, c, g, g, 1e-5, y, mean, rstd))
-			require.NoError(t, LayerNormBackward(x, n/c, c, g, mean, rstd, y, dx, nil, nil))
+			require.NoError(t, LayerNormBackward(x, n/c, c, g, mean, rstd, y, dx, dg, db))
 		})
 		assert.Zero(t, allocs, "GELU, bias, LayerNorm on %d values", n)
 	}

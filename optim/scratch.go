@@ -39,3 +39,26 @@ func (s *scratch) zeros(n int) []float64 {
 	s.next++
 	return b
 }
+
+// Aggregator is Aggregate for float32 per-token values that reuses its work
+// slices from call to call: for a metric aggregated every minibatch (the
+// policy's entropy), where Aggregate(F64(x), …) allocated two slices of N.
+type Aggregator struct{ s scratch }
+
+// Aggregate32 is Aggregate(F64(x), b, a)'s aggregate, bitwise: the same
+// weights and the same float64 sum in the same order.
+func (g *Aggregator) Aggregate32(x []float32, b Packed, a Agg) (float64, error) {
+	g.s.reset()
+	x64 := g.s.zeros(len(x))
+	for i, v := range x {
+		x64[i] = float64(v)
+	}
+	if err := checkLens(b, "aggregate", []string{"loss"}, x64); err != nil {
+		return 0, err
+	}
+	w, err := a.weights(&g.s, b)
+	if err != nil {
+		return 0, err
+	}
+	return dotMasked(w, x64), nil
+}

@@ -37,3 +37,27 @@ func TestScratchReuseMatchesFreshCalls(t *testing.T) {
 		}
 	}
 }
+
+// Aggregator.Aggregate32, call after call on one Aggregator, is exactly
+// Aggregate of the widened values.
+func TestAggregatorMatchesAggregate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var g Aggregator
+	for i, c := range []struct{ seqs, maxLen int }{{6, 9}, {2, 3}, {12, 20}, {1, 1}} {
+		b := randomBatch(rng, c.seqs, c.maxLen)
+		x := make([]float32, len(b.Mask))
+		for j := range x {
+			x[j] = float32(rng.NormFloat64())
+		}
+		for _, agg := range allAggs() {
+			want, _, err := Aggregate(F64(x), b, agg)
+			require.NoError(t, err)
+			got, err := g.Aggregate32(x, b, agg)
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "case %d, %v", i, agg.Mode)
+		}
+	}
+	b := randomBatch(rng, 2, 5)
+	_, err := g.Aggregate32(make([]float32, len(b.Mask)+1), b, allAggs()[0])
+	assert.Error(t, err, "a length that is not the batch's")
+}

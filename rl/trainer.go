@@ -369,8 +369,7 @@ var nan = math.NaN()
 // entropyOf is the policy's entropy aggregated like the loss (verl
 // actor/entropy).
 func entropyOf(ent []float32, r *rows, a *actorGraph) (float64, error) {
-	h, _, err := optim.Aggregate(optim.F64(ent), r.packed, a.agg)
-	return h, err
+	return a.ent.Aggregate32(ent, r.packed, a.agg)
 }
 
 // maxAbsLogRatio is max |logp − old| over the agent predictions.

@@ -28,6 +28,7 @@ type actorGraph struct {
 	pol *optim.PolicyResult
 	kl  *optim.KLResult    // nil without KL
 	val *optim.ValueResult // nil without a shared critic
+	ent optim.Aggregator   // the entropy metric's work slices
 }
 
 // newActorGraph builds the graph; objective is "ppo" (the clipped token

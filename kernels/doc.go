@@ -3,7 +3,8 @@
 // it decides correctness) and a fast path beside it (unrolled Go, AVX2/FMA
 // Go assembly chosen at start-up from the CPU's features in cpu.go, with
 // AVX-512 Sgemm micro-kernels and attention products where the CPU has
-// AVX-512F, goroutines over independent rows in parallel.go), tested
+// AVX-512F, independent rows split over one pool of persistent helper
+// goroutines that parallelFor and Sgemm share, pool.go), tested
 // against the reference on random and edge inputs. Where a kernel has both
 // an assembly and a Go loop for the same arithmetic (the AVX-512 and AVX2
 // Sgemm kernels, GELU, LayerNorm, the bias loops, the attention products),
@@ -12,7 +13,10 @@
 // Set AREW_NOASM=1, or build with -tags noasm, to run the portable Go
 // paths, AREW_NOAVX512=1 for the AVX2 ones; Impl and CPUFeatures say what
 // runs. FMAPeak is the register-only FMA loop that bench's
-// BenchmarkPeakFMA reads the machine's compute peak with. No kernel allocates per element; argument errors (short buffers,
+// BenchmarkPeakFMA reads the machine's compute peak with. No kernel
+// allocates per element, and in the steady state Sgemm, GELU, the bias
+// loops and LayerNorm allocate nothing per call (TestPoolCallsDoNotAllocate,
+// TestParallelTaskKernelsDoNotAllocate); argument errors (short buffers,
 // indices out of range) are returned before any output is written.
 //
 // # Fused token log-prob (TokenLogProb, TokenLogProbBackward)

@@ -41,7 +41,8 @@ package kernels
 //
 // Parallelism and determinism. Above sgemmMinWork multiply-adds per
 // goroutine, the rows (then, for short matrices, the columns) of C are split
-// into blocks of whole tiles run on up to GOMAXPROCS goroutines; each reads
+// into blocks of whole tiles run on up to GOMAXPROCS goroutines (the caller
+// and the package's persistent helpers, pool.go); each reads
 // (or packs) its own A rows and the shared packed B. Every element of C is owned
 // by one goroutine and summed in the same order p = 0..k-1 whatever the split,
 // so results are bit-for-bit the same for any GOMAXPROCS (tested).

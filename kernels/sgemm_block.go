@@ -16,9 +16,10 @@ const (
 	sgemmNC = 1024 // columns of a packed B panel: (KC,NC) is 1 MiB, in L3
 
 	// sgemmMinWork is the number of multiply-adds a goroutine must get
-	// before splitting pays: 2¹⁹ is 10–20 µs of work, more than starting
-	// and joining a goroutine costs even when the other core is busy (as
-	// measured: 64×64×192 was slower on 2 goroutines than on 1 here).
+	// before splitting pays: 2¹⁹ is 10–20 µs of work, more than handing a
+	// share to a helper and joining it costs even when the other core is
+	// busy (as measured when each share started a goroutine: 64×64×192 was
+	// slower on 2 goroutines than on 1 here).
 	sgemmMinWork = 1 << 19
 )
 

@@ -21,11 +21,14 @@
 //     trajectories are bitwise the same for any number of workers or
 //     slots (TestRolloutIndependentOfWorkers). A stream that reaches
 //     MaxLen before the episode ends is truncated with reward 0
-//     (TestRolloutTruncates).
+//     (TestRolloutTruncates). A trainer records each update's episodes
+//     over the last update's trajectories (Roller.PlayInto, the same
+//     trajectories as Play's: TestPlayIntoMatchesPlay).
 //  2. Batch (batch.go). NewBatch packs the trajectories in prediction
 //     order: prediction j reads token j and predicts token j+1, so the mask
 //     marks predictions of agent tokens, and the outcome reward sits on the
-//     trajectory's last agent prediction (TestNewBatchPacksInPredictionOrder).
+//     trajectory's last agent prediction (TestNewBatchPacksInPredictionOrder);
+//     a trainer packs into the last update's batch (NewBatchInto).
 //  3. Old log-probs, values, reference (trainer.go, prepare). The training
 //     graph's forward recomputes the old log-probs, as verl does: the
 //     decoder and the graph sum in different orders (Metrics.LogpGapMax,

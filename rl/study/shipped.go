@@ -53,6 +53,10 @@ func LoadShipped(name string) (*model.Model, error) {
 var (
 	careful = json.RawMessage(`{"Echo": true, "Style": "careful"}`)
 	hasty   = json.RawMessage(`{"Echo": true, "Style": "hasty"}`)
+	// hastyPerFault is the task of the RL studies: the hasty style with
+	// the per-fault critiques (critiques change no observation, so the
+	// base's demonstrations are the same under either).
+	hastyPerFault = json.RawMessage(`{"Echo": true, "Style": "hasty", "Critiques": "per-fault"}`)
 )
 
 // FloDialEasyLocked is the capable but locked base of the AREW studies

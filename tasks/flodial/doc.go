@@ -170,7 +170,7 @@
 // a frozen one does, so a near-deterministic stale belief almost never
 // samples a +1 and the margin has nothing to push. Per fault, dropping one
 // eliminated fault turns that token's −1 into +1, so every partial update
-// is credited for what it gets right (docs/arew.md §6, "Per-fault
+// is credited for what it gets right (docs/arew.md §4, "Per-fault
 // critiques").
 //
 // TestSpecCritiques, TestConsistentCritiques and TestPerFaultCritiques play

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"arew/rl"
+	"arew/rl/act"
 	"arew/rl/experiment"
 	"arew/rl/study"
 )
@@ -52,6 +53,8 @@ type invocation struct {
 	// buildBase names a shipped base (rl/study.Bases) to rebuild and
 	// evaluate instead of a run.
 	buildBase string
+	// act names an ACT study preset (rl/act.StudyPreset) to run instead.
+	act string
 }
 
 // studyFlags are the flags -study accepts besides -out and -force.
@@ -83,6 +86,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.StringVar(&inv.studyConfig, "study-config", "", "")
 	fs.StringVar(&inv.resume, "resume", "", "")
 	fs.StringVar(&inv.buildBase, "build-base", "", "")
+	fs.StringVar(&inv.act, "act", "", "")
 
 	o := &overrides{set: map[string]func(*Config) error{}}
 	var docs []flagDoc
@@ -276,6 +280,9 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if inv.study != "" && inv.buildBase != "" {
 		return inv, usageErrorf("-study and -build-base are two different jobs: give one")
 	}
+	if inv.act != "" {
+		return actInvocation(inv, o, *configPath)
+	}
 	if inv.resume != "" {
 		return resumeInvocation(inv, o, *configPath)
 	}
@@ -376,6 +383,10 @@ written; -resume <out>/<name> continues).
                         <out>/<name>/ and evaluate it under each of its styles
                         beside the scripted policies (base.md, base.json);
                         says whether it is byte for byte the shipped file
+  -act string           run an ACT preset (rl/act; presets: `+strings.Join(act.StudyPresetNames(), ", ")+`):
+                        the pipeline's rows × environments × seeds into <out>/<name>/
+                        (summary.json, report.md, plots/, <env>/seed-<s>/);
+                        takes only -out, -force, -name
 `)
 	last := ""
 	for _, d := range docs {

@@ -10,6 +10,7 @@
 //	go run ./cmd/train -algo grpo -model tiny -updates 20 -task pe-g-s3
 //	go run ./cmd/train -config runs/<run>/config.json -name again   # repeat a run
 //	go run ./cmd/train -study smoke           # arms × seeds from one base: summary.json, report.md, plots/
+//	go run ./cmd/train -act act-table1        # the ACT table (rl/act): rows × environments × seeds
 //	go run ./cmd/train -resume runs/<name>    # continue a run (or a study) that was stopped
 //	go run ./cmd/train -resume runs/<name> -updates 200   # extend a finished run to 200 updates
 //
@@ -32,6 +33,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"arew/rl/act"
 	"arew/rl/experiment"
 	"arew/rl/study"
 	_ "arew/tasks/all"
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	}
 	if err == nil && inv.buildBase != "" {
 		err = runBuildBase(ctx, inv, stdout)
+	} else if err == nil && inv.act != "" {
+		err = runACT(ctx, inv, stdout)
 	} else if err == nil && (inv.study != "" || inv.resumeStudy) {
 		err = runStudy(ctx, inv, stdout)
 	} else if err == nil {
@@ -90,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	case errors.As(err, &usage) || errors.As(err, &input):
 		fmt.Fprintln(stderr, "train:", err)
 		return exitUsage
-	case errors.Is(err, experiment.ErrInterrupted) || errors.Is(err, study.ErrInterrupted):
+	case errors.Is(err, experiment.ErrInterrupted) || errors.Is(err, study.ErrInterrupted) || errors.Is(err, act.ErrInterrupted):
 		fmt.Fprintln(stderr, "train: interrupted; the checkpoint and report are written")
 		return exitInterrupted
 	default:

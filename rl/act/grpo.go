@@ -21,15 +21,6 @@ type GRPOStage struct {
 	Shaping Shaping       `json:"shaping"`
 }
 
-// DefaultGRPOStage: 20 updates of 16 prompts × G = 8 samples, lr 3e-4
-// (not tuned), the paper's shaping.
-func DefaultGRPOStage() GRPOStage {
-	g := rl.DefaultGRPOConfig()
-	g.GroupSize = 8
-	g.Policy.Optim.LR = 3e-4
-	return GRPOStage{Updates: 20, GRPO: g, Shaping: DefaultShaping()}
-}
-
 func (s GRPOStage) run(name string, init *model.Model, task tasks.Task, n int) (*model.Model, []rl.Metrics, error) {
 	if s.Updates < 0 {
 		return nil, nil, fmt.Errorf("%s: updates must be ≥ 0, got %d", name, s.Updates)

@@ -116,11 +116,14 @@ func InitialPolicy(v *tasks.Vocab, preset string, context int, pairs []textworld
 
 // FormatData teaches the critic's answer format and nothing else: for each
 // pair with another listed action, a choice prompt between the expert's
-// action and a uniformly drawn other admissible one, in random order,
-// answered "1" or "2" by a fair coin independent of which slot holds the
-// expert's action. So π_θ0 answers in the format (R_fmt is not what ACT has
-// to learn) while its choices carry no judgement: their accuracy is 1/2 in
-// expectation (TestFormatDataCarriesNoJudgement).
+// action and a uniformly drawn other admissible one, in random order, once
+// answered "1" and once "2". So π_θ0 answers in the format (R_fmt is not
+// what ACT has to learn) while its choices carry no judgement: every
+// prompt is seen with both answers, so the fit is p("1") = p("2") = 1/2
+// whatever the prompt (TestFormatDataCarriesNoJudgement). (Answering each
+// prompt once by a coin, as first built, let π_θ0 memorise the coin: a
+// strong random preference per prompt, which the GRPO stage then had to
+// unlearn before it could learn; docs/act.md, "Learnability".)
 func FormatData(v *tasks.Vocab, pairs []textworld.Pair, rng *rand.Rand) []*rl.Trajectory {
 	var out []*rl.Trajectory
 	for _, p := range pairs {
@@ -135,11 +138,7 @@ func FormatData(v *tasks.Vocab, pairs []textworld.Pair, rng *rand.Rand) []*rl.Tr
 		}
 		c := CriticExample{State: p.State, Expert: p.Expert, Alt: others[rng.IntN(len(others))], ExpertFirst: rng.IntN(2) == 0}
 		prompt, _ := c.Prompt(v)
-		answer := v.ID("1")
-		if rng.IntN(2) == 1 {
-			answer = v.ID("2")
-		}
-		out = append(out, Demonstration(prompt, []tasks.Token{answer}))
+		out = append(out, Demonstration(prompt, []tasks.Token{v.ID("1")}), Demonstration(prompt, []tasks.Token{v.ID("2")}))
 	}
 	return out
 }

@@ -10,21 +10,27 @@ import (
 // training stages themselves live outside tasks). Every environment's
 // vocabulary holds their words (Markers).
 
-// CriticPrompt is the ACT choice prompt: the state as State.Tokens renders
-// it, without its final <act>, then the two candidates and <choose>:
+// CriticPrompt is the ACT choice prompt: the two candidates right after
+// <bos>, then the state as State.Tokens renders it (without its <bos> and
+// final <act>), then <choose>:
 //
-//	… <adm> a1 <sep> a2 … action 1 : x <sep> action 2 : y <choose>
+//	<bos> action 1 : x <sep> action 2 : y <task> goal … <adm> a1 <sep> a2 … <choose>
 //
-// The critic answers "1" or "2", then <eot> (ParseChoice).
+// The candidates come first so they sit at the same positions in every
+// prompt: a small model with learned absolute positions finds them there,
+// while after a state of varying length (100 to 300 tokens in alfworld) it
+// did not (docs/act.md, "Learnability"). The critic answers "1" or "2",
+// then <eot> (ParseChoice).
 func CriticPrompt(v *tasks.Vocab, s State, x, y []tasks.Token) []tasks.Token {
-	out := s.Tokens(v)
-	out = out[:len(out)-1]
+	state := s.Tokens(v)
 	one, two := v.ID("1"), v.ID("2")
 	act, colon := v.ID("action"), v.ID(":")
-	out = append(out, act, one, colon)
+	out := make([]tasks.Token, 0, len(state)+len(x)+len(y)+8)
+	out = append(out, tasks.BOS, act, one, colon)
 	out = append(out, x...)
 	out = append(out, v.ID("<sep>"), act, two, colon)
 	out = append(out, y...)
+	out = append(out, state[1:len(state)-1]...)
 	return append(out, v.ID("<choose>"))
 }
 

@@ -41,7 +41,7 @@
 // pipeline trains on, defined here so every environment can render them
 // (critic.go, TestCriticFormats):
 //
-//	CriticPrompt  state … <adm> … action 1 : x <sep> action 2 : y <choose>   → "1" | "2" <eot>
+//	CriticPrompt  <bos> action 1 : x <sep> action 2 : y <task> … <adm> … <choose>   → "1" | "2" <eot>
 //	Reflection    <reflect> alternative a⁻ -> o⁻ expert a⁺ -> o⁺ so expert is better
 //
 // ParseChoice reads the critic's answer from its generated tokens: exactly

@@ -154,7 +154,7 @@ func TestCriticFormats(t *testing.T) {
 	v := e.v
 	s := Snapshot(e, nil, History)
 	p := CriticPrompt(v, s, v.Encode("wait"), v.Encode("step"))
-	assert.Equal(t, "<bos> <task> goal <obs> at 0 <adm> step <sep> wait action 1 : wait <sep> action 2 : step <choose>", v.Decode(p))
+	assert.Equal(t, "<bos> action 1 : wait <sep> action 2 : step <task> goal <obs> at 0 <adm> step <sep> wait <choose>", v.Decode(p))
 	for _, tc := range []struct {
 		answer []tasks.Token
 		want   int

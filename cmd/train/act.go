@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"arew/rl/act"
+)
+
+// actInvocation checks a -act command line: besides -out and -force only
+// -name (the study's folder) may be given.
+func actInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
+	if _, err := act.StudyPreset(inv.act); err != nil {
+		return inv, usageErrorf("-act: %v", err)
+	}
+	var bad []string
+	for name := range o.set {
+		if name != "name" {
+			bad = append(bad, "-"+name)
+		}
+	}
+	for flagName, given := range map[string]bool{"-config": configPath != "", "-study": inv.study != "",
+		"-study-config": inv.studyConfig != "", "-build-base": inv.buildBase != "", "-resume": inv.resume != ""} {
+		if given {
+			bad = append(bad, flagName)
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return inv, usageErrorf("-act takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
+	}
+	if apply, ok := o.set["name"]; ok {
+		var probe Config
+		_ = apply(&probe)
+		inv.studyName = probe.Name
+	}
+	return inv, nil
+}
+
+// runACT runs an ACT preset (rl/act.RunStudy) into <out>/<name>/ and
+// prints its table and where the report is.
+func runACT(ctx context.Context, inv invocation, out io.Writer) error {
+	cfg, err := act.StudyPreset(inv.act)
+	if err != nil {
+		return usageErrorf("-act: %v", err)
+	}
+	if inv.studyName != "" {
+		cfg.Name = inv.studyName
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	dir := filepath.Join(inv.out, cfg.Name)
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		if !inv.force {
+			return usageErrorf("folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("replace the ACT study folder: %w", err)
+		}
+	}
+	sum, err := act.RunStudy(ctx, cfg, dir, out)
+	if sum != nil {
+		fmt.Fprintf(out, "\n%s\nreport: %s\n", sum.Report(), filepath.Join(dir, "report.md"))
+	}
+	return err
+}

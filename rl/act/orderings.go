@@ -1,0 +1,103 @@
+package act
+
+import (
+	"fmt"
+	"math"
+
+	"arew/rl"
+	"arew/rl/study"
+)
+
+// The paper's orderings (docs/act.md §4), checked per seed on a study.
+
+func (s *Summary) row(name, arm string) *TableRow {
+	for i := range s.Table {
+		if s.Table[i].Row == name && s.Table[i].Arm == arm {
+			return &s.Table[i]
+		}
+	}
+	return nil
+}
+
+// diff is the ordering "a − b ≥ 0" (strict: > 0) over the seeds, from
+// per-seed values picked from the two rows.
+func diff(claim string, paper float64, a, b []rl.Num, strict bool) Ordering {
+	var ds []float64
+	held := 0
+	for i := range min(len(a), len(b)) {
+		d := float64(a[i] - b[i])
+		if math.IsNaN(d) {
+			continue
+		}
+		ds = append(ds, d)
+		if d > 0 || (!strict && d == 0) {
+			held++
+		}
+	}
+	m, _, n := study.MeanStd(ds)
+	o := Ordering{Claim: claim, Ours: rl.Num(m), Paper: rl.Num(paper), Seeds: held, Of: n}
+	o.Holds = n > 0 && (m > 0 || (!strict && m == 0))
+	return o
+}
+
+func (s *Summary) table1Orderings() []Ordering {
+	var out []Ordering
+	avg := func(r string) []rl.Num {
+		if t := s.row(r, ""); t != nil && t.Average != nil {
+			return t.Average.PerSeed
+		}
+		return nil
+	}
+	col := func(r string, i int) []rl.Num {
+		if t := s.row(r, ""); t != nil {
+			return t.Cells[i].PerSeed
+		}
+		return nil
+	}
+	out = append(out,
+		diff("IL w/ ACT ≥ IL (average of ALFWorld ID, WebShop, ScienceWorld)", 57.24-52.17, avg(RowILwACT), avg(RowIL), false),
+		diff("RL w/ ACT ≥ RL (average)", 59.00-54.38, avg(RowRLwACT), avg(RowRL), false),
+		diff("IL w/ ACT ≥ Early Experience (average)", 57.24-54.82, avg(RowILwACT), avg(RowEE), false),
+		diff("Early Experience ≥ IL (average)", 54.82-52.17, avg(RowEE), avg(RowIL), false))
+	// The OOD gap: (RL w/ ACT − RL) on OOD minus the same on ID, per seed.
+	var gapOOD, gapID []rl.Num
+	a, b := col(RowRLwACT, 1), col(RowRL, 1)
+	c, d := col(RowRLwACT, 0), col(RowRL, 0)
+	for i := range min(len(a), len(b), len(c), len(d)) {
+		gapOOD, gapID = append(gapOOD, a[i]-b[i]), append(gapID, c[i]-d[i])
+	}
+	out = append(out, diff("the gain of RL w/ ACT over RL is larger on ALFWorld OOD than ID", 3.73-2.15, gapOOD, gapID, true))
+	// Capability: the critic judges better after ACT than π_θ0.
+	var before, after []rl.Num
+	for _, cv := range s.Curves {
+		before, after = append(before, 100*cv.Before), append(after, 100*cv.After)
+	}
+	out = append(out, diff("ACT raises the held-out choice accuracy over π_θ0's (every environment and seed)", math.NaN(), after, before, true))
+	return out
+}
+
+// finishTransfer builds a transfer study's table: every row under both
+// arms, and the paper's cross-size orderings on the ID success.
+func (s *Summary) finishTransfer(cfg StudyConfig) {
+	for _, row := range rows(cfg.Runs[0]) {
+		for _, arm := range []string{ArmOwn, ArmTransfer} {
+			tr := TableRow{Row: row, Arm: arm}
+			for _, c := range s.cols {
+				tr.Cells = append(tr.Cells, cellOf(s.rowValues(arm, row, c)))
+			}
+			s.Table = append(s.Table, tr)
+		}
+	}
+	id := func(r, arm string) []rl.Num {
+		if t := s.row(r, arm); t != nil {
+			return t.Cells[0].PerSeed
+		}
+		return nil
+	}
+	s.Orderings = []Ordering{
+		diff(fmt.Sprintf("IL w/ ACT ≥ IL on %s ID, with the source's critic data", cfg.Runs[0].Env), 88.57-85.00, id(RowILwACT, ArmTransfer), id(RowIL, ArmTransfer), false),
+		diff(fmt.Sprintf("RL w/ ACT ≥ RL on %s ID, with the source's critic data", cfg.Runs[0].Env), 92.14-91.43, id(RowRLwACT, ArmTransfer), id(RowRL, ArmTransfer), false),
+		diff("IL w/ ACT: the source's critic data ≥ the target's own", math.NaN(), id(RowILwACT, ArmTransfer), id(RowILwACT, ArmOwn), false),
+		diff("RL w/ ACT: the source's critic data ≥ the target's own", math.NaN(), id(RowRLwACT, ArmTransfer), id(RowRLwACT, ArmOwn), false),
+	}
+}

@@ -1,0 +1,187 @@
+package act
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// A study is what cmd/train -act runs: pipeline runs (Run) over
+// environments × seeds, the ACT table of docs/act.md §4 (mean ± std over
+// the seeds, the published numbers beside) or the cross-size transfer,
+// with summary.json, report.md, plots and every run's own files.
+
+// Study kinds.
+const (
+	KindTable1   = "table1"   // the rows × ALFWorld ID, ALFWorld OOD, WebShop, ScienceWorld
+	KindTransfer = "transfer" // D_critic of Source's preset reused by Runs[0]'s
+)
+
+// StudyConfig is one study: Runs are the pipeline configs (one per
+// environment for table1; the target for transfer), each run once per
+// seed (Config.Seed and the stages' seeds set from it).
+type StudyConfig struct {
+	Name  string   `json:"name"`
+	Kind  string   `json:"kind"`
+	Seeds []uint64 `json:"seeds"`
+	Runs  []Config `json:"runs"`
+	// Source (transfer): the preset whose π_θ0 samples D_critic; its
+	// environment and games are the target's.
+	Source *Config `json:"source,omitempty"`
+	// Expect is the run time measured on two shared cores, for the report.
+	Expect string `json:"expect,omitempty"`
+}
+
+// ErrInterrupted: the study's context ended between runs; what was
+// finished is written.
+var ErrInterrupted = errors.New("act study interrupted")
+
+// Validate reports the first bad field.
+func (s StudyConfig) Validate() error {
+	if s.Name == "" || s.Name == "." || s.Name == ".." || strings.ContainsAny(s.Name, `/\`) {
+		return fmt.Errorf("act study: a name without slashes is needed, got %q", s.Name)
+	}
+	if len(s.Seeds) == 0 || len(s.Runs) == 0 {
+		return fmt.Errorf("act study %s: needs seeds and runs", s.Name)
+	}
+	seen := map[uint64]bool{}
+	for _, x := range s.Seeds {
+		if seen[x] {
+			return fmt.Errorf("act study %s: seed %d repeated", s.Name, x)
+		}
+		seen[x] = true
+	}
+	switch s.Kind {
+	case KindTable1:
+		envs := map[string]bool{}
+		for _, r := range s.Runs {
+			if envs[r.Env] {
+				return fmt.Errorf("act study %s: environment %s twice", s.Name, r.Env)
+			}
+			envs[r.Env] = true
+		}
+	case KindTransfer:
+		if s.Source == nil || len(s.Runs) != 1 {
+			return fmt.Errorf("act study %s: a transfer needs a source and one target run", s.Name)
+		}
+		if err := s.Source.Validate(); err != nil {
+			return fmt.Errorf("act study %s source: %w", s.Name, err)
+		}
+	default:
+		return fmt.Errorf("act study %s: kind must be %s or %s, got %q", s.Name, KindTable1, KindTransfer, s.Kind)
+	}
+	for _, r := range s.Runs {
+		if err := r.Validate(); err != nil {
+			return fmt.Errorf("act study %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// seeded is cfg for one seed: the model, π_θ0's draw, the critic samples
+// and the GRPO stages all follow it; Dir is dir.
+func seeded(cfg Config, seed uint64, dir string) Config {
+	cfg.Seed, cfg.Collect.Seed, cfg.Dir = seed, seed, dir
+	cfg.Init.Seed, cfg.IL.Seed = seed, seed
+	cfg.ACT.GRPO.Seed, cfg.RL.GRPO.Seed = seed, seed
+	return cfg
+}
+
+// RunStudy runs cfg into dir (<dir>/<env>/seed-<s>/ per run; for a
+// transfer <dir>/own/seed-<s>/ and <dir>/transfer/seed-<s>/), then writes
+// summary.json, report.md and plots/. Progress lines go to out. The
+// context is checked between runs.
+func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(dir, "study.json"), cfg); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	sum := &Summary{Name: cfg.Name, Kind: cfg.Kind, Seeds: cfg.Seeds}
+	type job struct {
+		label string
+		run   func() (*Report, error)
+		keep  func(*Report)
+	}
+	var jobs []job
+	for _, seed := range cfg.Seeds {
+		for _, r := range cfg.Runs {
+			switch cfg.Kind {
+			case KindTable1:
+				c := seeded(r, seed, filepath.Join(dir, r.Env, fmt.Sprintf("seed-%d", seed)))
+				jobs = append(jobs, job{fmt.Sprintf("%s seed %d", r.Env, seed), func() (*Report, error) { return Run(c) },
+					func(rep *Report) { sum.add(r.Env, rep) }})
+			case KindTransfer:
+				own := seeded(r, seed, filepath.Join(dir, "own", fmt.Sprintf("seed-%d", seed)))
+				tr := seeded(r, seed, filepath.Join(dir, "transfer", fmt.Sprintf("seed-%d", seed)))
+				src := seeded(*cfg.Source, seed, "")
+				jobs = append(jobs,
+					job{fmt.Sprintf("%s %s own data, seed %d", r.Env, r.Preset, seed), func() (*Report, error) { return Run(own) },
+						func(rep *Report) { sum.add(ArmOwn, rep) }},
+					job{fmt.Sprintf("%s %s on %s's data, seed %d", r.Env, r.Preset, src.Preset, seed), func() (*Report, error) { return Transfer(src, tr) },
+						func(rep *Report) { sum.add(ArmTransfer, rep) }})
+			}
+		}
+	}
+	var runErr error
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			runErr = ErrInterrupted
+			break
+		}
+		t0 := time.Now()
+		rep, err := j.run()
+		if err != nil {
+			runErr = fmt.Errorf("act study %s, %s: %w", cfg.Name, j.label, err)
+			break
+		}
+		j.keep(rep)
+		fmt.Fprintf(out, "[%d/%d] %s: %s (study %s)\n", i+1, len(jobs), j.label, time.Since(t0).Round(time.Second), time.Since(start).Round(time.Second))
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	sum.finish(cfg)
+	if err := sum.write(dir); err != nil {
+		return sum, err
+	}
+	return sum, runErr
+}
+
+// studyPresets are the presets of cmd/train -act.
+var studyPresets = map[string]func() StudyConfig{
+	"act-table1":         Table1Preset,
+	"act-alfworld":       ALFWorldPreset,
+	"act-transfer":       TransferPreset,
+	"act-smoke":          SmokeStudy,
+	"act-transfer-smoke": TransferSmokeStudy,
+}
+
+// StudyPreset returns the named preset.
+func StudyPreset(name string) (StudyConfig, error) {
+	f, ok := studyPresets[name]
+	if !ok {
+		return StudyConfig{}, fmt.Errorf("unknown ACT preset %q (known: %s)", name, strings.Join(StudyPresetNames(), ", "))
+	}
+	return f(), nil
+}
+
+// StudyPresetNames lists the presets, sorted.
+func StudyPresetNames() []string {
+	out := make([]string, 0, len(studyPresets))
+	for n := range studyPresets {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return slices.Clip(out)
+}

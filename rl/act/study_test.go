@@ -1,0 +1,112 @@
+package act
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSmokeStudies runs both smoke presets end to end: every run's folder,
+// summary.json with the table's shape, report.md and the plots.
+func TestSmokeStudies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("twelve small pipeline runs")
+	}
+	for _, tc := range []struct {
+		preset string
+		rows   int
+		folder string
+	}{
+		{"act-smoke", len(AllRows), "webshop/seed-2/report.json"},
+		{"act-transfer-smoke", 2 * len(AllRows), "transfer/seed-1/source-critic.jsonl"},
+	} {
+		t.Run(tc.preset, func(t *testing.T) {
+			cfg, err := StudyPreset(tc.preset)
+			require.NoError(t, err)
+			dir := t.TempDir()
+			sum, err := RunStudy(context.Background(), cfg, dir, testWriter{t})
+			require.NoError(t, err)
+			assert.Len(t, sum.Table, tc.rows)
+			for _, f := range []string{"summary.json", "report.md", "study.json", "plots/act-stage.png", "plots/table.png", tc.folder} {
+				assert.FileExists(t, filepath.Join(dir, f))
+			}
+			var back map[string]any
+			b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &back))
+			assert.Len(t, back["table"], tc.rows)
+			assert.NotEmpty(t, sum.Orderings)
+			assert.Len(t, sum.Curves, len(cfg.Seeds)*len(sum.order))
+		})
+	}
+}
+
+func TestStudyConfigRejectsBadInput(t *testing.T) {
+	good, err := StudyPreset("act-smoke")
+	require.NoError(t, err)
+	_, err = StudyPreset("nope")
+	assert.ErrorContains(t, err, "act-smoke, act-table1")
+	for name, mutate := range map[string]func(*StudyConfig){
+		"no name":     func(s *StudyConfig) { s.Name = "" },
+		"slash":       func(s *StudyConfig) { s.Name = "a/b" },
+		"no seeds":    func(s *StudyConfig) { s.Seeds = nil },
+		"repeat seed": func(s *StudyConfig) { s.Seeds = []uint64{3, 3} },
+		"kind":        func(s *StudyConfig) { s.Kind = "other" },
+		"env twice":   func(s *StudyConfig) { s.Runs = append(s.Runs, s.Runs[0]) },
+		"bad run":     func(s *StudyConfig) { s.Runs[0].Games = 0 },
+		"no source":   func(s *StudyConfig) { s.Kind = KindTransfer },
+	} {
+		s := good
+		s.Runs = append([]Config(nil), good.Runs...)
+		mutate(&s)
+		assert.Error(t, s.Validate(), name)
+	}
+	for _, n := range StudyPresetNames() {
+		s, err := StudyPreset(n)
+		require.NoError(t, err)
+		assert.NoError(t, s.Validate(), n)
+	}
+}
+
+// TestSummaryOfKnownRuns: the table, the average and the orderings from
+// hand-made reports.
+func TestSummaryOfKnownRuns(t *testing.T) {
+	rep := func(il, ilact float64) *Report {
+		a, b := il, ilact
+		return &Report{Rows: []RowResult{
+			{Row: RowIL, ID: &Online{}, OOD: &Online{}, Offline: &a},
+			{Row: RowILwACT, ID: &Online{}, OOD: &Online{}, Offline: &b},
+		}}
+	}
+	cfg := SmokeStudy()
+	for i := range cfg.Runs {
+		cfg.Runs[i].Rows = []string{RowIL, RowILwACT}
+	}
+	s := &Summary{Seeds: cfg.Seeds}
+	for _, env := range []string{"alfworld", "webshop", "sciworld"} {
+		s.add(env, rep(0.3, 0.6))
+		s.add(env, rep(0.5, 0.4))
+	}
+	s.finish(cfg)
+	require.Len(t, s.Table, 2)
+	sci := s.Table[0].Cells[3]
+	assert.InDelta(t, 40, float64(sci.Mean), 1e-9, "ScienceWorld: offline accuracy in percent")
+	assert.InDelta(t, 42.43, float64(s.Table[0].Cells[3].Std)*3, 0.1, "sample std √2·10")
+	// Average per seed: (0 + 0 + 30)/3 = 10 and (0 + 0 + 50)/3 for IL.
+	assert.InDelta(t, 40.0/3, float64(s.Table[0].Average.Mean), 1e-9)
+	o := s.Orderings[0]
+	assert.InDelta(t, (60-30+40-50)/3.0/2, float64(o.Ours), 1e-9)
+	assert.Equal(t, 1, o.Seeds)
+	assert.True(t, o.Holds)
+	assert.InDelta(t, 5.07, float64(o.Paper), 1e-9)
+	assert.Contains(t, s.Report(), "| il ")
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }

@@ -1,0 +1,141 @@
+package act
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"arew/rl"
+)
+
+// write writes summary.json, plots/ and report.md into dir.
+func (s *Summary) write(dir string) error {
+	plots, err := s.writePlots(filepath.Join(dir, "plots"))
+	if err != nil {
+		return err
+	}
+	s.Plots = plots
+	if err := rl.WriteJSON(filepath.Join(dir, "summary.json"), s); err != nil {
+		return err
+	}
+	return rl.WriteFile(filepath.Join(dir, "report.md"), []byte(s.Report()))
+}
+
+func num(x rl.Num, prec int) string {
+	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", prec, float64(x))
+}
+
+func (c Cell) String() string {
+	if math.IsNaN(float64(c.Mean)) {
+		return "–"
+	}
+	if math.IsNaN(float64(c.Std)) {
+		return num(c.Mean, 1)
+	}
+	return num(c.Mean, 1) + " ± " + num(c.Std, 1)
+}
+
+func (c Cell) paper() string {
+	if c.Paper == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%.1f)", *c.Paper)
+}
+
+// Report is report.md: the table (ours, mean ± std over the seeds, the
+// paper's in parentheses), the failure-recovery counts, the ACT stage,
+// the orderings and the plots.
+func (s *Summary) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# ACT study %s\n\n", s.Name)
+	fmt.Fprintf(&b, "Kind %s, seeds %v, run time %s", s.Kind, s.Seeds, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
+	if s.Expect != "" {
+		fmt.Fprintf(&b, " (preset's measured run time: %s)", s.Expect)
+	}
+	b.WriteString(".\n\nEvery cell is in percent, mean ± std over the seeds")
+	if s.Kind == KindTable1 {
+		b.WriteString("; the paper's number (Qwen3-8B, docs/act.md §4) in parentheses, for the shape only")
+	}
+	b.WriteString(". Online success is greedy; ScienceWorld is offline next-action accuracy on held-out expert states.\n\n")
+	header := []string{"row"}
+	if s.Kind == KindTransfer {
+		header = append(header, "critic data")
+	}
+	header = append(header, s.Columns...)
+	if s.Kind == KindTable1 {
+		header = append(header, "average (ID, WebShop, SciWorld)", "repeated failures / ALFWorld ID episode")
+	}
+	var rows [][]string
+	for _, t := range s.Table {
+		r := []string{t.Row}
+		if s.Kind == KindTransfer {
+			r = append(r, t.Arm)
+		}
+		for _, c := range t.Cells {
+			r = append(r, c.String()+c.paper())
+		}
+		if s.Kind == KindTable1 {
+			avg, rep := "–", "–"
+			if t.Average != nil {
+				avg = t.Average.String() + t.Average.paper()
+			}
+			if t.Repeated != nil {
+				rep = t.Repeated.String()
+			}
+			r = append(r, avg, rep)
+		}
+		rows = append(rows, r)
+	}
+	left := 1
+	if s.Kind == KindTransfer {
+		left = 2
+	}
+	b.WriteString(rl.MarkdownTable(header, left, rows))
+	b.WriteString("\n## The ACT stage\n\nSampled accuracy of the choice during GRPO (first and last tenth of the updates), and the greedy held-out choice accuracy of π_θ0 and of the ACT model:\n\n")
+	var cr [][]string
+	for _, cv := range s.Curves {
+		cr = append(cr, []string{cv.Group, fmt.Sprint(cv.Seed), fmt.Sprint(len(cv.Acc)), num(rl.Num(tenth(cv.Acc, false)), 3),
+			num(rl.Num(tenth(cv.Acc, true)), 3), num(cv.Before, 3), num(cv.After, 3)})
+	}
+	b.WriteString(rl.MarkdownTable([]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
+	b.WriteString("\n## The paper's orderings\n\n")
+	var or [][]string
+	for _, o := range s.Orderings {
+		holds := "no"
+		if o.Holds {
+			holds = "yes"
+		}
+		or = append(or, []string{o.Claim, num(o.Ours, 2), num(o.Paper, 2), fmt.Sprintf("%d/%d", o.Seeds, o.Of), holds})
+	}
+	b.WriteString(rl.MarkdownTable([]string{"claim", "ours (points)", "paper", "seeds", "holds"}, 1, or))
+	if len(s.Plots) > 0 {
+		b.WriteString("\n## Plots\n\n")
+		for _, p := range s.Plots {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", p, p)
+		}
+	}
+	b.WriteString("\nEach run's datasets, checkpoints and report.json are in its folder (<env>/seed-<s>/, or own/ and transfer/ for a transfer).\n")
+	return b.String()
+}
+
+// tenth is the mean of the first (or last) tenth of xs, at least one.
+func tenth(xs []float64, last bool) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	k := max(1, len(xs)/10)
+	part := xs[:k]
+	if last {
+		part = xs[len(xs)-k:]
+	}
+	sum := 0.0
+	for _, x := range part {
+		sum += x
+	}
+	return sum / float64(k)
+}

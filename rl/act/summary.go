@@ -1,0 +1,276 @@
+package act
+
+import (
+	"math"
+
+	"arew/rl"
+	"arew/rl/study"
+)
+
+// Arms of a transfer study.
+const (
+	ArmOwn      = "own"      // the target preset on the D_critic of its own π_θ0
+	ArmTransfer = "transfer" // the target preset on the source preset's D_critic
+)
+
+// Column is one column of the ACT table: a measure of one environment's
+// runs, in percent as the paper prints it.
+type Column struct {
+	Key, Label, Env string
+	pick            func(RowResult) float64
+}
+
+func success(o *Online) float64 {
+	if o == nil {
+		return math.NaN()
+	}
+	return 100 * o.Success
+}
+
+func ptr(x *float64) float64 {
+	if x == nil {
+		return math.NaN()
+	}
+	return 100 * *x
+}
+
+// Table1Columns are the paper's four columns: online success on
+// ALFWorld's ID and OOD test splits and on WebShop, offline next-action
+// accuracy on ScienceWorld.
+var Table1Columns = []Column{
+	{"alfworld-id", "ALFWorld ID", "alfworld", func(r RowResult) float64 { return success(r.ID) }},
+	{"alfworld-ood", "ALFWorld OOD", "alfworld", func(r RowResult) float64 { return success(r.OOD) }},
+	{"webshop", "WebShop", "webshop", func(r RowResult) float64 { return success(r.ID) }},
+	{"sciworld", "ScienceWorld", "sciworld", func(r RowResult) float64 { return ptr(r.Offline) }},
+}
+
+// averaged are the columns of the paper's average (ALFWorld ID, WebShop,
+// ScienceWorld).
+var averaged = []string{"alfworld-id", "webshop", "sciworld"}
+
+// transferColumns are a transfer study's measures on its one environment.
+func transferColumns(env string) []Column {
+	return []Column{
+		{"id", env + " ID", env, func(r RowResult) float64 { return success(r.ID) }},
+		{"ood", env + " OOD", env, func(r RowResult) float64 { return success(r.OOD) }},
+		{"offline", "next-action acc.", env, func(r RowResult) float64 { return ptr(r.Offline) }},
+		{"choice", "choice acc.", env, func(r RowResult) float64 { return ptr(r.Choice) }},
+	}
+}
+
+// Published is docs/act.md §4 (Qwen3-8B, percent): the row's ALFWorld
+// ID, ALFWorld OOD, WebShop and ScienceWorld. The prompting row is the
+// paper's prompting without chain of thought.
+var Published = map[string][4]float64{
+	RowPrompting: {35.71, 27.61, 2.80, 28.01},
+	RowACT:       {72.86, 72.39, 7.40, 26.71},
+	RowIL:        {85.71, 82.84, 28.00, 42.80},
+	RowEE:        {87.86, 85.82, 31.00, 45.60},
+	RowILwACT:    {91.43, 87.31, 31.60, 48.69},
+	RowRL:        {90.71, 84.33, 29.40, 43.04},
+	RowRLwACT:    {92.86, 88.06, 33.80, 50.34},
+}
+
+// Cell is a measure over the seeds.
+type Cell struct {
+	Mean    rl.Num   `json:"mean"`
+	Std     rl.Num   `json:"std"` // sample std (n − 1); null for one seed
+	PerSeed []rl.Num `json:"per_seed"`
+	Paper   *float64 `json:"paper,omitempty"`
+}
+
+func cellOf(xs []float64) Cell {
+	m, s, _ := study.MeanStd(xs)
+	c := Cell{Mean: rl.Num(m), Std: rl.Num(s)}
+	for _, x := range xs {
+		c.PerSeed = append(c.PerSeed, rl.Num(x))
+	}
+	return c
+}
+
+// TableRow is one row (and, in a transfer, one arm) of a study's table.
+type TableRow struct {
+	Row   string `json:"row"`
+	Arm   string `json:"arm,omitempty"`
+	Cells []Cell `json:"cells"`
+	// Average over ALFWorld ID, WebShop and ScienceWorld, per seed (table1).
+	Average *Cell `json:"average,omitempty"`
+	// Repeated is the failure-recovery count: steps per ALFWorld ID
+	// episode that repeat an action just answered "nothing happens".
+	Repeated *Cell `json:"repeated_failures,omitempty"`
+}
+
+// Curve is the ACT stage's sampled accuracy per update of one run.
+type Curve struct {
+	Group string    `json:"group"` // the environment (table1) or arm (transfer)
+	Seed  uint64    `json:"seed"`
+	Acc   []float64 `json:"sampled_accuracy"`
+	// Before and After are the greedy held-out choice accuracies of π_θ0
+	// and of the ACT model.
+	Before rl.Num `json:"choice_before"`
+	After  rl.Num `json:"choice_after"`
+}
+
+// Ordering is one of the paper's claims checked on the study.
+type Ordering struct {
+	Claim string `json:"claim"`
+	// Ours is the mean over seeds of the claimed difference (points);
+	// Paper the paper's.
+	Ours  rl.Num `json:"ours"`
+	Paper rl.Num `json:"paper"`
+	// Seeds is how many seeds show the difference ≥ 0 (> 0 for "larger").
+	Seeds int  `json:"seeds_holding"`
+	Of    int  `json:"of"`    // the seeds (runs, for the choice accuracy) compared
+	Holds bool `json:"holds"` // the mean difference has the paper's sign
+}
+
+// Summary is a study's summary.json.
+type Summary struct {
+	Name      string     `json:"name"`
+	Kind      string     `json:"kind"`
+	Seeds     []uint64   `json:"seeds"`
+	Columns   []string   `json:"columns"`
+	Table     []TableRow `json:"table"`
+	Curves    []Curve    `json:"act_stage"`
+	Orderings []Ordering `json:"orderings"`
+	Seconds   float64    `json:"seconds"`
+	Expect    string     `json:"expected_run_time,omitempty"`
+	Plots     []string   `json:"plots"`
+	// Runs holds each group's reports in seed order (not written: every
+	// run's report.json is in its folder).
+	Runs  map[string][]*Report `json:"-"`
+	order []string
+	cols  []Column
+}
+
+func (s *Summary) add(group string, r *Report) {
+	if s.Runs == nil {
+		s.Runs = map[string][]*Report{}
+	}
+	if _, ok := s.Runs[group]; !ok {
+		s.order = append(s.order, group)
+	}
+	s.Runs[group] = append(s.Runs[group], r)
+}
+
+// rowValues is column c of row over the seeds of group (NaN where a seed's
+// run does not have the row).
+func (s *Summary) rowValues(group, row string, c Column) []float64 {
+	var xs []float64
+	for _, rep := range s.Runs[group] {
+		x := math.NaN()
+		for _, r := range rep.Rows {
+			if r.Row == row {
+				x = c.pick(r)
+			}
+		}
+		xs = append(xs, x)
+	}
+	return xs
+}
+
+// rows is the rows the study's runs have, in the table's order.
+func rows(cfg Config) []string {
+	var out []string
+	for _, r := range AllRows {
+		for _, x := range cfg.Rows {
+			if r == x {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// finish builds the table, the curves and the orderings from the runs.
+func (s *Summary) finish(cfg StudyConfig) {
+	s.Expect = cfg.Expect
+	s.Table, s.Curves, s.Orderings, s.Columns = nil, nil, nil, nil
+	if cfg.Kind == KindTransfer {
+		s.cols = transferColumns(cfg.Runs[0].Env)
+	} else {
+		s.cols = Table1Columns
+	}
+	for _, c := range s.cols {
+		s.Columns = append(s.Columns, c.Label)
+	}
+	for _, g := range s.order {
+		for i, rep := range s.Runs[g] {
+			cv := Curve{Group: g, Seed: cfg.Seeds[i], Before: rl.Num(math.NaN()), After: rl.Num(math.NaN())}
+			for _, m := range rep.GRPO[RowACT] {
+				cv.Acc = append(cv.Acc, m.Success)
+			}
+			for _, r := range rep.Rows {
+				if r.Row == RowPrompting && r.Choice != nil {
+					cv.Before = rl.Num(*r.Choice)
+				}
+				if r.Row == RowACT && r.Choice != nil {
+					cv.After = rl.Num(*r.Choice)
+				}
+			}
+			if len(cv.Acc) > 0 {
+				s.Curves = append(s.Curves, cv)
+			}
+		}
+	}
+	if cfg.Kind == KindTransfer {
+		s.finishTransfer(cfg)
+		return
+	}
+	for _, row := range rows(cfg.Runs[0]) {
+		tr := TableRow{Row: row}
+		perCol := map[string][]float64{}
+		for ci, c := range s.cols {
+			xs := s.rowValues(c.Env, row, c)
+			perCol[c.Key] = xs
+			cell := cellOf(xs)
+			if p, ok := Published[row]; ok {
+				v := p[ci]
+				cell.Paper = &v
+			}
+			tr.Cells = append(tr.Cells, cell)
+		}
+		avg := averageOf(perCol, len(s.Seeds))
+		c := cellOf(avg)
+		if p, ok := Published[row]; ok {
+			v := (p[0] + p[2] + p[3]) / 3
+			c.Paper = &v
+		}
+		tr.Average = &c
+		var rep []float64
+		for _, r := range s.Runs["alfworld"] {
+			x := math.NaN()
+			for _, rr := range r.Rows {
+				if rr.Row == row && rr.ID != nil {
+					x = rr.ID.RepeatedFailures
+				}
+			}
+			rep = append(rep, x)
+		}
+		if len(rep) > 0 {
+			c := cellOf(rep)
+			tr.Repeated = &c
+		}
+		s.Table = append(s.Table, tr)
+	}
+	s.Orderings = s.table1Orderings()
+}
+
+// averageOf is, per seed, the mean of the averaged columns (NaN if any is
+// missing).
+func averageOf(perCol map[string][]float64, seeds int) []float64 {
+	out := make([]float64, seeds)
+	for i := range out {
+		sum := 0.0
+		for _, k := range averaged {
+			xs := perCol[k]
+			if i >= len(xs) {
+				sum = math.NaN()
+				break
+			}
+			sum += xs[i]
+		}
+		out[i] = sum / float64(len(averaged))
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package act
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -184,4 +185,54 @@ func StudyPresetNames() []string {
 	}
 	sort.Strings(out)
 	return slices.Clip(out)
+}
+
+// Summarize rebuilds summary.json, report.md and plots/ of the study in
+// dir from its study.json and its runs' report.json files (a study
+// stopped partway, or one written by an earlier version of the report).
+func Summarize(dir string) (*Summary, error) {
+	var cfg StudyConfig
+	if err := readJSON(filepath.Join(dir, "study.json"), &cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	sum := &Summary{Name: cfg.Name, Kind: cfg.Kind, Seeds: cfg.Seeds}
+	for _, seed := range cfg.Seeds {
+		type part struct{ group, path string }
+		var parts []part
+		for _, r := range cfg.Runs {
+			if cfg.Kind == KindTransfer {
+				parts = append(parts, part{ArmOwn, filepath.Join(dir, "own", fmt.Sprintf("seed-%d", seed))},
+					part{ArmTransfer, filepath.Join(dir, "transfer", fmt.Sprintf("seed-%d", seed))})
+			} else {
+				parts = append(parts, part{r.Env, filepath.Join(dir, r.Env, fmt.Sprintf("seed-%d", seed))})
+			}
+		}
+		for _, p := range parts {
+			var rep Report
+			if err := readJSON(filepath.Join(p.path, "report.json"), &rep); err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					continue
+				}
+				return nil, err
+			}
+			sum.Seconds += rep.Seconds
+			sum.add(p.group, &rep)
+		}
+	}
+	sum.finish(cfg)
+	return sum, sum.write(dir)
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

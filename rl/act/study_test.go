@@ -42,6 +42,15 @@ func TestSmokeStudies(t *testing.T) {
 			assert.Len(t, back["table"], tc.rows)
 			assert.NotEmpty(t, sum.Orderings)
 			assert.Len(t, sum.Curves, len(cfg.Seeds)*len(sum.order))
+			again, err := Summarize(dir)
+			require.NoError(t, err)
+			for _, pair := range [][2]any{{sum.Table, again.Table}, {sum.Offline, again.Offline}, {sum.Orderings, again.Orderings}} {
+				want, err := json.Marshal(pair[0]) // NaN cells compare as null
+				require.NoError(t, err)
+				got, err := json.Marshal(pair[1])
+				require.NoError(t, err)
+				assert.JSONEq(t, string(want), string(got), "rebuilt from the runs' report.json")
+			}
 		})
 	}
 }

@@ -96,6 +96,18 @@ func (s *Summary) Report() string {
 		left = 2
 	}
 	b.WriteString(rl.MarkdownTable(header, left, rows))
+	if len(s.Offline) > 0 {
+		b.WriteString("\n## Offline measures\n\nGreedy next-action accuracy on held-out expert states and greedy choice accuracy on held-out critic examples, per environment (percent, mean ± std):\n\n")
+		var orows [][]string
+		for _, t := range s.Offline {
+			r := []string{t.Row}
+			for _, c := range t.Cells {
+				r = append(r, c.String())
+			}
+			orows = append(orows, r)
+		}
+		b.WriteString(rl.MarkdownTable(append([]string{"row"}, s.OfflineColumns...), 1, orows))
+	}
 	b.WriteString("\n## The ACT stage\n\nSampled accuracy of the choice during GRPO (first and last tenth of the updates), and the greedy held-out choice accuracy of π_θ0 and of the ACT model:\n\n")
 	var cr [][]string
 	for _, cv := range s.Curves {

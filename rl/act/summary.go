@@ -133,9 +133,14 @@ type Summary struct {
 	Table     []TableRow `json:"table"`
 	Curves    []Curve    `json:"act_stage"`
 	Orderings []Ordering `json:"orderings"`
-	Seconds   float64    `json:"seconds"`
-	Expect    string     `json:"expected_run_time,omitempty"`
-	Plots     []string   `json:"plots"`
+	// Offline is every row's offline next-action accuracy and greedy
+	// held-out choice accuracy on each environment (table1; in percent):
+	// the measures that move when online success is at the floor.
+	OfflineColumns []string   `json:"offline_columns,omitempty"`
+	Offline        []TableRow `json:"offline,omitempty"`
+	Seconds        float64    `json:"seconds"`
+	Expect         string     `json:"expected_run_time,omitempty"`
+	Plots          []string   `json:"plots"`
 	// Runs holds each group's reports in seed order (not written: every
 	// run's report.json is in its folder).
 	Runs  map[string][]*Report `json:"-"`
@@ -186,6 +191,7 @@ func rows(cfg Config) []string {
 func (s *Summary) finish(cfg StudyConfig) {
 	s.Expect = cfg.Expect
 	s.Table, s.Curves, s.Orderings, s.Columns = nil, nil, nil, nil
+	s.Offline, s.OfflineColumns = nil, nil
 	if cfg.Kind == KindTransfer {
 		s.cols = transferColumns(cfg.Runs[0].Env)
 	} else {
@@ -195,8 +201,8 @@ func (s *Summary) finish(cfg StudyConfig) {
 		s.Columns = append(s.Columns, c.Label)
 	}
 	for _, g := range s.order {
-		for i, rep := range s.Runs[g] {
-			cv := Curve{Group: g, Seed: cfg.Seeds[i], Before: rl.Num(math.NaN()), After: rl.Num(math.NaN())}
+		for _, rep := range s.Runs[g] {
+			cv := Curve{Group: g, Seed: rep.Config.Seed, Before: rl.Num(math.NaN()), After: rl.Num(math.NaN())}
 			for _, m := range rep.GRPO[RowACT] {
 				cv.Acc = append(cv.Acc, m.Success)
 			}
@@ -254,6 +260,29 @@ func (s *Summary) finish(cfg StudyConfig) {
 		s.Table = append(s.Table, tr)
 	}
 	s.Orderings = s.table1Orderings()
+	s.offlineTable(cfg)
+}
+
+// offlineTable fills Offline: per environment run, next-action and choice
+// accuracy.
+func (s *Summary) offlineTable(cfg StudyConfig) {
+	s.Offline, s.OfflineColumns = nil, nil
+	var cols []Column
+	for _, env := range s.order {
+		cols = append(cols,
+			Column{env + "-offline", env + " next action", env, func(r RowResult) float64 { return ptr(r.Offline) }},
+			Column{env + "-choice", env + " choice", env, func(r RowResult) float64 { return ptr(r.Choice) }})
+	}
+	for _, c := range cols {
+		s.OfflineColumns = append(s.OfflineColumns, c.Label)
+	}
+	for _, row := range rows(cfg.Runs[0]) {
+		tr := TableRow{Row: row}
+		for _, c := range cols {
+			tr.Cells = append(tr.Cells, cellOf(s.rowValues(c.Env, row, c)))
+		}
+		s.Offline = append(s.Offline, tr)
+	}
 }
 
 // averageOf is, per seed, the mean of the averaged columns (NaN if any is

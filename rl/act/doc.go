@@ -104,10 +104,10 @@
 // That the reward reaches the right slot is shown first on a choice a tiny model
 // can learn (short states; the alternative always the same inapplicable
 // command, on a random side): from a format-only π_θ0 that does not judge
-// (greedy held-out accuracy 0.31), 60 updates raise it to 1.00 and the
-// sampled accuracy from 0.27 to 1.00 (TestACTLearnsALearnableChoice). The
+// (greedy held-out accuracy 0.30), 60 updates raise it to 1.00 and the
+// sampled accuracy from 0.27 to 0.97 (TestACTLearnsALearnableChoice). The
 // RL stage on three short states, each wanting its own command among four,
-// lifts the sampled success from 0.23 to 0.63 and the greedy accuracy to
+// lifts the sampled success from 0.26 to 0.55 and the greedy accuracy to
 // 0.67, chance being 1/3 (TestRLLearnsALearnableNextAction). Both stages
 // shuffle their examples once (the datasets come grouped by game and state,
 // and in that order consecutive updates each fit one state and undo the

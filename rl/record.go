@@ -42,8 +42,8 @@ func (r *recorder) act(tokens []tasks.Token, logp []float32, st tasks.Step) {
 		}
 		r.tr.Logp = append(r.tr.Logp, lp)
 	}
-	var tokenZ []int8
-	if len(st.TokenZ) > 0 && len(st.TokenZ) <= len(tokens) {
+	var tokenZ []int8 // a task's per-token critiques; Trajectory.Validate checks their count
+	if len(st.TokenZ) > 0 {
 		tokenZ = append(tokenZ, st.TokenZ...)
 	}
 	r.tr.Steps = append(r.tr.Steps, Step{Start: start, End: len(r.tr.Tokens), Kind: st.Kind, Z: st.Z,

@@ -143,6 +143,12 @@ func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	} else {
 		s.Text = "belief " + t.vocab.Decode(action)
 	}
+	if !s.Malformed {
+		e.statedLevels = make([]int, len(action))
+		for i, tok := range action {
+			e.statedLevels[i] = int(tok - t.levels.First)
+		}
+	}
 	switch {
 	case s.Malformed:
 		s.Z = -1
@@ -151,20 +157,12 @@ func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	case t.cfg.Critiques == "per-fault":
 		c := tasks.Plausible(e.post, flat)
 		s.Z = tasks.ConsistentBT(b, false, c, e.lastElim)
-		levels := make([]int, len(action))
-		for i, tok := range action {
-			levels[i] = int(tok - t.levels.First)
-		}
-		s.TokenZ = tasks.PerHypothesisBT(levels, c)
+		s.TokenZ = tasks.PerHypothesisBT(e.statedLevels, c)
 	default:
 		s.Z = specBT(e.lastReply, e.stated, b, e.inst.truth)
 	}
 	if !s.Malformed {
 		e.stated = b
-		e.statedLevels = make([]int, len(action))
-		for i, tok := range action {
-			e.statedLevels[i] = int(tok - t.levels.First)
-		}
 	}
 	s.TruthMass = e.stated[e.inst.truth]
 	e.psis = append(e.psis, s.TruthMass)

@@ -145,7 +145,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("study: algo must be ppo, grpo or gspo, got %q", c.Algo)
 	}
 	for _, a := range c.Arms {
-		if err := c.runConfig(a, c.Seeds[0]).validate(); err != nil {
+		if err := c.runConfig(a, c.Seeds[0]).algorithm().Validate(); err != nil {
 			return fmt.Errorf("study: arm %s: %w", a.Name, err)
 		}
 	}

@@ -55,24 +55,10 @@ func (c *Config) runConfig(a Arm, seed uint64) RunConfig {
 	return r
 }
 
-func (r RunConfig) validate() error {
-	if r.PPO != nil {
-		return r.PPO.Validate()
-	}
-	return r.GRPO.Validate()
-}
-
-func (r RunConfig) rollout() rl.RolloutConfig {
-	if r.PPO != nil {
-		return r.PPO.Rollout
-	}
-	return r.GRPO.Rollout
-}
-
-// newTrainer is the run's trainer (rl's front door; PPO's critic is fresh,
-// from the run's seed).
-func (r RunConfig) newTrainer(task tasks.Task, policy *model.Model) (rl.Trainer, error) {
-	return rl.Algorithm{Algo: rl.Algo(r.Algo), PPO: r.PPO, GRPO: r.GRPO}.New(task, policy)
+// algorithm is the run's RL config as rl's front door sees it: its
+// Validate, Rollout and New (PPO's critic is fresh, from the run's seed).
+func (r RunConfig) algorithm() *rl.Algorithm {
+	return &rl.Algorithm{Algo: rl.Algo(r.Algo), PPO: r.PPO, GRPO: r.GRPO}
 }
 
 // EvalRecord is one line of a run's eval.jsonl.
@@ -119,7 +105,7 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		return nil, err
 	}
 	defer samples.Close()
-	tr, err := rc.newTrainer(s.task, policy)
+	tr, err := rc.algorithm().New(s.task, policy)
 	if err != nil {
 		return nil, fmt.Errorf("study: %s seed %d: %w", arm.Name, seed, err)
 	}
@@ -195,7 +181,7 @@ func (s *study) evaluate(policy *model.Model, rc RunConfig, update int, log, sam
 		return p, err
 	}
 	for _, mode := range ms {
-		ec := rl.EvalConfig{Split: tasks.Test, Episodes: s.cfg.Eval.Episodes, Seed: rc.Seed, Rollout: rc.rollout()}
+		ec := rl.EvalConfig{Split: tasks.Test, Episodes: s.cfg.Eval.Episodes, Seed: rc.Seed, Rollout: *rc.algorithm().Rollout()}
 		ec.Rollout.Sampler = rl.EvalSampler(mode)
 		start := time.Now()
 		res, err := rl.Evaluate(policy, s.task, ec)

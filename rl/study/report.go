@@ -144,12 +144,7 @@ func episodesPerUpdate(c Config) int {
 	return c.GRPO.Prompts * c.GRPO.GroupSize
 }
 
-func lr(c Config) float64 {
-	if c.PPO != nil {
-		return c.PPO.Policy.Optim.LR
-	}
-	return c.GRPO.Policy.Optim.LR
-}
+func lr(c Config) float64 { return c.algorithm().Policy().Optim.LR }
 
 // f3 writes x with three decimals, or – when it is not finite.
 func f3(x Num) string {

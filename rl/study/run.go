@@ -197,7 +197,7 @@ func (s *study) fits(p *model.Model) error {
 	if s.cfg.PPO != nil && s.cfg.PPO.Critic.Mode == "shared" && !p.Config.ValueHead {
 		return fmt.Errorf("a shared critic needs a policy with a value head; this one has none")
 	}
-	_, err := rl.NewRoller(p, s.task, s.cfg.rollout())
+	_, err := rl.NewRoller(p, s.task, *s.cfg.algorithm().Rollout())
 	return err
 }
 
@@ -234,10 +234,7 @@ func (c *Config) thresholds() []float64 {
 	return c.Eval.Thresholds
 }
 
-// rollout is the rollout config of the chosen algo.
-func (c *Config) rollout() rl.RolloutConfig {
-	if c.PPO != nil {
-		return c.PPO.Rollout
-	}
-	return c.GRPO.Rollout
+// algorithm is the study's RL config as rl's front door sees it.
+func (c *Config) algorithm() *rl.Algorithm {
+	return &rl.Algorithm{Algo: rl.Algo(c.Algo), PPO: c.PPO, GRPO: c.GRPO}
 }

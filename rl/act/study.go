@@ -8,10 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
+
+	"arew/rl"
 )
 
 // A study is what cmd/train -act runs: pipeline runs (Run) over
@@ -170,22 +170,11 @@ var studyPresets = map[string]func() StudyConfig{
 
 // StudyPreset returns the named preset.
 func StudyPreset(name string) (StudyConfig, error) {
-	f, ok := studyPresets[name]
-	if !ok {
-		return StudyConfig{}, fmt.Errorf("unknown ACT preset %q (known: %s)", name, strings.Join(StudyPresetNames(), ", "))
-	}
-	return f(), nil
+	return rl.LookupPreset("ACT", studyPresets, name)
 }
 
 // StudyPresetNames lists the presets, sorted.
-func StudyPresetNames() []string {
-	out := make([]string, 0, len(studyPresets))
-	for n := range studyPresets {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return slices.Clip(out)
-}
+func StudyPresetNames() []string { return rl.PresetNames(studyPresets) }
 
 // Summarize rebuilds summary.json, report.md and plots/ of the study in
 // dir from its study.json and its runs' report.json files (a study

@@ -1,10 +1,6 @@
 package study
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-
 	"arew/rl"
 	"arew/tasks"
 )
@@ -19,23 +15,10 @@ var Presets = map[string]func() Config{
 }
 
 // Preset is the named preset's Config.
-func Preset(name string) (Config, error) {
-	f, ok := Presets[name]
-	if !ok {
-		return Config{}, fmt.Errorf("unknown study preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
-	}
-	return f(), nil
-}
+func Preset(name string) (Config, error) { return rl.LookupPreset("study", Presets, name) }
 
 // PresetNames lists the presets in order.
-func PresetNames() []string {
-	names := make([]string, 0, len(Presets))
-	for n := range Presets {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func PresetNames() []string { return rl.PresetNames(Presets) }
 
 // Smoke is the machinery's check, seconds on two cores: the four standard
 // arms × 2 seeds × 6 updates of 8 episodes on flodial-easy, from a tiny

@@ -68,6 +68,16 @@ func TestResumeEqualsOneRun(t *testing.T) {
 			runOK(t, "-resume", filepath.Join(out, "short"), "-updates", "4")
 
 			full := filepath.Join(out, "full")
+			// RL must have moved the weights, else equal checkpoints below prove nothing.
+			start, _, err := model.Load(filepath.Join(full, ckptDir, basePolicyFile))
+			require.NoError(t, err)
+			end, _, err := model.Load(filepath.Join(full, ckptDir, policyFile))
+			require.NoError(t, err)
+			moved := false
+			for i, p := range start.Params.Params() {
+				moved = moved || !assert.ObjectsAreEqual(p.Data(), end.Params.Params()[i].Data())
+			}
+			require.True(t, moved, "the %s run changed no weight in 4 updates", name)
 			want := metricsJSON(t, readJSONL[rl.Metrics](t, filepath.Join(full, metricsFile)))
 			for _, r := range []string{"cut", "short"} {
 				dir := filepath.Join(out, r)

@@ -119,6 +119,19 @@
 // TestMachineReuseMatchesFreshRuns (loss and gradients bitwise those of a
 // fresh machine, run after run, with the weights changing between runs).
 //
+// The tape machine also spends about three allocations on every
+// instruction whatever its op does (a fresh slice of inputs, a result
+// variable a closure captures, boxed log arguments a default build never
+// prints) and starts a goroutine per run: ~8,000 allocations of a PPO
+// update. So Machine reads the compiled program once into plain steps and
+// runs them itself (machine_exec.go), doing per instruction what the tape
+// machine's CPU path does (the same op path: preallocated, in place or
+// plain; the same engine on the result; the same register and node
+// binding), with each op's input slice kept; a program with anything else
+// in it (reads into Go values, device transfers, batched BLAS, logging)
+// stays on RunAll. Proof: TestMachineReuseMatchesFreshRuns, and for the
+// whole model's training graph model's TestGraphRunMatchesTapeMachine.
+//
 // The model's matrix products are the engine's MatMul op rather than
 // gorgonia's Mul: the same kernels.Sgemm calls (TestMatMulMatchesGorgoniaBitwise),
 // without the dozen allocations gorgonia's generic tensor product makes

@@ -43,7 +43,8 @@ type Machine struct {
 	slots []machineSlot
 	ran   bool
 
-	binOps int // elementwise instructions whose outputs are kept (machine_prealloc.go)
+	binOps int   // elementwise instructions whose outputs are kept (machine_prealloc.go)
+	tape   *tape // the program as steps Run executes itself (machine_exec.go); nil: RunAll
 }
 
 // machineSlot is one alloc instruction: its register, the node whose
@@ -76,7 +77,7 @@ func (m *Machine) Reusing() bool { return m.pc != nil }
 
 // Run runs the whole program once.
 func (m *Machine) Run() error {
-	if m.pc == nil || !m.ran {
+	if m.pc == nil || (!m.ran && m.tape == nil) {
 		m.vm.Reset()
 	} else {
 		*m.pc = 0
@@ -91,7 +92,11 @@ func (m *Machine) Run() error {
 			}
 		}
 	}
-	if err := m.vm.RunAll(); err != nil {
+	if m.tape != nil {
+		if err := m.tape.run(); err != nil {
+			return err
+		}
+	} else if err := m.vm.RunAll(); err != nil {
 		return err
 	}
 	m.ran = true
@@ -116,6 +121,10 @@ func (s *machineSlot) keep() {
 	}
 	s.kept = d
 }
+
+// RunsItself reports whether Run executes the compiled program itself
+// (machine_exec.go) rather than through the tape machine's RunAll.
+func (m *Machine) RunsItself() bool { return m.tape != nil }
 
 // Close releases the machine.
 func (m *Machine) Close() error { return m.vm.Close() }
@@ -168,6 +177,7 @@ func (m *Machine) bind(g *G.ExprGraph) {
 	m.pc = (*int)(unsafe.Pointer(pc.UnsafeAddr()))
 	m.mem = (*[]G.Value)(unsafe.Pointer(mem.UnsafeAddr()))
 	m.slots = slots
+	m.tape = bindTape(st, instrs, g, m.mem)
 }
 
 // overwritesOutput reports whether op is one of gorgonia's matrix products

@@ -59,6 +59,7 @@ func TestMachineReuseMatchesFreshRuns(t *testing.T) {
 	require.True(t, m.Reusing(), "the reflection no longer finds gorgonia's tape machine state")
 	require.NotEmpty(t, m.slots)
 	require.Positive(t, m.binOps, "no elementwise instruction found to keep the output of")
+	require.NotNil(t, m.tape, "the program is no longer one the machine runs itself")
 	snapshot := func() (float32, [][]float32) {
 		var gs [][]float32
 		for _, n := range grads {
@@ -89,6 +90,19 @@ func TestMachineReuseMatchesFreshRuns(t *testing.T) {
 		}
 	}
 	assert.Positive(t, kept, "no matmul output was kept")
+}
+
+// After its first run, a Machine's run allocates only what the ops
+// themselves allocate (gorgonia's Sum and Square here), not per
+// instruction.
+func TestMachineRunAllocations(t *testing.T) {
+	g, _, _, _ := machineGraph(t, rand.New(rand.NewPCG(1, 2)))
+	m, err := NewMachine(g)
+	require.NoError(t, err)
+	defer m.Close()
+	require.NoError(t, m.Run())
+	allocs := testing.AllocsPerRun(10, func() { require.NoError(t, m.Run()) })
+	t.Logf("%v allocations per run", allocs)
 }
 
 func TestMachineCompileErrorIsAnError(t *testing.T) {

@@ -40,7 +40,13 @@ func (b Belief) Normalize() error {
 // Update is one exact Bayes step: b[h] ∝ b[h]·likelihood(h). It returns a new
 // belief and leaves b unchanged.
 func (b Belief) Update(likelihood func(h int) float64) (Belief, error) {
-	nb := make(Belief, len(b))
+	return b.UpdateInto(nil, likelihood)
+}
+
+// UpdateInto is Update writing the new belief into dst's memory when it
+// holds len(b) entries (dst must not overlap b).
+func (b Belief) UpdateInto(dst Belief, likelihood func(h int) float64) (Belief, error) {
+	nb := resized(dst, len(b))
 	for h := range b {
 		nb[h] = b[h] * likelihood(h)
 	}
@@ -48,6 +54,14 @@ func (b Belief) Update(likelihood func(h int) float64) (Belief, error) {
 		return nil, fmt.Errorf("bayes update: %w", err)
 	}
 	return nb, nil
+}
+
+// resized is s with length n, in s's memory if it has room, else new.
+func resized[S ~[]E, E any](s S, n int) S {
+	if cap(s) < n {
+		return make(S, n)
+	}
+	return s[:n]
 }
 
 // Argmax is the index of the largest entry and whether it is unique (the

@@ -42,6 +42,29 @@ func (f LevelFormat) Parse(toks []Token, n int) (Belief, error) {
 	return b, nil
 }
 
+// ParseInto is Parse for a caller that needs no reason: the belief Parse
+// returns, written into dst's memory when it has room, or false where Parse
+// returns an error (TestParseIntoMatchesParse).
+func (f LevelFormat) ParseInto(dst Belief, toks []Token, n int) (Belief, bool) {
+	if len(toks) != n {
+		return nil, false
+	}
+	b, mass := resized(dst, n), false
+	for i, t := range toks {
+		l := int(t) - int(f.First)
+		if l < 0 || l >= f.Levels {
+			return nil, false
+		}
+		b[i] = float64(l)
+		mass = mass || l > 0
+	}
+	// Levels are whole numbers ≥ 0, so Normalize fails only without mass.
+	if !mass || b.Normalize() != nil {
+		return nil, false
+	}
+	return b, true
+}
+
 // Encode writes levels (each in [0, Levels)) as tokens; a level out of range
 // is a programmer bug and panics.
 func (f LevelFormat) Encode(levels []int) []Token {
@@ -115,12 +138,15 @@ func TopSet(b Belief) []int {
 // (FloDial) the posterior is flat on the hypotheses that agree with every
 // reply, so any ratio in (0, 1] gives exactly those; with noisy replies
 // (MediQ) ratio is the odds below which a hypothesis counts as ruled out.
-func Plausible(b Belief, ratio float64) []bool {
+func Plausible(b Belief, ratio float64) []bool { return PlausibleInto(nil, b, ratio) }
+
+// PlausibleInto is Plausible written into dst's memory when it has room.
+func PlausibleInto(dst []bool, b Belief, ratio float64) []bool {
 	top := 0.0
 	for _, x := range b {
 		top = math.Max(top, x)
 	}
-	out := make([]bool, len(b))
+	out := resized(dst, len(b))
 	for i, x := range b {
 		out[i] = x > 0 && x >= ratio*top
 	}
@@ -154,7 +180,20 @@ func Eliminated(before, after []bool) bool {
 // hypothesis h) for v in [0, nReplies). With deterministic replies this is
 // "at least two distinct answers among C".
 func Splits(b Belief, ratio float64, nReplies int, lik func(h, v int) float64) bool {
-	c := Plausible(b, ratio)
+	return SplitsInto(b, ratio, nReplies, lik, &Scratch{})
+}
+
+// Scratch is the memory SplitsInto works in, kept by a caller that asks
+// again and again (an episode, every query turn). The zero value is ready.
+type Scratch struct {
+	c, after []bool
+	nb       Belief
+}
+
+// SplitsInto is Splits computing in s's memory (TestSplitsIntoMatchesSplits).
+func SplitsInto(b Belief, ratio float64, nReplies int, lik func(h, v int) float64, s *Scratch) bool {
+	c := PlausibleInto(s.c, b, ratio)
+	s.c = c
 	for v := 0; v < nReplies; v++ {
 		possible := false
 		for h, in := range c {
@@ -166,11 +205,13 @@ func Splits(b Belief, ratio float64, nReplies int, lik func(h, v int) float64) b
 		if !possible {
 			continue
 		}
-		nb, err := b.Update(func(h int) float64 { return lik(h, v) })
+		nb, err := b.UpdateInto(s.nb, func(h int) float64 { return lik(h, v) })
 		if err != nil {
 			continue // v is impossible under every hypothesis with mass
 		}
-		if Eliminated(c, Plausible(nb, ratio)) {
+		s.nb = nb
+		s.after = PlausibleInto(s.after, nb, ratio)
+		if Eliminated(c, s.after) {
 			return true
 		}
 	}
@@ -224,8 +265,12 @@ func ConsistentBT(b Belief, malformed bool, c []bool, eliminated bool) int8 {
 	if malformed {
 		return -1
 	}
-	for _, h := range TopSet(b) {
-		if !c[h] {
+	top := math.Inf(-1) // TopSet(b), without making the list
+	for _, x := range b {
+		top = math.Max(top, x)
+	}
+	for h, x := range b {
+		if x >= top-1e-12 && !c[h] {
 			return -1
 		}
 	}
@@ -244,22 +289,28 @@ func ConsistentBT(b Belief, malformed bool, c []bool, eliminated bool) int8 {
 // is half right earns +1 on the half it gets right: unlike ConsistentBT,
 // which is all or nothing over the top set.
 func PerHypothesisBT(levels []int, c []bool) []int8 {
+	return AppendPerHypothesisBT(make([]int8, 0, len(levels)), levels, c)
+}
+
+// AppendPerHypothesisBT appends PerHypothesisBT's len(levels) critiques to
+// dst and returns the extended slice, as append does.
+func AppendPerHypothesisBT(dst []int8, levels []int, c []bool) []int8 {
 	top := 0
 	for _, l := range levels {
 		top = max(top, l)
 	}
-	out := make([]int8, len(levels))
 	for h, l := range levels {
 		right := l == top
 		if !c[h] {
 			right = l == 0
 		}
-		out[h] = -1
+		z := int8(-1)
 		if right {
-			out[h] = 1
+			z = 1
 		}
+		dst = append(dst, z)
 	}
-	return out
+	return dst
 }
 
 // BeliefGains are the BT measures of one episode from the potentials

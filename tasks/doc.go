@@ -62,4 +62,18 @@
 // construction; TestTextEqualsTokens in package all checks it for every
 // registered task, moves dressed in free-form ways; TestTextParse tables
 // the tolerance, and FuzzTextParse and FuzzTextMoves feed arbitrary text.
+//
+// # Episodes without allocations
+//
+// A rollout plays thousands of episodes and reads none of their log text.
+// A task that implements Recycler makes each new episode in the memory of
+// the last one (the instance's generators reseeded in place by
+// SeedInstance, the turn list restarted by Rounds.Restart) and leaves
+// Step.Text empty; everything else is NewEpisode's, bit for bit. The
+// helpers an episode calls every turn have in-place twins that compute the
+// same numbers in memory the caller keeps: PlausibleInto, SplitsInto (with
+// a Scratch), Belief.UpdateInto, LevelFormat.ParseInto (a bool where Parse
+// formats an error), AppendPerHypothesisBT. TestSeedInstanceMatchesInstanceRNG,
+// TestParseIntoMatchesParse and TestSplitsIntoMatchesSplits hold each twin
+// to the original on dirty memory; flodial implements Recycler.
 package tasks

@@ -17,6 +17,14 @@ type Rounds struct {
 // NewRounds starts n ≥ 1 rounds.
 func NewRounds(n int) Rounds { return Rounds{n: n} }
 
+// Restart starts n ≥ 1 rounds again in r's memory: as NewRounds(n), except
+// that the list of steps reuses its array, so a Steps slice returned before
+// must no longer be used (an episode made again in place, tasks.Recycler).
+func (r *Rounds) Restart(n int) {
+	clear(r.steps)
+	*r = Rounds{n: n, steps: r.steps[:0]}
+}
+
 // Turn is the 0-based index of the current turn (2n once the episode ends).
 func (r *Rounds) Turn() int { return r.turn }
 

@@ -74,3 +74,15 @@ func InstanceRNG(taskSeed uint64, split Split, index int, stream uint64) (*rand.
 	}
 	return rand.New(rand.NewPCG(taskSeed^(s*0x9E3779B97F4A7C15), stream)), nil
 }
+
+// SeedInstance seeds p as InstanceRNG seeds its generator, so a generator
+// over p draws exactly InstanceRNG's numbers: for an episode that makes
+// instance after instance in the same memory (TestSeedInstanceMatchesInstanceRNG).
+func SeedInstance(p *rand.PCG, taskSeed uint64, split Split, index int, stream uint64) error {
+	s, err := InstanceSeed(split, index)
+	if err != nil {
+		return err
+	}
+	p.Seed(taskSeed^(s*0x9E3779B97F4A7C15), stream)
+	return nil
+}

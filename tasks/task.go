@@ -171,3 +171,15 @@ type Task interface {
 	// scores best over the first n instances of split, and its success rate.
 	BestConstant(split Split, n int) (answer string, success float64, err error)
 }
+
+// Recycler is a Task that can make an episode in the memory of one it made
+// before, for a rollout that plays thousands of them: Recycle(old, split,
+// index) plays exactly as NewEpisode(split, index) does (the same prompt,
+// observations, turns, critiques and measures) with one difference: its
+// steps carry no Text, the rendering for logs that a rollout never reads
+// (a string per turn). old is an episode of this task (from NewEpisode or
+// Recycle) or nil; once passed, it and everything it returned (prompt,
+// observations, steps) must no longer be used.
+type Recycler interface {
+	Recycle(old Episode, split Split, index int) (Episode, error)
+}

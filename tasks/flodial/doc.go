@@ -215,4 +215,18 @@
 // strong 0.406 on Easy (0.289 / 0.107 / 0.441 on Hard); the strong policy's
 // proxy stays below 1 because once |C| = 1 its queries earn 0, and its
 // beliefs never earn −1 (TestConsistentProxies).
+//
+// # Recycled episodes
+//
+// Task.Recycle (tasks.Recycler) replays an episode's memory as another
+// instance: the generators are reseeded in place and each column's fault
+// permutation is drawn into a kept array by the same shuffle rand.Perm
+// runs (TestPermIntoMatchesPerm); the prompt and the observations are
+// appended to one token array an episode never overwrites, the posterior
+// updates into its other half, the consistent sets and the stated and
+// parsed beliefs into kept arrays; and no Text is rendered. A recycled
+// episode plays every move (well-formed or not, under every critique rule,
+// echo and style) exactly as NewEpisode's does (TestRecycleMatchesNewEpisode)
+// and, once its memory has grown, allocates nothing
+// (TestRecycledEpisodeAllocatesNothing).
 package flodial

@@ -3,6 +3,7 @@ package flodial
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"arew/tasks"
 )
@@ -32,29 +33,95 @@ type episode struct {
 	statedLevels []int     // its levels; nil before the first valid belief
 	psis         []float64 // Ψ of the stated belief after each BT turn
 	final        tasks.Belief
+
+	text bool // render each step's Text (not in a recycled episode)
+	mem  episodeMemory
+}
+
+// episodeMemory is what an episode computes in, kept from turn to turn and,
+// through Task.Recycle, from episode to episode. toks and zs only grow
+// while an episode is played, so the prompt, observations and per-fault
+// critiques it returned stay valid until it is recycled.
+type episodeMemory struct {
+	toks          []tasks.Token // the prompt and every observation
+	zs            []int8        // every turn's per-fault critiques
+	spare         tasks.Belief  // the posterior's other half: Update writes here, then they swap
+	parsed        tasks.Belief  // the stated belief being judged
+	levels        []int         // statedLevels' array
+	before, after []bool        // the consistent set before and after a query
+	scratch       tasks.Scratch // Splits' memory
+	// Recycle's instance generators and permutation.
+	tablePCG, truthPCG rand.PCG
+	table, truth       *rand.Rand
+	perm               []int
 }
 
 func newEpisode(t *Task, inst *instance) *episode {
-	return &episode{t: t, inst: inst, Rounds: tasks.NewRounds(t.cfg.Rounds), asked: make([]bool, t.cfg.Questions),
-		post: tasks.Uniform(t.cfg.Faults), stated: tasks.Uniform(t.cfg.Faults)}
+	e := &episode{t: t, inst: inst}
+	e.restart(true)
+	return e
+}
+
+// restart sets the episode at its first turn on its instance, reusing its
+// memory; text says whether its steps render their Text.
+func (e *episode) restart(text bool) {
+	t, k, m := e.t, e.t.cfg.Faults, &e.mem
+	e.Rounds.Restart(t.cfg.Rounds)
+	e.asked = resized(e.asked, t.cfg.Questions)
+	clear(e.asked)
+	e.post, m.spare, e.stated = uniform(e.post, k), resized(m.spare, k), uniform(e.stated, k)
+	e.lastReply, e.lastElim = 0, false
+	e.statedLevels, e.psis, e.final = nil, e.psis[:0], nil
+	e.text = text
+	if m.toks == nil {
+		m.toks = make([]tasks.Token, 0, t.MaxTokens())
+		m.zs = make([]int8, 0, t.cfg.Rounds*k)
+	}
+	m.toks, m.zs = m.toks[:0], m.zs[:0]
+}
+
+// uniform is tasks.Uniform(n) in b's memory.
+func uniform(b tasks.Belief, n int) tasks.Belief {
+	b = resized(b, n)
+	for i := range b {
+		b[i] = 1 / float64(n)
+	}
+	return b
+}
+
+// resized is s with length n, in s's memory if it has room.
+func resized[S ~[]E, E any](s S, n int) S {
+	if cap(s) < n {
+		return make(S, n)
+	}
+	return s[:n]
+}
+
+// emit appends toks to the episode's token memory and returns them there,
+// capacity capped so that a caller's append never reaches later tokens.
+func (e *episode) emit(toks ...tasks.Token) []tasks.Token {
+	n := len(e.mem.toks)
+	e.mem.toks = append(e.mem.toks, toks...)
+	return e.mem.toks[n:len(e.mem.toks):len(e.mem.toks)]
 }
 
 // Prompt is BOS, the style token if any, then for each question its token
 // followed by its K cells (fault 0 first), then the header of the first turn.
 func (e *episode) Prompt() []tasks.Token {
 	t := e.t
-	out := make([]tasks.Token, 0, t.promptLen())
-	out = append(out, tasks.BOS)
+	n := len(e.mem.toks)
+	e.emit(tasks.BOS)
 	if t.cfg.Style != "" {
-		out = append(out, t.style)
+		e.emit(t.style)
 	}
 	for q, col := range e.inst.cells {
-		out = append(out, t.q0+tasks.Token(q))
+		e.emit(t.q0 + tasks.Token(q))
 		for _, a := range col {
-			out = append(out, t.reply[a])
+			e.emit(t.reply[a])
 		}
 	}
-	return append(out, t.ask)
+	e.emit(t.ask)
+	return e.mem.toks[n:len(e.mem.toks):len(e.mem.toks)]
 }
 
 // Next is the turn the agent takes now.
@@ -67,7 +134,7 @@ func (e *episode) Step(action []tasks.Token) ([]tasks.Token, tasks.Step, error) 
 
 // query answers an AS turn: exactly one question token.
 func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
-	t := e.t
+	t, m := e.t, &e.mem
 	s := tasks.Step{Kind: tasks.AS, TruthMass: math.NaN()}
 	q := -1
 	if len(action) == 1 {
@@ -75,28 +142,36 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 			q = i
 		}
 	}
-	before := tasks.Plausible(e.post, flat)
+	before := tasks.PlausibleInto(m.before, e.post, flat)
+	m.before = before
 	reply, splits := bad, false
 	switch {
 	case q < 0:
 		s.Malformed = true
-		s.Text = "malformed query: " + t.vocab.Decode(action)
+		if e.text {
+			s.Text = "malformed query: " + t.vocab.Decode(action)
+		}
 	case e.asked[q]:
 		reply, s.Repeat = rep, true
-		s.Text = fmt.Sprintf("q%d again", q)
+		if e.text {
+			s.Text = fmt.Sprintf("q%d again", q)
+		}
 	default:
 		e.asked[q] = true
 		reply = e.inst.cells[q][e.inst.truth]
-		splits = tasks.Splits(e.post, flat, 3, e.inst.lik(q))
-		post, err := e.post.Update(func(f int) float64 { return e.inst.lik(q)(f, reply) })
+		splits = tasks.SplitsInto(e.post, flat, 3, e.inst.lik(q), &m.scratch)
+		post, err := e.post.UpdateInto(m.spare, func(f int) float64 { return e.inst.lik(q)(f, reply) })
 		if err != nil {
 			panic("flodial: the true fault always agrees with its own reply: " + err.Error())
 		}
-		e.post = post
-		s.Text = fmt.Sprintf("q%d → %s", q, replyWords[reply])
+		e.post, m.spare = post, e.post
+		if e.text {
+			s.Text = fmt.Sprintf("q%d → %s", q, replyWords[reply])
+		}
 	}
 	e.lastReply = reply
-	e.lastElim = tasks.Eliminated(before, tasks.Plausible(e.post, flat))
+	m.after = tasks.PlausibleInto(m.after, e.post, flat)
+	e.lastElim = tasks.Eliminated(before, m.after)
 	if t.cfg.Critiques != "spec" {
 		s.Z = tasks.ConsistentAS(tasks.Count(before), s.Malformed, s.Repeat, splits)
 	} else {
@@ -106,18 +181,19 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	if e.LastRound() {
 		header = t.answer
 	}
-	obs := make([]tasks.Token, 0, t.replyLen())
-	obs = append(obs, t.reply[reply])
+	n := len(m.toks)
+	e.emit(t.reply[reply])
 	if t.cfg.Echo {
 		for f := range t.cfg.Faults {
 			cell := t.reply[bad]
 			if q >= 0 {
 				cell = t.reply[e.inst.cells[q][f]]
 			}
-			obs = append(obs, cell)
+			e.emit(cell)
 		}
 	}
-	return append(obs, header), s
+	e.emit(header)
+	return m.toks[n:len(m.toks):len(m.toks)], s
 }
 
 // specAS is the paper's FloDial AS critique: +1 after "Yes", 0 after "No",
@@ -134,46 +210,58 @@ func specAS(reply int) int8 {
 
 // belief judges a BT turn: exactly K level tokens.
 func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
-	t := e.t
+	t, m := e.t, &e.mem
 	s := tasks.Step{Kind: tasks.BT, Final: e.FinalTurn()}
-	b, err := t.levels.Parse(action, t.cfg.Faults)
-	if err != nil {
-		s.Malformed = true
-		s.Text = "malformed belief: " + t.vocab.Decode(action)
-	} else {
-		s.Text = "belief " + t.vocab.Decode(action)
+	b, ok := t.levels.ParseInto(m.parsed, action, t.cfg.Faults)
+	if ok {
+		m.parsed = b
+	}
+	s.Malformed = !ok
+	if e.text {
+		if s.Malformed {
+			s.Text = "malformed belief: " + t.vocab.Decode(action)
+		} else {
+			s.Text = "belief " + t.vocab.Decode(action)
+		}
 	}
 	if !s.Malformed {
-		e.statedLevels = make([]int, len(action))
+		m.levels = resized(m.levels, len(action))
 		for i, tok := range action {
-			e.statedLevels[i] = int(tok - t.levels.First)
+			m.levels[i] = int(tok - t.levels.First)
 		}
+		e.statedLevels = m.levels
 	}
 	switch {
 	case s.Malformed:
 		s.Z = -1
 	case t.cfg.Critiques == "consistent":
-		s.Z = tasks.ConsistentBT(b, false, tasks.Plausible(e.post, flat), e.lastElim)
+		m.after = tasks.PlausibleInto(m.after, e.post, flat)
+		s.Z = tasks.ConsistentBT(b, false, m.after, e.lastElim)
 	case t.cfg.Critiques == "per-fault":
-		c := tasks.Plausible(e.post, flat)
+		c := tasks.PlausibleInto(m.after, e.post, flat)
+		m.after = c
 		s.Z = tasks.ConsistentBT(b, false, c, e.lastElim)
-		s.TokenZ = tasks.PerHypothesisBT(e.statedLevels, c)
+		n := len(m.zs)
+		m.zs = tasks.AppendPerHypothesisBT(m.zs, e.statedLevels, c)
+		s.TokenZ = m.zs[n:len(m.zs):len(m.zs)]
 	default:
 		s.Z = specBT(e.lastReply, e.stated, b, e.inst.truth)
 	}
 	if !s.Malformed {
-		e.stated = b
+		copy(e.stated, b) // the same length: K
 	}
 	s.TruthMass = e.stated[e.inst.truth]
 	e.psis = append(e.psis, s.TruthMass)
 	if s.Final {
-		e.final = b
+		if !s.Malformed {
+			e.final = e.stated
+		}
 		return nil, s
 	}
 	if s.Malformed {
-		return []tasks.Token{t.reply[bad], t.ask}, s
+		return e.emit(t.reply[bad], t.ask), s
 	}
-	return []tasks.Token{t.ask}, s
+	return e.emit(t.ask), s
 }
 
 // specBT is the paper's FloDial BT critique on normalised beliefs: after a

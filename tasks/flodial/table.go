@@ -2,6 +2,7 @@ package flodial
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"arew/tasks"
 )
@@ -38,10 +39,21 @@ func (t *Task) instance(split tasks.Split, index int) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flodial instance: %w", err)
 	}
+	inst := &instance{}
+	t.generate(inst, tr, hr, nil)
+	return inst, nil
+}
+
+// generate draws an instance into inst's memory from its two generators:
+// the table from tr, the truth from hr. Each informative column draws a
+// permutation of the faults: tr.Perm(K) when perm is nil, else the same
+// permutation drawn in perm's memory (len K) by permInto.
+func (t *Task) generate(inst *instance, tr, hr *rand.Rand, perm []int) {
 	k, c := t.cfg.Faults, t.cfg
-	inst := &instance{cells: make([][]int, c.Questions), kinds: make([]int, c.Questions), truth: hr.IntN(k)}
+	inst.cells, inst.kinds = resized(inst.cells, c.Questions), resized(inst.kinds, c.Questions)
+	inst.truth = hr.IntN(k)
 	for q := range inst.cells {
-		col := make([]int, k)
+		col := resized(inst.cells[q], k)
 		u := tr.Float64()
 		switch {
 		case u < c.PUseless:
@@ -55,8 +67,13 @@ func (t *Task) instance(split tasks.Split, index int) (*instance, error) {
 			if u < c.PUseless+c.PNarrow {
 				inst.kinds[q], nYes = narrow, 1
 			}
-			perm := tr.Perm(k)
-			for i, f := range perm {
+			p := perm
+			if p == nil {
+				p = tr.Perm(k)
+			} else {
+				permInto(tr, p)
+			}
+			for i, f := range p {
 				col[f] = no
 				if i < nYes {
 					col[f] = yes
@@ -70,7 +87,16 @@ func (t *Task) instance(split tasks.Split, index int) (*instance, error) {
 		}
 		inst.cells[q] = col
 	}
-	return inst, nil
+}
+
+// permInto writes into p the permutation r.Perm(len(p)) would return,
+// drawing the same numbers: the identity, shuffled by r.Shuffle with the
+// same swaps (TestPermIntoMatchesPerm).
+func permInto(r *rand.Rand, p []int) {
+	for i := range p {
+		p[i] = i
+	}
+	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
 }
 
 // lik is the likelihood of reply v to question q under fault f: replies are

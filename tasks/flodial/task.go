@@ -3,6 +3,7 @@ package flodial
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 
 	"arew/tasks"
@@ -209,6 +210,34 @@ func (t *Task) NewEpisode(split tasks.Split, index int) (tasks.Episode, error) {
 		return nil, err
 	}
 	return newEpisode(t, inst), nil
+}
+
+// Recycle makes instance index of split in old's memory (see
+// tasks.Recycler): the same instance NewEpisode draws, from generators
+// reseeded in place, and the same play, with no Text. An old episode that
+// is not one of this task's gets new memory.
+func (t *Task) Recycle(old tasks.Episode, split tasks.Split, index int) (tasks.Episode, error) {
+	e, ok := old.(*episode)
+	if !ok || e == nil || e.t != t {
+		e = &episode{t: t}
+	}
+	m := &e.mem
+	if err := tasks.SeedInstance(&m.tablePCG, t.cfg.Seed, split, index, streamTable); err != nil {
+		return nil, fmt.Errorf("flodial instance: %w", err)
+	}
+	if err := tasks.SeedInstance(&m.truthPCG, t.cfg.Seed, split, index, streamTruth); err != nil {
+		return nil, fmt.Errorf("flodial instance: %w", err)
+	}
+	if m.table == nil {
+		m.table, m.truth = rand.New(&m.tablePCG), rand.New(&m.truthPCG)
+	}
+	if e.inst == nil {
+		e.inst = &instance{}
+	}
+	m.perm = resized(m.perm, t.cfg.Faults)
+	t.generate(e.inst, m.table, m.truth, m.perm)
+	e.restart(false)
+	return e, nil
 }
 
 // BestConstant searches every answer that ignores the replies. A final answer

@@ -25,14 +25,30 @@ type liveEpisode struct {
 	logp    []float32 // and their log π
 	pending []int32   // tokens to feed before the next sample
 	length  int       // tokens in the stream so far, pending and this turn's included
+	// actions holds every action given to the environment in this episode,
+	// one after the other: an environment may keep the slice it was given,
+	// so none is overwritten before the episode is over.
+	actions []tasks.Token
 }
 
 // start makes instance spec of task, recorded into tr (emptied; nil: a new
 // trajectory), with the episode's generator seeded by deriveSeed(seed,
 // streamRollout, update, index) as derive would seed it, and queues its
 // prompt.
+//
+// A task that can recycle an episode (tasks.Recycler) makes the new one in
+// the memory of the slot's last: that one is over, and nothing it returned
+// is still in use (the recorder and pending copy what they keep). Its steps
+// then carry no Text, which a rollout never reads.
 func (e *liveEpisode) start(task tasks.Task, spec EpisodeSpec, index int, seed uint64, update, maxLen int, tr *Trajectory) error {
-	ep, err := task.NewEpisode(spec.Split, spec.Index)
+	var ep tasks.Episode
+	var err error
+	if rc, ok := task.(tasks.Recycler); ok {
+		ep, err = rc.Recycle(e.ep, spec.Split, spec.Index)
+	} else {
+		ep, err = task.NewEpisode(spec.Split, spec.Index)
+	}
+	e.ep = nil // a failed Recycle may have spent it
 	if err != nil {
 		return err
 	}
@@ -55,6 +71,10 @@ func (e *liveEpisode) start(task tasks.Task, spec EpisodeSpec, index int, seed u
 	e.index, e.ep, e.maxLen, e.length = index, ep, maxLen, len(prompt)
 	e.toks, e.logp = e.toks[:0], e.logp[:0]
 	e.pending = append(e.pending[:0], prompt...)
+	if cap(e.actions) < maxLen {
+		e.actions = make([]tasks.Token, 0, maxLen) // agent tokens never pass maxLen
+	}
+	e.actions = e.actions[:0]
 	return e.nextTurn()
 }
 
@@ -89,7 +109,9 @@ func (e *liveEpisode) take(tok int32, logp float64) (bool, error) {
 	if eot {
 		action = action[:len(action)-1]
 	}
-	obs, st, err := e.ep.Step(append([]tasks.Token(nil), action...))
+	n := len(e.actions)
+	e.actions = append(e.actions, action...)
+	obs, st, err := e.ep.Step(e.actions[n:len(e.actions):len(e.actions)])
 	if err != nil {
 		return false, err
 	}

@@ -1,10 +1,13 @@
 package rl
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"arew/tasks"
 )
 
 // PlayInto, recording over the trajectories of earlier rollouts (as a
@@ -43,5 +46,41 @@ func TestPlayIntoMatchesPlay(t *testing.T) {
 			assert.Equal(t, *want[i], *got[i], "%s: episode %d", c.name, i)
 		}
 		spare = got
+	}
+}
+
+// freshEpisodes is a task without its Recycle: every episode from NewEpisode.
+type freshEpisodes struct{ tasks.Task }
+
+// A rollout on a task that recycles its episodes (flodial) gives exactly
+// the trajectories it gives when every episode is new, under both spec
+// and per-fault critiques, for a roller that plays update after update.
+func TestRecycledEpisodesMatchNewOnes(t *testing.T) {
+	for _, raw := range []string{``, `{"Critiques": "per-fault"}`} {
+		var cfgJSON json.RawMessage
+		if raw != "" {
+			cfgJSON = json.RawMessage(raw)
+		}
+		task, err := tasks.New("flodial-easy", cfgJSON)
+		require.NoError(t, err)
+		_, ok := task.(tasks.Recycler)
+		require.True(t, ok, "flodial recycles its episodes")
+		policy := tinyPolicy(t, task, 4, false)
+		cfg := DefaultRolloutConfig()
+		cfg.Workers, cfg.Slots = 1, 2
+		recycled, err := NewRoller(policy, task, cfg)
+		require.NoError(t, err)
+		fresh, err := NewRoller(policy, freshEpisodes{task}, cfg)
+		require.NoError(t, err)
+		for update := range 3 {
+			specs := trainSpecs(6, 1)
+			want, _, err := fresh.Play(specs, 8, update)
+			require.NoError(t, err)
+			got, _, err := recycled.Play(specs, 8, update)
+			require.NoError(t, err)
+			for i := range specs {
+				assert.Equal(t, *want[i], *got[i], "%s update %d episode %d", raw, update, i)
+			}
+		}
 	}
 }

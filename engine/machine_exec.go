@@ -53,8 +53,9 @@ type step struct {
 	in    []int
 	args  []G.Value // the op's inputs, refilled every run
 	op    G.Op
-	pre   bool // the compiler preallocated the output
-	unsf  bool // the compiler lets the op overwrite an input
+	pre   bool  // the compiler preallocated the output
+	unsf  bool  // the compiler lets the op overwrite an input
+	arith arith // elementwise arithmetic run by directArith (machine_arith.go)
 	dtype tensor.Dtype
 	shape tensor.Shape
 }
@@ -161,6 +162,7 @@ func readStep(in reflect.Value, g *G.ExprGraph, nregs int) (*step, bool) {
 		}
 		s := &step{kind: stepExec, node: node, reg: reg, op: *(*G.Op)(unsafe.Pointer(f.UnsafeAddr())),
 			pre: pre.Bool(), unsf: unsf.Bool(), in: make([]int, from.Len()), args: make([]G.Value, from.Len())}
+		s.arith = arithOf(s.op)
 		for j := range s.in {
 			if s.in[j], ok = readRegister(from.Index(j), nregs); !ok {
 				return nil, false
@@ -236,6 +238,8 @@ func (t *tape) exec(s *step, mem []G.Value) (v G.Value, err error) {
 	}
 	out := mem[s.reg]
 	switch {
+	case (s.pre || out != nil) && directArith(s.arith, out, s.args):
+		v = out // what the op's preallocated path computes (machine_arith.go)
 	case s.pre:
 		if pd, ok := s.op.(G.UsePreallocDoer); ok {
 			v, err = pd.UsePreallocDo(out, s.args...)

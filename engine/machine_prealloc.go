@@ -40,6 +40,7 @@ type reusedBinOp struct {
 	G.Op
 	prealloc G.UsePreallocDoer
 	inPlace  G.UnsafeDoer
+	arith    arith
 	kept     *tensor.Dense
 }
 
@@ -53,6 +54,9 @@ func (op *reusedBinOp) UnsafeDo(vs ...G.Value) (G.Value, error) { return op.inPl
 // when the inputs are two plain float32 tensors of its size.
 func (op *reusedBinOp) Do(vs ...G.Value) (G.Value, error) {
 	if k := op.kept; k != nil && reusableInputs(k, vs) {
+		if directArith(op.arith, k, vs) { // the same loop (machine_arith.go)
+			return k, nil
+		}
 		v, err := op.prealloc.UsePreallocDo(k, vs...)
 		if err == nil && v == G.Value(k) {
 			return v, nil
@@ -142,7 +146,8 @@ func bindBinOps(instrs reflect.Value) int {
 		}
 		field := (*G.Op)(unsafe.Pointer(f.UnsafeAddr()))
 		if op := *field; reusableBinOp(op) {
-			swaps = append(swaps, swap{field, &reusedBinOp{Op: op, prealloc: op.(G.UsePreallocDoer), inPlace: op.(G.UnsafeDoer)}})
+			swaps = append(swaps, swap{field, &reusedBinOp{Op: op, prealloc: op.(G.UsePreallocDoer), inPlace: op.(G.UnsafeDoer),
+				arith: arithOf(op)}})
 		}
 	}
 	for _, s := range swaps {

@@ -139,6 +139,13 @@ func (op *sliceLossGradOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%s backward: %w", op.fwd.name, err)
 	}
 	out := op.output(vs[0].Shape(), vs[0].Dtype())
+	if !out.IsScalar() && out.Dtype() == tensor.Float32 { // Data without its reflection and boxing
+		y := out.Float32s()
+		for i, v := range g {
+			y[i] = float32(up * v)
+		}
+		return out, nil
+	}
 	switch y := out.Data().(type) {
 	case []float32:
 		for i, v := range g {
@@ -182,6 +189,15 @@ func hashOf(op G.Op) uint32 {
 // flat64 copies a float32 or float64 tensor's data into a float64 slice,
 // buf's memory when it is large enough.
 func flat64(buf []float64, v G.Value) ([]float64, error) {
+	if d, ok := v.(*tensor.Dense); ok && !d.IsScalar() && !d.IsView() {
+		// What Data() holds, read without its reflection and boxing.
+		switch d.Dtype() {
+		case tensor.Float32:
+			return f64Into(buf, d.Float32s()), nil
+		case tensor.Float64:
+			return append(buf[:0], d.Float64s()...), nil
+		}
+	}
 	switch d := v.Data().(type) {
 	case []float32:
 		return f64Into(buf, d), nil

@@ -70,6 +70,7 @@ func (e *episode) restart(text bool) {
 	e.asked = resized(e.asked, t.cfg.Questions)
 	clear(e.asked)
 	e.post, m.spare, e.stated = uniform(e.post, k), resized(m.spare, k), uniform(e.stated, k)
+	m.parsed = resized(m.parsed, k) // so that a malformed belief, too, parses in place
 	e.lastReply, e.lastElim = 0, false
 	e.statedLevels, e.psis, e.final = nil, e.psis[:0], nil
 	e.text = text

@@ -161,6 +161,13 @@ func TestRecycledEpisodeAllocatesNothing(t *testing.T) {
 				require.NoError(t, err)
 				moves = append(moves, a)
 			}
+			malformed := make([][]tasks.Token, len(moves)) // K header tokens: nothing parses
+			for i := range malformed {
+				malformed[i] = make([]tasks.Token, task.cfg.Faults)
+				for j := range malformed[i] {
+					malformed[i][j] = task.ask
+				}
+			}
 			var old tasks.Episode
 			index := 0
 			play := func() {
@@ -183,6 +190,9 @@ func TestRecycledEpisodeAllocatesNothing(t *testing.T) {
 			}
 			play()
 			assert.Zero(t, testing.AllocsPerRun(20, play))
+			moves, old = malformed, nil // new memory that only ever sees malformed moves
+			play()
+			assert.Zero(t, testing.AllocsPerRun(20, play), "malformed moves only")
 		})
 	}
 }

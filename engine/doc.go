@@ -131,6 +131,13 @@
 // in it (reads into Go values, device transfers, batched BLAS, logging)
 // stays on RunAll. Proof: TestMachineReuseMatchesFreshRuns, and for the
 // whole model's training graph model's TestGraphRunMatchesTapeMachine.
+// Where gorgonia writes an elementwise +, −, ⊙ or ÷ of two float32 tensors
+// into a tensor it already holds, the tensor package's dispatch allocates
+// on every call before it runs its loop out[i] = a[i] ∘ b[i]; the machine
+// runs that loop itself for plain operands of one shape
+// (machine_arith.go; TestDirectArithMatchesGorgonia: bitwise, NaN, ±Inf
+// and subnormals included). What a run still allocates is inside stock
+// ops: gorgonia's reshape and slice make a new tensor header each run.
 //
 // The model's matrix products are the engine's MatMul op rather than
 // gorgonia's Mul: the same kernels.Sgemm calls (TestMatMulMatchesGorgoniaBitwise),

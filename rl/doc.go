@@ -23,7 +23,10 @@
 //     MaxLen before the episode ends is truncated with reward 0
 //     (TestRolloutTruncates). A trainer records each update's episodes
 //     over the last update's trajectories (Roller.PlayInto, the same
-//     trajectories as Play's: TestPlayIntoMatchesPlay).
+//     trajectories as Play's: TestPlayIntoMatchesPlay), and each slot makes
+//     its next episode in the memory of its last when the task can
+//     (tasks.Recycler; the same trajectories as new episodes':
+//     TestRecycledEpisodesMatchNewOnes).
 //  2. Batch (batch.go). NewBatch packs the trajectories in prediction
 //     order: prediction j reads token j and predicts token j+1, so the mask
 //     marks predictions of agent tokens, and the outcome reward sits on the
@@ -60,6 +63,15 @@
 // of workers (TestTrainerIsDeterministic): the rollouts, the minibatch
 // order, the critique perturbation and a fresh critic's weights each draw
 // from their own stream of the run seed (trainer_seed.go).
+//
+// After the first update, which allocates what every later one reuses
+// (graph outputs, batches, trajectories, episodes, decoders), an update
+// allocates little: BenchmarkPPOUpdateFloDial (64 episodes of
+// flodial-easy, small preset, minibatches of 16, 2 epochs, a separate
+// critic) measured about 930 allocations and 0.47 MB per update at one
+// thread, against 16.5k and 1.1 MB before the engine ran its programs
+// itself and the rollout recycled its episodes; most of what remains is
+// inside gorgonia's reshape and slice ops.
 //
 // # From the policy gradient to the loss
 //

@@ -16,7 +16,8 @@ import (
 //
 // The timed updates are the steady state: one update runs first, untimed,
 // because it allocates what every later one reuses (the graphs' outputs,
-// the kernels' scratch and worker pool); its bytes and allocations are
+// the kernels' scratch and worker pool, the rollout's trajectories and
+// episodes); its bytes and allocations are
 // reported as first_MB and first_allocs.
 //
 //	go test -run '^$' -bench PPOUpdateFloDial -benchtime 3x ./rl/

@@ -44,7 +44,14 @@ func (r *recorder) act(tokens []tasks.Token, logp []float32, st tasks.Step) {
 	}
 	var tokenZ []int8 // a task's per-token critiques; Trajectory.Validate checks their count
 	if len(st.TokenZ) > 0 {
-		tokenZ = append(tokenZ, st.TokenZ...)
+		// A trajectory recorded over (Trajectory.reset) still holds its
+		// earlier steps past its length: the step recorded at this index
+		// last time lends its array.
+		var mem []int8
+		if i := len(r.tr.Steps); i < cap(r.tr.Steps) {
+			mem = r.tr.Steps[:i+1][i].TokenZ[:0]
+		}
+		tokenZ = append(mem, st.TokenZ...)
 	}
 	r.tr.Steps = append(r.tr.Steps, Step{Start: start, End: len(r.tr.Tokens), Kind: st.Kind, Z: st.Z,
 		TokenZ: tokenZ, Final: st.Final, Malformed: st.Malformed})

@@ -16,7 +16,18 @@ import (
 // roller: nothing of an earlier episode survives in a reused trajectory,
 // buffer or generator. More specs than spares get new trajectories.
 func TestPlayIntoMatchesPlay(t *testing.T) {
-	task := flodialEasy(t)
+	for _, raw := range []string{``, `{"Critiques": "per-fault"}`} { // per-fault: steps with per-token critiques
+		var cfgJSON json.RawMessage
+		if raw != "" {
+			cfgJSON = json.RawMessage(raw)
+		}
+		task, err := tasks.New("flodial-easy", cfgJSON)
+		require.NoError(t, err)
+		t.Run(raw, func(t *testing.T) { playIntoMatchesPlay(t, task) })
+	}
+}
+
+func playIntoMatchesPlay(t *testing.T, task tasks.Task) {
 	policy := tinyPolicy(t, task, 9, false)
 	cfg := DefaultRolloutConfig()
 	cfg.Workers, cfg.Slots = 2, 3

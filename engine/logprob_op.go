@@ -32,9 +32,9 @@ func TokenLogProb(logits, targets *G.Node) (*G.Node, error) {
 // the backward makes one pass over the (N,V) gradient for both terms.
 //
 // The fused node's value is (2,N): row 0 is logp, row 1 is H; the two results
-// are gorgonia slices of it (each slice copies N values). Rows are sliced as
-// [k:k+1] and reshaped to (N): gorgonia turns the single-index slice of a
-// (2,1) value into a scalar, which then fails to combine with (1) vectors.
+// are its rows as (N) nodes (Row: the values and gradients of gorgonia's
+// slice [k:k+1] reshaped to (N), which the graph once used, without their
+// new tensors on every run).
 func TokenLogProbEntropy(logits, targets *G.Node) (logp, ent *G.Node, err error) {
 	op, err := newTokenLogProbOp(logits, targets, true)
 	if err != nil {
@@ -44,22 +44,13 @@ func TokenLogProbEntropy(logits, targets *G.Node) (logp, ent *G.Node, err error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if logp, err = sliceRow(both, 0); err != nil {
+	if logp, err = Row(both, 0); err != nil {
 		return nil, nil, fmt.Errorf("token log-prob: logp: %w", err)
 	}
-	if ent, err = sliceRow(both, 1); err != nil {
+	if ent, err = Row(both, 1); err != nil {
 		return nil, nil, fmt.Errorf("token log-prob: entropy: %w", err)
 	}
 	return logp, ent, nil
-}
-
-// sliceRow returns row k of a (R,N) node as an (N) node.
-func sliceRow(x *G.Node, k int) (*G.Node, error) {
-	row, err := G.Slice(x, G.S(k, k+1))
-	if err != nil {
-		return nil, err
-	}
-	return G.Reshape(row, tensor.Shape{x.Shape()[1]})
 }
 
 // tokenLogProbState is what one forward node shares with its backward node.

@@ -102,7 +102,7 @@ func (g *Graph) build() error {
 		if err != nil {
 			return fmt.Errorf("value head: %w", err)
 		}
-		if g.Values, err = G.Reshape(v, tensor.Shape{g.Batch * g.SeqLen}); err != nil {
+		if g.Values, err = engine.CopyReshape(v, tensor.Shape{g.Batch * g.SeqLen}); err != nil {
 			return err
 		}
 	}

@@ -136,8 +136,9 @@
 // on every call before it runs its loop out[i] = a[i] ∘ b[i]; the machine
 // runs that loop itself for plain operands of one shape
 // (machine_arith.go; TestDirectArithMatchesGorgonia: bitwise, NaN, ±Inf
-// and subnormals included). What a run still allocates is inside stock
-// ops: gorgonia's reshape and slice make a new tensor header each run.
+// and subnormals included). The model's own shape changes are the
+// engine's Row and CopyReshape, which keep their outputs (doc_ops.go), not
+// gorgonia's slice and reshape, which make new tensors every run.
 //
 // The model's matrix products are the engine's MatMul op rather than
 // gorgonia's Mul: the same kernels.Sgemm calls (TestMatMulMatchesGorgoniaBitwise),

@@ -110,6 +110,20 @@ package engine
 // sums dx over the positions whose id is v, row t of dwpe sums dx over the
 // batch. Proofs: TestEmbeddingOpGradCheck, TestEmbeddingOpHandValuesAndRerun.
 //
+// # Row and CopyReshape
+//
+// Two shape ops that stand in for gorgonia's where a graph runs every
+// minibatch: Row(x, k) is row k of an (R,N) node as an (N) node (the fused
+// log-prob/entropy node's two rows), CopyReshape(x, to) is x in another
+// shape (the value head's (B·T,1) as (B·T)). Both copy into a buffer they
+// keep, where gorgonia's slice and reshape make new tensors on every run.
+// The values are the stock ops' bit for bit: a copy forward; backward,
+// Row adds the upstream gradient into a zeroed (R,N) buffer as gorgonia's
+// slice gradient does (so −0 arrives as +0, 0 + (−0) being +0) and
+// CopyReshape copies it back into x's shape. Proofs:
+// TestRowMatchesSliceAndReshape, TestCopyReshapeMatchesReshape (bitwise
+// against the stock ops, −0, ±Inf and NaN upstream included).
+//
 // # Precision and determinism
 //
 // Data are float32. LayerNorm's statistics and every reduction of the

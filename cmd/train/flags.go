@@ -286,6 +286,9 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if inv.resume != "" {
 		return resumeInvocation(inv, o, *configPath)
 	}
+	if inv.study == "" && inv.buildBase == "" && inv.studyConfig == "" && len(o.set) == 0 && *configPath == "" {
+		inv.study = "default" // -out and -force alone still mean the main job
+	}
 	if inv.study != "" || inv.buildBase != "" {
 		return studyInvocation(inv, o, *configPath)
 	}
@@ -354,8 +357,9 @@ type flagDoc struct{ section, name, kind, usage string }
 func printUsage(w io.Writer, docs []flagDoc) {
 	fmt.Fprint(w, `Usage: go run ./cmd/train [flags]
 
-With no flags, runs the study preset "default": vanilla PPO and AREW
-from the shipped locked base, one seed, and the comparison table.
+With no flags (or only -out and -force), runs the study preset
+"default": vanilla PPO and AREW from the shipped locked base, one seed,
+and the comparison table.
 With run flags, runs one experiment (SFT warm start, evaluation of the
 base, RL with evaluations, final evaluation) and writes <out>/<name>/:
 config.json, sft.jsonl, metrics.jsonl, eval.jsonl, samples.jsonl,

@@ -156,7 +156,7 @@ func TestInitAndDefaultName(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 5, inv.cfg.SFT.Demos)
 
-	a, err := parseArgs(nil, &bytes.Buffer{})
+	a, err := parseArgs([]string{"-algo", "ppo"}, &bytes.Buffer{})
 	require.NoError(t, err)
 	b, err := parseArgs([]string{"-arew", "none"}, &bytes.Buffer{})
 	require.NoError(t, err)
@@ -165,4 +165,18 @@ func TestInitAndDefaultName(t *testing.T) {
 	assert.Equal(t, "flodial-easy_ppo_arew-as+bt-0.5_small_sft-weak0.2-0.2-2048_u80_s1", a.cfg.Name)
 	assert.Contains(t, b.cfg.Name, "_vanilla_")
 	assert.NotEqual(t, a.cfg.Name, c.cfg.Name)
+}
+
+// Without a run flag the command is the main job, the default study, also
+// when it is only told where to write.
+func TestOutAloneIsTheDefaultStudy(t *testing.T) {
+	for _, args := range [][]string{nil, {"-out", "elsewhere"}, {"-out", "elsewhere", "-force"}} {
+		inv, err := parseArgs(args, &bytes.Buffer{})
+		require.NoError(t, err, args)
+		assert.Equal(t, "default", inv.study, args)
+	}
+	inv, err := parseArgs([]string{"-out", "elsewhere", "-updates", "3"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Empty(t, inv.study, "a run flag makes it one run")
+	assert.Equal(t, "elsewhere", inv.out)
 }

@@ -57,14 +57,17 @@ type Config struct {
 	CriticFrom string `json:"critic_from,omitempty"`
 }
 
-// DefaultConfig is a small alfworld run with the tiny preset.
+// DefaultConfig is a small alfworld run with the tiny preset; the ACT
+// stage has the paper's shaping, the RL stage R_acc alone (AccuracyOnly).
 func DefaultConfig() Config {
 	init := rl.DefaultSFTConfig()
 	init.Epochs, init.Optim.LR = 10, 3e-3
 	il := rl.DefaultSFTConfig()
 	il.Epochs, il.Optim.LR = 10, 3e-3
+	rlStage := DefaultGRPOStage()
+	rlStage.Shaping = AccuracyOnly()
 	return Config{Env: "alfworld", Preset: "tiny", Seed: 1, Games: 100, HeldOut: 20, InitShare: 0.1,
-		Init: init, Collect: DefaultCollect(), IL: il, ACT: DefaultGRPOStage(), RL: DefaultGRPOStage(),
+		Init: init, Collect: DefaultCollect(), IL: il, ACT: DefaultGRPOStage(), RL: rlStage,
 		Episodes: 20, OODEpisodes: 20, Rows: AllRows}
 }
 

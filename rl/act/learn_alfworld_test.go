@@ -12,12 +12,16 @@ import (
 	"arew/tasks/textworld"
 )
 
-// alfworldChoices is the real ALFWorld choice task at act-table1's size:
-// π_θ0 (tiny, a quarter of 60 games' expert pairs), D_critic on those 60
-// training games and held-out critic examples on 20 test games.
+// alfworldChoices is the real ALFWorld choice task at the size the ACT
+// stage was tuned at (docs/act.md §7): π_θ0 (tiny, a quarter of 60 games'
+// expert pairs, act-table1's π_θ0 settings), D_critic on those 60 training
+// games and held-out critic examples on 20 test games. act-table1 itself
+// now trains on 200 games (§8); 60 keep these checks at about two
+// minutes.
 func alfworldChoices(t *testing.T) (*Env, *model.Model, []CriticExample, []CriticExample) {
 	t.Helper()
 	cfg := tableRun("alfworld", 0)
+	cfg.Games = 60
 	cfg.Seed, cfg.Collect.Seed = 1, 1
 	env := mustEnv(t)
 	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, textworld.History)

@@ -25,6 +25,17 @@ func DefaultShaping() Shaping {
 	return Shaping{Correct: 1, Admissible: 0.1, Format: -0.5, AdmReading: AdmNonExpert}
 }
 
+// AccuracyOnly is R_acc alone (R_adm = R_fmt = 0): the RL stage's reward
+// in the presets. Under the paper's shaping the RL stage of the tiny model
+// collapsed onto a few "go to" commands: most groups of four sampled
+// actions hold no expert action, so their advantages are decided by R_fmt
+// and R_adm alone, and a short command that is always admissible maximises
+// those (docs/act.md §7). With R_acc alone a group without the expert's
+// action has zero advantage and teaches nothing.
+func AccuracyOnly() Shaping {
+	return Shaping{Correct: 1, AdmReading: AdmNonExpert}
+}
+
 // Validate rejects an unknown reading and non-finite values.
 func (s Shaping) Validate() error {
 	for _, v := range []float64{s.Correct, s.Admissible, s.Format} {

@@ -62,17 +62,17 @@ var (
 // FloDialEasyLocked is the capable but locked base of the AREW studies
 // (docs/arew.md §6): a small policy (d 64, 2 layers) that learns both
 // skills from 32,768 strong demonstrations under the careful style, and a
-// confidently uninformed behaviour from 8,192 locked(0.03, 0.03)
+// confidently uninformed behaviour from 8,192 locked(0.03, 0.02)
 // demonstrations under the hasty style (questions that cannot split the
-// consistent set, a flat belief held every round, a constant final
-// answer, each broken with probability 0.03), 6 SFT epochs of minibatches
-// of 16 at lr 1e-3, seed 1. RL runs under the hasty style; the careful
+// consistent set, broken with probability 0.03; a flat belief held every
+// round and a constant final answer, broken with probability 0.02), 6 SFT
+// epochs of minibatches of 16 at lr 1e-3, seed 1. RL runs under the hasty style; the careful
 // style shows the skills are still in the weights.
 func FloDialEasyLocked() rl.BaseConfig {
 	sft := rl.DefaultSFTConfig()
 	sft.Epochs = 6
 	return rl.BaseConfig{Task: "flodial-easy", Preset: "small", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
 		{Name: "careful", TaskConfig: careful, Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 32768, TestDemos: 300},
-		{Name: "hasty", TaskConfig: hasty, Policy: tasks.PolicySpec{Kind: "locked", QAS: 0.03, QBT: 0.03}, Demos: 8192, TestDemos: 300},
+		{Name: "hasty", TaskConfig: hasty, Policy: tasks.PolicySpec{Kind: "locked", QAS: 0.03, QBT: 0.02}, Demos: 8192, TestDemos: 300},
 	}}
 }

@@ -56,7 +56,7 @@ func TestEvaluateBase(t *testing.T) {
 	}
 	assert.Equal(t, []string{"careful: base, greedy", "careful: base, sampled", "careful: scripted strong",
 		"careful: scripted random", "careful: best constant (fault4)", "hasty: base, greedy", "hasty: base, sampled",
-		"hasty: scripted locked(0.03,0.03)", "hasty: scripted random", "hasty: scripted strong",
+		"hasty: scripted locked(0.03,0.02)", "hasty: scripted random", "hasty: scripted strong",
 		"hasty: best constant (fault4)"}, names)
 	assert.Contains(t, BaseTable(rows), "best constant")
 }

@@ -68,11 +68,11 @@ func InstanceSeed(split Split, index int) (uint64, error) {
 // InstanceRNG is a generator for one component (stream) of an instance, so
 // adding a random draw to one component never changes another's draws.
 func InstanceRNG(taskSeed uint64, split Split, index int, stream uint64) (*rand.Rand, error) {
-	s, err := InstanceSeed(split, index)
-	if err != nil {
+	p := new(rand.PCG)
+	if err := SeedInstance(p, taskSeed, split, index, stream); err != nil {
 		return nil, err
 	}
-	return rand.New(rand.NewPCG(taskSeed^(s*0x9E3779B97F4A7C15), stream)), nil
+	return rand.New(p), nil
 }
 
 // SeedInstance seeds p as InstanceRNG seeds its generator, so a generator

@@ -46,7 +46,7 @@ func (b Belief) Update(likelihood func(h int) float64) (Belief, error) {
 // UpdateInto is Update writing the new belief into dst's memory when it
 // holds len(b) entries (dst must not overlap b).
 func (b Belief) UpdateInto(dst Belief, likelihood func(h int) float64) (Belief, error) {
-	nb := resized(dst, len(b))
+	nb := Resize(dst, len(b))
 	for h := range b {
 		nb[h] = b[h] * likelihood(h)
 	}
@@ -56,8 +56,10 @@ func (b Belief) UpdateInto(dst Belief, likelihood func(h int) float64) (Belief, 
 	return nb, nil
 }
 
-// resized is s with length n, in s's memory if it has room, else new.
-func resized[S ~[]E, E any](s S, n int) S {
+// Resize is s with length n, in s's memory if it has room, else a new
+// zeroed slice: the memory reuse of the *Into helpers and of episodes that
+// recycle theirs.
+func Resize[S ~[]E, E any](s S, n int) S {
 	if cap(s) < n {
 		return make(S, n)
 	}

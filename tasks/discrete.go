@@ -25,44 +25,59 @@ type LevelFormat struct {
 // level range, or all levels zero (no mass anywhere) is an error: the caller
 // judges the turn malformed.
 func (f LevelFormat) Parse(toks []Token, n int) (Belief, error) {
-	if len(toks) != n {
+	b, bad := f.parse(nil, toks, n)
+	switch {
+	case bad == badLength:
 		return nil, fmt.Errorf("belief needs %d level tokens, got %d", n, len(toks))
-	}
-	b := make(Belief, n)
-	for i, t := range toks {
-		l := int(t) - int(f.First)
-		if l < 0 || l >= f.Levels {
-			return nil, fmt.Errorf("token %d at position %d is not a level", t, i)
-		}
-		b[i] = float64(l)
-	}
-	if err := b.Normalize(); err != nil {
-		return nil, fmt.Errorf("belief: %w", err)
+	case bad >= 0:
+		return nil, fmt.Errorf("token %d at position %d is not a level", toks[bad], bad)
+	case bad == noMass:
+		return nil, fmt.Errorf("belief: %w", b.Normalize())
 	}
 	return b, nil
 }
 
 // ParseInto is Parse for a caller that needs no reason: the belief Parse
 // returns, written into dst's memory when it has room, or false where Parse
-// returns an error (TestParseIntoMatchesParse).
+// returns an error (TestParseIntoMatchesParse). It makes no error value.
 func (f LevelFormat) ParseInto(dst Belief, toks []Token, n int) (Belief, bool) {
-	if len(toks) != n {
-		return nil, false
+	if b, bad := f.parse(dst, toks, n); bad == parsed {
+		return b, true
 	}
-	b, mass := resized(dst, n), false
+	return nil, false
+}
+
+// What parse found wrong, beside the position of a token that is not a
+// level (≥ 0).
+const (
+	parsed    = -1
+	badLength = -2
+	noMass    = -3 // every level 0: the unnormalised levels are returned
+)
+
+// parse is Parse's one loop, in dst's memory: the normalised belief and
+// parsed, or what is wrong. Levels are whole numbers ≥ 0, so normalising
+// fails only without mass, which is checked first.
+func (f LevelFormat) parse(dst Belief, toks []Token, n int) (Belief, int) {
+	if len(toks) != n {
+		return nil, badLength
+	}
+	b, mass := Resize(dst, n), false
 	for i, t := range toks {
 		l := int(t) - int(f.First)
 		if l < 0 || l >= f.Levels {
-			return nil, false
+			return nil, i
 		}
 		b[i] = float64(l)
 		mass = mass || l > 0
 	}
-	// Levels are whole numbers ≥ 0, so Normalize fails only without mass.
-	if !mass || b.Normalize() != nil {
-		return nil, false
+	if !mass {
+		return b, noMass
 	}
-	return b, true
+	if err := b.Normalize(); err != nil {
+		panic("tasks: levels with mass did not normalise: " + err.Error())
+	}
+	return b, parsed
 }
 
 // Encode writes levels (each in [0, Levels)) as tokens; a level out of range
@@ -120,18 +135,27 @@ func (f LevelFormat) OneHot(n, h int) []int {
 
 // TopSet lists the hypotheses whose mass equals the largest (within 1e-12).
 func TopSet(b Belief) []int {
-	top := math.Inf(-1)
-	for _, x := range b {
-		top = math.Max(top, x)
-	}
+	top := topMass(b)
 	var out []int
 	for i, x := range b {
-		if x >= top-1e-12 {
+		if atTop(x, top) {
 			out = append(out, i)
 		}
 	}
 	return out
 }
+
+// topMass is b's largest entry; atTop says whether x ties it (within
+// rounding), the membership test of TopSet.
+func topMass(b Belief) float64 {
+	top := math.Inf(-1)
+	for _, x := range b {
+		top = math.Max(top, x)
+	}
+	return top
+}
+
+func atTop(x, top float64) bool { return x >= top-1e-12 }
 
 // Plausible is the consistent set C: the hypotheses whose posterior mass is
 // positive and at least ratio times the largest. With deterministic replies
@@ -146,7 +170,7 @@ func PlausibleInto(dst []bool, b Belief, ratio float64) []bool {
 	for _, x := range b {
 		top = math.Max(top, x)
 	}
-	out := resized(dst, len(b))
+	out := Resize(dst, len(b))
 	for i, x := range b {
 		out[i] = x > 0 && x >= ratio*top
 	}
@@ -265,12 +289,9 @@ func ConsistentBT(b Belief, malformed bool, c []bool, eliminated bool) int8 {
 	if malformed {
 		return -1
 	}
-	top := math.Inf(-1) // TopSet(b), without making the list
-	for _, x := range b {
-		top = math.Max(top, x)
-	}
+	top := topMass(b) // TopSet(b), without making the list
 	for h, x := range b {
-		if x >= top-1e-12 && !c[h] {
+		if atTop(x, top) && !c[h] {
 			return -1
 		}
 	}

@@ -67,10 +67,10 @@ func newEpisode(t *Task, inst *instance) *episode {
 func (e *episode) restart(text bool) {
 	t, k, m := e.t, e.t.cfg.Faults, &e.mem
 	e.Rounds.Restart(t.cfg.Rounds)
-	e.asked = resized(e.asked, t.cfg.Questions)
+	e.asked = tasks.Resize(e.asked, t.cfg.Questions)
 	clear(e.asked)
-	e.post, m.spare, e.stated = uniform(e.post, k), resized(m.spare, k), uniform(e.stated, k)
-	m.parsed = resized(m.parsed, k) // so that a malformed belief, too, parses in place
+	e.post, m.spare, e.stated = uniform(e.post, k), tasks.Resize(m.spare, k), uniform(e.stated, k)
+	m.parsed = tasks.Resize(m.parsed, k) // so that a malformed belief, too, parses in place
 	e.lastReply, e.lastElim = 0, false
 	e.statedLevels, e.psis, e.final = nil, e.psis[:0], nil
 	e.text = text
@@ -83,19 +83,11 @@ func (e *episode) restart(text bool) {
 
 // uniform is tasks.Uniform(n) in b's memory.
 func uniform(b tasks.Belief, n int) tasks.Belief {
-	b = resized(b, n)
+	b = tasks.Resize(b, n)
 	for i := range b {
 		b[i] = 1 / float64(n)
 	}
 	return b
-}
-
-// resized is s with length n, in s's memory if it has room.
-func resized[S ~[]E, E any](s S, n int) S {
-	if cap(s) < n {
-		return make(S, n)
-	}
-	return s[:n]
 }
 
 // emit appends toks to the episode's token memory and returns them there,
@@ -226,7 +218,7 @@ func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 		}
 	}
 	if !s.Malformed {
-		m.levels = resized(m.levels, len(action))
+		m.levels = tasks.Resize(m.levels, len(action))
 		for i, tok := range action {
 			m.levels[i] = int(tok - t.levels.First)
 		}

@@ -50,10 +50,10 @@ func (t *Task) instance(split tasks.Split, index int) (*instance, error) {
 // permutation drawn in perm's memory (len K) by permInto.
 func (t *Task) generate(inst *instance, tr, hr *rand.Rand, perm []int) {
 	k, c := t.cfg.Faults, t.cfg
-	inst.cells, inst.kinds = resized(inst.cells, c.Questions), resized(inst.kinds, c.Questions)
+	inst.cells, inst.kinds = tasks.Resize(inst.cells, c.Questions), tasks.Resize(inst.kinds, c.Questions)
 	inst.truth = hr.IntN(k)
 	for q := range inst.cells {
-		col := resized(inst.cells[q], k)
+		col := tasks.Resize(inst.cells[q], k)
 		u := tr.Float64()
 		switch {
 		case u < c.PUseless:

@@ -234,7 +234,7 @@ func (t *Task) Recycle(old tasks.Episode, split tasks.Split, index int) (tasks.E
 	if e.inst == nil {
 		e.inst = &instance{}
 	}
-	m.perm = resized(m.perm, t.cfg.Faults)
+	m.perm = tasks.Resize(m.perm, t.cfg.Faults)
 	t.generate(e.inst, m.table, m.truth, m.perm)
 	e.restart(false)
 	return e, nil

@@ -65,7 +65,8 @@ type tape struct {
 	steps   []step
 	mem     *[]G.Value
 	engine  tensor.Engine
-	boundTo uintptr // offset of Node.boundTo
+	boundTo uintptr      // offset of Node.boundTo
+	dual    reflect.Type // the dual value type whose layout was checked
 }
 
 // bindTape reads the program behind st (the tape machine's struct) into a
@@ -205,7 +206,7 @@ func (t *tape) run() error {
 			if v == nil {
 				return fmt.Errorf("no value bound to node %v", s.node)
 			}
-			if p := dualValuePart(v); p != nil {
+			if p := t.dualValuePart(v); p != nil {
 				v = *p
 			}
 			mem[s.reg] = v
@@ -298,7 +299,7 @@ func (t *tape) boundPtr(n *G.Node) *G.Value {
 // itself, or the value part of a dual value already bound there.
 func (t *tape) bind(n *G.Node, v G.Value) {
 	p := t.boundPtr(n)
-	if d := dualValuePart(*p); d != nil {
+	if d := t.dualValuePart(*p); d != nil {
 		*d = v
 		return
 	}
@@ -307,19 +308,34 @@ func (t *tape) bind(n *G.Node, v G.Value) {
 
 // dualValuePart is the address of the value part of v if v is a
 // *dualValue (a struct whose first field is the embedded Value), else nil.
-func dualValuePart(v G.Value) *G.Value {
+// The type's layout is checked the first time it is seen, not on every
+// load and bind.
+func (t *tape) dualValuePart(v G.Value) *G.Value {
 	if _, ok := v.(dualValue); !ok {
 		return nil
 	}
 	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct || rv.Elem().NumField() == 0 {
-		panic(fmt.Sprintf("engine: gorgonia's dual value is a %T, not the struct this gorgonia had", v))
+	if rv.Type() != t.dual {
+		checkDualLayout(rv)
+		t.dual = rv.Type()
 	}
-	f := rv.Elem().Type().Field(0)
-	if !f.Anonymous || f.Type != reflect.TypeFor[G.Value]() || f.Offset != 0 {
-		panic(fmt.Sprintf("engine: gorgonia's dual value %T does not start with its Value", v))
+	if rv.IsNil() {
+		panic(fmt.Sprintf("engine: a nil %T is bound to a node", v))
 	}
 	return (*G.Value)(rv.UnsafePointer())
+}
+
+// checkDualLayout panics unless rv is a pointer to a struct whose first
+// field is the embedded Value: the layout dualValuePart relies on.
+func checkDualLayout(rv reflect.Value) {
+	typ := rv.Type()
+	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct || typ.Elem().NumField() == 0 {
+		panic(fmt.Sprintf("engine: gorgonia's dual value is a %v, not the struct this gorgonia had", typ))
+	}
+	f := typ.Elem().Field(0)
+	if !f.Anonymous || f.Type != reflect.TypeFor[G.Value]() || f.Offset != 0 {
+		panic(fmt.Sprintf("engine: gorgonia's dual value %v does not start with its Value", typ))
+	}
 }
 
 // zeroValue is what the tape machine allocates for an alloc instruction: a

@@ -41,9 +41,12 @@ type Config struct {
 	InitShare float64       `json:"init_share"` // π_θ0's share of the expert pairs
 	Init      rl.SFTConfig  `json:"init"`
 	Collect   CollectConfig `json:"collect"`
-	IL        rl.SFTConfig  `json:"il"` // IL, Early Experience, IL w/ ACT
-	ACT       GRPOStage     `json:"act"`
-	RL        GRPOStage     `json:"rl"` // RL, RL w/ ACT
+	// Choice is how the critic answers the choice prompt, for π_θ0's
+	// format examples, the ACT stage and the choice accuracy.
+	Choice ChoiceFormat `json:"choice_format"`
+	IL     rl.SFTConfig `json:"il"` // IL, Early Experience, IL w/ ACT
+	ACT    GRPOStage    `json:"act"`
+	RL     GRPOStage    `json:"rl"` // RL, RL w/ ACT
 	// Episodes and OODEpisodes: online evaluation on the first instances
 	// of Test and TestOOD (0: none).
 	Episodes    int      `json:"episodes"`
@@ -67,7 +70,7 @@ func DefaultConfig() Config {
 	rlStage := DefaultGRPOStage()
 	rlStage.Shaping = AccuracyOnly()
 	return Config{Env: "alfworld", Preset: "tiny", Seed: 1, Games: 100, HeldOut: 20, InitShare: 0.1,
-		Init: init, Collect: DefaultCollect(), IL: il, ACT: DefaultGRPOStage(), RL: rlStage,
+		Init: init, Collect: DefaultCollect(), Choice: ChoiceSlot, IL: il, ACT: DefaultGRPOStage(), RL: rlStage,
 		Episodes: 20, OODEpisodes: 20, Rows: AllRows}
 }
 
@@ -83,6 +86,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.InitShare > 0 && c.InitShare <= 1) {
 		return fmt.Errorf("act: init_share must lie in (0, 1], got %v", c.InitShare)
+	}
+	if err := c.Choice.Validate(); err != nil {
+		return fmt.Errorf("act: %w", err)
 	}
 	if err := c.Collect.Validate(); err != nil {
 		return fmt.Errorf("act: %w", err)

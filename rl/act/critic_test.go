@@ -37,7 +37,7 @@ func TestFormatDataCarriesNoJudgement(t *testing.T) {
 	pairs, err := env.ExpertPairs(textworld.Train, 0, 40, textworld.History)
 	require.NoError(t, err)
 	v := env.Vocab
-	trs := FormatData(v, pairs, rand.New(rand.NewPCG(3, 4)))
+	trs := FormatData(v, ChoiceSlot, pairs, rand.New(rand.NewPCG(3, 4)))
 	require.Len(t, trs, 2*len(pairs), "every alfworld state lists more than the expert's action")
 	choose := v.ID("<choose>")
 	expertFirst := 0
@@ -61,4 +61,60 @@ func TestFormatDataCarriesNoJudgement(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, 0.5, float64(expertFirst)/float64(len(pairs)), 0.2, "the expert's slot is a coin")
+}
+
+// TestChoiceFormatsRoundTrip: in both formats an answer built for a slot
+// parses back to that slot, π_θ0's format examples answer each prompt
+// with both slots, and an answer in the other format does not parse.
+func TestChoiceFormatsRoundTrip(t *testing.T) {
+	env, err := NewEnv("alfworld", nil)
+	require.NoError(t, err)
+	pairs, err := env.ExpertPairs(textworld.Train, 0, 10, textworld.History)
+	require.NoError(t, err)
+	v := env.Vocab
+	assert.Error(t, ChoiceFormat("").Validate())
+	assert.Error(t, ChoiceFormat("both").Validate())
+	for _, format := range []ChoiceFormat{ChoiceSlot, ChoiceAction} {
+		require.NoError(t, format.Validate())
+		trs := FormatData(v, format, pairs, rand.New(rand.NewPCG(3, 4)))
+		require.Len(t, trs, 2*len(pairs))
+		for i, p := range pairs {
+			var alt []tasks.Token
+			for _, a := range p.State.Admissible {
+				if !textworld.Equal(a, p.Expert) {
+					alt = a
+				}
+			}
+			c := CriticExample{State: p.State, Expert: p.Expert, Alt: alt, ExpertFirst: i%2 == 0}
+			for slot := 1; slot <= 2; slot++ {
+				a := format.Answer(v, c, slot)
+				assert.LessOrEqual(t, len(a)+1, format.MaxAnswer(c))
+				got, err := format.Parse(v, c, a)
+				require.NoError(t, err)
+				assert.Equal(t, slot, got)
+			}
+			_, expertSlot := c.Prompt(v)
+			assert.Equal(t, c.Expert, ChoiceAction.Answer(v, c, expertSlot), "the copy of the expert's slot is the expert's action")
+			other := ChoiceSlot
+			if format == ChoiceSlot {
+				other = ChoiceAction
+			}
+			_, err := format.Parse(v, c, other.Answer(v, c, 1))
+			assert.Error(t, err, "%s does not read the other format's answer", format)
+			one, two := trs[2*i], trs[2*i+1]
+			k := indexOf(one.Tokens, v.ID("<choose>")) + 1
+			require.Positive(t, k)
+			assert.Equal(t, one.Tokens[:k], two.Tokens[:k], "one prompt")
+			assert.NotEqual(t, one.Tokens[k:], two.Tokens[k:], "two answers")
+		}
+	}
+}
+
+func indexOf(toks []tasks.Token, t tasks.Token) int {
+	for i, x := range toks {
+		if x == t {
+			return i
+		}
+	}
+	return -1
 }

@@ -132,17 +132,17 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// choiceExamples turns D_critic into choice prompts judged by ParseChoice:
-// parsed when the answer is exactly "1" or "2"; expert when it names the
-// expert's slot; admissible when the named action applies (the expert's
-// always does).
-func choiceExamples(v *tasks.Vocab, data []CriticExample) []example {
+// choiceExamples turns D_critic into choice prompts judged by the format's
+// Parse: parsed when the answer names a slot ("1" or "2", or one of the
+// two actions written out); expert when it names the expert's slot;
+// admissible when the named action applies (the expert's always does).
+func choiceExamples(v *tasks.Vocab, format ChoiceFormat, data []CriticExample) []example {
 	out := make([]example, len(data))
 	for i, c := range data {
 		prompt, slot := c.Prompt(v)
 		altOK := c.AltAdmissible
 		out[i] = example{prompt: prompt, judge: func(answer []tasks.Token) judged {
-			pick, err := textworld.ParseChoice(v, answer)
+			pick, err := format.Parse(v, c, answer)
 			if err != nil {
 				return judged{}
 			}
@@ -169,9 +169,19 @@ func actionExamples(env *Env, pairs []textworld.Pair) []example {
 }
 
 // ChoiceTask is D_critic (train) and held-out critic examples (test) as
-// the single-turn task of the ACT stage: the answer is one token and EOT.
-func ChoiceTask(env *Env, sh Shaping, train, test []CriticExample) (tasks.Task, error) {
-	return newSingleTask(env.Name+"-choice", env.Vocab, sh, 2, choiceExamples(env.Vocab, train), choiceExamples(env.Vocab, test))
+// the single-turn task of the ACT stage: the answer is the pick in the
+// format and EOT, within the budget of the longest answer the data needs.
+func ChoiceTask(env *Env, format ChoiceFormat, sh Shaping, train, test []CriticExample) (tasks.Task, error) {
+	if err := format.Validate(); err != nil {
+		return nil, err
+	}
+	budget := 2
+	for _, set := range [][]CriticExample{train, test} {
+		for _, c := range set {
+			budget = max(budget, format.MaxAnswer(c))
+		}
+	}
+	return newSingleTask(env.Name+"-choice", env.Vocab, sh, budget, choiceExamples(env.Vocab, format, train), choiceExamples(env.Vocab, format, test))
 }
 
 // ActionTask is the expert states (train) and held-out ones (test) as the

@@ -28,7 +28,7 @@ func answer(t *testing.T, task tasks.Task, i int, a []tasks.Token) (float64, tas
 func TestChoiceEpisodeRewards(t *testing.T) {
 	f := newFixture(t)
 	v := f.env.Vocab
-	task, err := ChoiceTask(f.env, DefaultShaping(), f.critic, nil)
+	task, err := ChoiceTask(f.env, ChoiceSlot, DefaultShaping(), f.critic, nil)
 	require.NoError(t, err)
 	one, two := v.ID("1"), v.ID("2")
 	for i, c := range f.critic {
@@ -106,7 +106,7 @@ func TestAnyReadingRewardsTheExpertPickToo(t *testing.T) {
 	f := newFixture(t)
 	sh := DefaultShaping()
 	sh.AdmReading = AdmAny
-	task, err := ChoiceTask(f.env, sh, f.critic, nil)
+	task, err := ChoiceTask(f.env, ChoiceSlot, sh, f.critic, nil)
 	require.NoError(t, err)
 	c := f.critic[0]
 	_, slot := c.Prompt(f.env.Vocab)

@@ -44,7 +44,7 @@ func NextActionAccuracy(m *model.Model, v *tasks.Vocab, pairs []textworld.Pair, 
 // ChoiceAccuracy is the critic's greedy accuracy on critic examples (the
 // share of choices that name the expert's action) and its share of
 // answers that do not parse; both 0 for no examples.
-func ChoiceAccuracy(m *model.Model, v *tasks.Vocab, data []CriticExample) (accuracy, malformed float64, err error) {
+func ChoiceAccuracy(m *model.Model, v *tasks.Vocab, format ChoiceFormat, data []CriticExample) (accuracy, malformed float64, err error) {
 	if len(data) == 0 {
 		return 0, 0, nil
 	}
@@ -55,15 +55,16 @@ func ChoiceAccuracy(m *model.Model, v *tasks.Vocab, data []CriticExample) (accur
 	right, bad := 0, 0
 	for _, c := range data {
 		prompt, slot := c.Prompt(v)
-		if len(prompt)+2 > m.Config.Context {
+		budget := format.MaxAnswer(c)
+		if len(prompt)+budget > m.Config.Context {
 			bad++
 			continue
 		}
-		ans, _, err := g.Generate(prompt, 2, nil)
+		ans, _, err := g.Generate(prompt, budget, nil)
 		if err != nil {
 			return 0, 0, err
 		}
-		pick, perr := textworld.ParseChoice(v, ans)
+		pick, perr := format.Parse(v, c, ans)
 		switch {
 		case perr != nil:
 			bad++

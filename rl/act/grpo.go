@@ -54,8 +54,8 @@ func (s GRPOStage) run(name string, init *model.Model, task tasks.Task, n int) (
 // TrainACT is critical training: GRPO of a copy of init on the choice task
 // of D_critic (held-out examples may be empty). Each update's Success is
 // the share of sampled choices that picked the expert's action.
-func TrainACT(init *model.Model, env *Env, data []CriticExample, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
-	task, err := ChoiceTask(env, stage.Shaping, shuffled(data, stage.GRPO.Seed), nil)
+func TrainACT(init *model.Model, env *Env, format ChoiceFormat, data []CriticExample, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
+	task, err := ChoiceTask(env, format, stage.Shaping, shuffled(data, stage.GRPO.Seed), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("act: %w", err)
 	}

@@ -27,7 +27,7 @@ func alfworldChoices(t *testing.T) (*Env, *model.Model, []CriticExample, []Criti
 	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, textworld.History)
 	require.NoError(t, err)
 	ctx := AutoContext(env, pairs, cfg.Collect.MaxAction)
-	pi0, _, err := InitialPolicy(env.Vocab, cfg.Preset, ctx, pairs, cfg.InitShare, cfg.Init, cfg.Seed)
+	pi0, _, err := InitialPolicy(env.Vocab, cfg.Preset, ctx, pairs, cfg.InitShare, ChoiceSlot, cfg.Init, cfg.Seed)
 	require.NoError(t, err)
 	train, _, err := CriticData(pi0, env, textworld.Train, 0, cfg.Games, cfg.Collect)
 	require.NoError(t, err)
@@ -60,7 +60,7 @@ func TestSupervisedALFWorldChoiceGeneralises(t *testing.T) {
 	cfg.Epochs, cfg.Optim.LR = 6, 3e-3
 	m, _, err := TrainSFT(fresh, demos, cfg)
 	require.NoError(t, err)
-	acc, bad, err := ChoiceAccuracy(m, v, held)
+	acc, bad, err := ChoiceAccuracy(m, v, ChoiceSlot, held)
 	require.NoError(t, err)
 	t.Logf("%d training and %d held-out choices; held-out accuracy %.3f, malformed %.3f", len(train), len(held), acc, bad)
 	assert.Greater(t, acc, 0.65)
@@ -75,13 +75,13 @@ func TestACTLearnsTheALFWorldChoice(t *testing.T) {
 		t.Skip("100 GRPO updates on the ALFWorld choice")
 	}
 	env, pi0, train, held := alfworldChoices(t)
-	before, _, err := ChoiceAccuracy(pi0, env.Vocab, held)
+	before, _, err := ChoiceAccuracy(pi0, env.Vocab, ChoiceSlot, held)
 	require.NoError(t, err)
 	stage := tableRun("alfworld", 100).ACT
 	stage.GRPO.Rollout.Workers = 1
-	m, ms, err := TrainACT(pi0, env, train, stage)
+	m, ms, err := TrainACT(pi0, env, ChoiceSlot, train, stage)
 	require.NoError(t, err)
-	after, _, err := ChoiceAccuracy(m, env.Vocab, held)
+	after, _, err := ChoiceAccuracy(m, env.Vocab, ChoiceSlot, held)
 	require.NoError(t, err)
 	acc := make([]float64, len(ms))
 	for i, mt := range ms {

@@ -46,18 +46,18 @@ func TestACTLearnsALearnableChoice(t *testing.T) {
 	m := tinyModel(t, env.Vocab.Size(), 64)
 	sft := rl.DefaultSFTConfig()
 	sft.Epochs, sft.Optim.LR = 20, 3e-3
-	pi0, _, err := TrainSFT(m, FormatData(env.Vocab, pairs, rand.New(rand.NewPCG(3, 3))), sft)
+	pi0, _, err := TrainSFT(m, FormatData(env.Vocab, ChoiceSlot, pairs, rand.New(rand.NewPCG(3, 3))), sft)
 	require.NoError(t, err)
-	before, _, err := ChoiceAccuracy(pi0, env.Vocab, test)
+	before, _, err := ChoiceAccuracy(pi0, env.Vocab, ChoiceSlot, test)
 	require.NoError(t, err)
 	assert.Less(t, before, 0.6, "π_θ0 does not judge")
 	stage := DefaultGRPOStage()
 	stage.Updates = 60
 	stage.GRPO.Policy.Optim.LR = 1e-3
 	stage.GRPO.Rollout.Workers = 1
-	act, ms, err := TrainACT(pi0, env, train, stage)
+	act, ms, err := TrainACT(pi0, env, ChoiceSlot, train, stage)
 	require.NoError(t, err)
-	after, _, err := ChoiceAccuracy(act, env.Vocab, test)
+	after, _, err := ChoiceAccuracy(act, env.Vocab, ChoiceSlot, test)
 	require.NoError(t, err)
 	first, last := ms[0].Success, 0.0
 	for _, mt := range ms[len(ms)-5:] {

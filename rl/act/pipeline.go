@@ -99,7 +99,7 @@ func Run(cfg Config) (*Report, error) {
 		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
 	t0 := time.Now()
-	pi0, ms, err := InitialPolicy(env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Init, cfg.Seed)
+	pi0, ms, err := InitialPolicy(env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,9 @@ func Run(cfg Config) (*Report, error) {
 		return TrainRL(init, env, pairs, cfg.Collect.MaxAction, cfg.RL)
 	}
 	if cfg.needs(RowACT) {
-		if err := grpo(RowACT, pi0, func(m *model.Model) (*model.Model, []rl.Metrics, error) { return TrainACT(m, env, data, cfg.ACT) }); err != nil {
+		if err := grpo(RowACT, pi0, func(m *model.Model) (*model.Model, []rl.Metrics, error) {
+			return TrainACT(m, env, cfg.Choice, data, cfg.ACT)
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -223,7 +225,7 @@ func (cfg Config) evaluate(env *Env, row string, m *model.Model, held []textworl
 		r.Offline = &acc
 	}
 	if len(heldData) > 0 {
-		acc, bad, err := ChoiceAccuracy(m, env.Vocab, heldData)
+		acc, bad, err := ChoiceAccuracy(m, env.Vocab, cfg.Choice, heldData)
 		if err != nil {
 			return r, err
 		}

@@ -88,7 +88,7 @@ func TrainSFT(init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*mod
 // but too little data to act like the expert; and FormatData on the same
 // share, so it answers a choice prompt in the format, at chance
 // (doc.go, "π_θ0").
-func InitialPolicy(v *tasks.Vocab, preset string, context int, pairs []textworld.Pair, share float64, cfg rl.SFTConfig, seed uint64) (*model.Model, []rl.SFTMetrics, error) {
+func InitialPolicy(v *tasks.Vocab, preset string, context int, pairs []textworld.Pair, share float64, format ChoiceFormat, cfg rl.SFTConfig, seed uint64) (*model.Model, []rl.SFTMetrics, error) {
 	if !(share > 0 && share <= 1) {
 		return nil, nil, fmt.Errorf("initial policy: share must lie in (0, 1], got %v", share)
 	}
@@ -111,20 +111,21 @@ func InitialPolicy(v *tasks.Vocab, preset string, context int, pairs []textworld
 	}
 	cfg.Seed = seed
 	rng := rand.New(rand.NewPCG(seed, 0x2417))
-	return TrainSFT(fresh, append(ILData(v, sub), FormatData(v, sub, rng)...), cfg)
+	return TrainSFT(fresh, append(ILData(v, sub), FormatData(v, format, sub, rng)...), cfg)
 }
 
 // FormatData teaches the critic's answer format and nothing else: for each
 // pair with another listed action, a choice prompt between the expert's
 // action and a uniformly drawn other admissible one, in random order, once
-// answered "1" and once "2". So π_θ0 answers in the format (R_fmt is not
-// what ACT has to learn) while its choices carry no judgement: every
-// prompt is seen with both answers, so the fit is p("1") = p("2") = 1/2
-// whatever the prompt (TestFormatDataCarriesNoJudgement). (Answering each
+// answered with the first slot and once with the second ("1" and "2", or
+// the two actions written out). So π_θ0 answers in the format (R_fmt is
+// not what ACT has to learn) while its choices carry no judgement: every
+// prompt is seen with both answers, so the fit is 1/2 for each whatever
+// the prompt (TestFormatDataCarriesNoJudgement). (Answering each
 // prompt once by a coin, as first built, let π_θ0 memorise the coin: a
 // strong random preference per prompt, which the GRPO stage then had to
 // unlearn before it could learn; docs/act.md, "Learnability".)
-func FormatData(v *tasks.Vocab, pairs []textworld.Pair, rng *rand.Rand) []*rl.Trajectory {
+func FormatData(v *tasks.Vocab, format ChoiceFormat, pairs []textworld.Pair, rng *rand.Rand) []*rl.Trajectory {
 	var out []*rl.Trajectory
 	for _, p := range pairs {
 		var others [][]tasks.Token
@@ -138,7 +139,7 @@ func FormatData(v *tasks.Vocab, pairs []textworld.Pair, rng *rand.Rand) []*rl.Tr
 		}
 		c := CriticExample{State: p.State, Expert: p.Expert, Alt: others[rng.IntN(len(others))], ExpertFirst: rng.IntN(2) == 0}
 		prompt, _ := c.Prompt(v)
-		out = append(out, Demonstration(prompt, []tasks.Token{v.ID("1")}), Demonstration(prompt, []tasks.Token{v.ID("2")}))
+		out = append(out, Demonstration(prompt, format.Answer(v, c, 1)), Demonstration(prompt, format.Answer(v, c, 2)))
 	}
 	return out
 }

@@ -25,7 +25,7 @@ func CollectCritic(cfg Config, path string) (CollectStats, error) {
 	if context == 0 {
 		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
-	pi0, _, err := InitialPolicy(env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Init, cfg.Seed)
+	pi0, _, err := InitialPolicy(env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		return CollectStats{}, err
 	}

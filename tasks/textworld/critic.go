@@ -20,7 +20,8 @@ import (
 // prompt: a small model with learned absolute positions finds them there,
 // while after a state of varying length (100 to 300 tokens in alfworld) it
 // did not (docs/act.md, "Learnability"). The critic answers "1" or "2",
-// then <eot> (ParseChoice).
+// then <eot> (ParseChoice), or writes out the action it picks, then <eot>
+// (ParseCopiedChoice).
 func CriticPrompt(v *tasks.Vocab, s State, x, y []tasks.Token) []tasks.Token {
 	state := s.Tokens(v)
 	one, two := v.ID("1"), v.ID("2")
@@ -48,6 +49,21 @@ func ParseChoice(v *tasks.Vocab, answer []tasks.Token) (int, error) {
 		return 2, nil
 	}
 	return 0, fmt.Errorf("a choice is 1 or 2, got %s", v.Word(answer[0]))
+}
+
+// ParseCopiedChoice reads a critic that answers by writing out the action
+// it picks (its tokens before <eot>): 1 when the answer is x token for
+// token, 2 when it is y. Anything else, a mix of the two or a third
+// command included, is a format error. x and y differ (D_critic drops an
+// alternative equal to the expert's action).
+func ParseCopiedChoice(answer, x, y []tasks.Token) (int, error) {
+	switch {
+	case Equal(answer, x):
+		return 1, nil
+	case Equal(answer, y):
+		return 2, nil
+	}
+	return 0, fmt.Errorf("a copied choice must be one of the two candidates, got %d other tokens", len(answer))
 }
 
 // Reflection is the templated self-reflection of the Early Experience

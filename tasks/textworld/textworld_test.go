@@ -165,6 +165,17 @@ func TestCriticFormats(t *testing.T) {
 		assert.Equal(t, tc.want, got)
 		assert.Equal(t, tc.want == 0, err != nil)
 	}
+	x, y := v.Encode("wait", "1"), v.Encode("wait")
+	for _, tc := range []struct {
+		answer []tasks.Token
+		want   int
+	}{
+		{x, 1}, {y, 2}, {v.Encode("wait", "2"), 0}, {nil, 0}, {v.Encode("step"), 0}, {append(append([]tasks.Token{}, y...), x...), 0},
+	} {
+		got, err := ParseCopiedChoice(tc.answer, x, y)
+		assert.Equal(t, tc.want, got, v.Decode(tc.answer))
+		assert.Equal(t, tc.want == 0, err != nil)
+	}
 	alt, err := Outcome(e, v.Encode("wait"))
 	require.NoError(t, err)
 	exp, err := Outcome(e, v.Encode("step"))

@@ -1,6 +1,7 @@
 package act
 
 import (
+	"context"
 	"testing"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkPipelineSmoke(b *testing.B) {
 	for range b.N {
 		cfg := SmokeConfig()
 		cfg.Dir = b.TempDir()
-		rep, err := Run(cfg)
+		rep, err := Run(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package act
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -21,7 +22,7 @@ type GRPOStage struct {
 	Shaping Shaping       `json:"shaping"`
 }
 
-func (s GRPOStage) run(name string, init *model.Model, task tasks.Task, n int) (*model.Model, []rl.Metrics, error) {
+func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task tasks.Task, n int) (*model.Model, []rl.Metrics, error) {
 	if s.Updates < 0 {
 		return nil, nil, fmt.Errorf("%s: updates must be ≥ 0, got %d", name, s.Updates)
 	}
@@ -42,6 +43,9 @@ func (s GRPOStage) run(name string, init *model.Model, task tasks.Task, n int) (
 	defer g.Close()
 	var ms []rl.Metrics
 	for range s.Updates {
+		if err := ctx.Err(); err != nil {
+			return nil, ms, err
+		}
 		mt, err := g.Update()
 		if err != nil {
 			return nil, ms, fmt.Errorf("%s: %w", name, err)
@@ -54,23 +58,23 @@ func (s GRPOStage) run(name string, init *model.Model, task tasks.Task, n int) (
 // TrainACT is critical training: GRPO of a copy of init on the choice task
 // of D_critic (held-out examples may be empty). Each update's Success is
 // the share of sampled choices that picked the expert's action.
-func TrainACT(init *model.Model, env *Env, format ChoiceFormat, data []CriticExample, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
+func TrainACT(ctx context.Context, init *model.Model, env *Env, format ChoiceFormat, data []CriticExample, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
 	task, err := ChoiceTask(env, format, stage.Shaping, shuffled(data, stage.GRPO.Seed), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("act: %w", err)
 	}
-	return stage.run("act", init, task, len(data))
+	return stage.run(ctx, "act", init, task, len(data))
 }
 
 // TrainRL is RL action training: GRPO of a copy of init generating the
 // next action at the expert states, rewarded for the expert's action with
 // the same shaping (a contextual bandit over the states).
-func TrainRL(init *model.Model, env *Env, pairs []textworld.Pair, maxAction int, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
+func TrainRL(ctx context.Context, init *model.Model, env *Env, pairs []textworld.Pair, maxAction int, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
 	task, err := ActionTask(env, stage.Shaping, maxAction, shuffled(pairs, stage.GRPO.Seed), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rl: %w", err)
 	}
-	return stage.run("rl", init, task, len(pairs))
+	return stage.run(ctx, "rl", init, task, len(pairs))
 }
 
 // shuffled is a copy of xs in an order drawn from seed.

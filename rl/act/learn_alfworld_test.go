@@ -1,6 +1,7 @@
 package act
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,7 +28,7 @@ func alfworldChoices(t *testing.T) (*Env, *model.Model, []CriticExample, []Criti
 	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, textworld.History)
 	require.NoError(t, err)
 	ctx := AutoContext(env, pairs, cfg.Collect.MaxAction)
-	pi0, _, err := InitialPolicy(env.Vocab, cfg.Preset, ctx, pairs, cfg.InitShare, ChoiceSlot, cfg.Init, cfg.Seed)
+	pi0, _, err := InitialPolicy(context.Background(), env.Vocab, cfg.Preset, ctx, pairs, cfg.InitShare, ChoiceSlot, cfg.Init, cfg.Seed)
 	require.NoError(t, err)
 	train, _, err := CriticData(pi0, env, textworld.Train, 0, cfg.Games, cfg.Collect)
 	require.NoError(t, err)
@@ -58,7 +59,7 @@ func TestSupervisedALFWorldChoiceGeneralises(t *testing.T) {
 	fresh := tinyModel(t, v.Size(), pi0.Config.Context)
 	cfg := rl.DefaultSFTConfig()
 	cfg.Epochs, cfg.Optim.LR = 6, 3e-3
-	m, _, err := TrainSFT(fresh, demos, cfg)
+	m, _, err := TrainSFT(context.Background(), fresh, demos, cfg)
 	require.NoError(t, err)
 	acc, bad, err := ChoiceAccuracy(m, v, ChoiceSlot, held)
 	require.NoError(t, err)
@@ -79,7 +80,7 @@ func TestACTLearnsTheALFWorldChoice(t *testing.T) {
 	require.NoError(t, err)
 	stage := tableRun("alfworld", 100).ACT
 	stage.GRPO.Rollout.Workers = 1
-	m, ms, err := TrainACT(pi0, env, ChoiceSlot, train, stage)
+	m, ms, err := TrainACT(context.Background(), pi0, env, ChoiceSlot, train, stage)
 	require.NoError(t, err)
 	after, _, err := ChoiceAccuracy(m, env.Vocab, ChoiceSlot, held)
 	require.NoError(t, err)

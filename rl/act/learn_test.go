@@ -1,6 +1,7 @@
 package act
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestACTLearnsALearnableChoice(t *testing.T) {
 	m := tinyModel(t, env.Vocab.Size(), 64)
 	sft := rl.DefaultSFTConfig()
 	sft.Epochs, sft.Optim.LR = 20, 3e-3
-	pi0, _, err := TrainSFT(m, FormatData(env.Vocab, ChoiceSlot, pairs, rand.New(rand.NewPCG(3, 3))), sft)
+	pi0, _, err := TrainSFT(context.Background(), m, FormatData(env.Vocab, ChoiceSlot, pairs, rand.New(rand.NewPCG(3, 3))), sft)
 	require.NoError(t, err)
 	before, _, err := ChoiceAccuracy(pi0, env.Vocab, ChoiceSlot, test)
 	require.NoError(t, err)
@@ -55,7 +56,7 @@ func TestACTLearnsALearnableChoice(t *testing.T) {
 	stage.Updates = 60
 	stage.GRPO.Policy.Optim.LR = 1e-3
 	stage.GRPO.Rollout.Workers = 1
-	act, ms, err := TrainACT(pi0, env, ChoiceSlot, train, stage)
+	act, ms, err := TrainACT(context.Background(), pi0, env, ChoiceSlot, train, stage)
 	require.NoError(t, err)
 	after, _, err := ChoiceAccuracy(act, env.Vocab, ChoiceSlot, test)
 	require.NoError(t, err)
@@ -99,13 +100,13 @@ func TestRLLearnsALearnableNextAction(t *testing.T) {
 	}
 	sft := rl.DefaultSFTConfig()
 	sft.Epochs, sft.Optim.LR = 40, 3e-3
-	pi0, _, err := TrainSFT(tinyModel(t, v.Size(), 64), ILData(v, warm), sft)
+	pi0, _, err := TrainSFT(context.Background(), tinyModel(t, v.Size(), 64), ILData(v, warm), sft)
 	require.NoError(t, err)
 	stage := DefaultGRPOStage()
 	stage.Updates = 150
 	stage.GRPO.Policy.Optim.LR = 3e-4
 	stage.GRPO.Rollout.Workers = 1
-	m, ms, err := TrainRL(pi0, env, pairs, 8, stage)
+	m, ms, err := TrainRL(context.Background(), pi0, env, pairs, 8, stage)
 	require.NoError(t, err)
 	first, last := (ms[0].Success+ms[1].Success)/2, (ms[len(ms)-1].Success+ms[len(ms)-2].Success)/2
 	acc, err := NextActionAccuracy(m, v, pairs, 8)

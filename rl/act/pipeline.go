@@ -1,6 +1,7 @@
 package act
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -68,8 +69,10 @@ type Report struct {
 // Run runs the pipeline of cfg: expert data, π_θ0, D_critic, the requested
 // rows (each a composition of the stage functions), and their evaluation.
 // With cfg.Dir set it writes pairs.jsonl, held_out.jsonl, critic.jsonl,
-// checkpoints/<row>.safetensors and report.json there.
-func Run(cfg Config) (*Report, error) {
+// checkpoints/<row>.safetensors and report.json there. Every stage checks
+// ctx between its updates or epochs; once ctx ends Run returns its error
+// (a checkpoint already written stays whole, report.json is not written).
+func Run(ctx context.Context, cfg Config) (*Report, error) {
 	start := time.Now()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -99,7 +102,7 @@ func Run(cfg Config) (*Report, error) {
 		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
 	t0 := time.Now()
-	pi0, ms, err := InitialPolicy(env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
+	pi0, ms, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -153,14 +156,14 @@ func Run(cfg Config) (*Report, error) {
 		})
 	}
 	il := func(init *model.Model) (*model.Model, []rl.SFTMetrics, error) {
-		return TrainIL(init, env.Vocab, pairs, cfg.IL)
+		return TrainIL(ctx, init, env.Vocab, pairs, cfg.IL)
 	}
 	rlStage := func(init *model.Model) (*model.Model, []rl.Metrics, error) {
-		return TrainRL(init, env, pairs, cfg.Collect.MaxAction, cfg.RL)
+		return TrainRL(ctx, init, env, pairs, cfg.Collect.MaxAction, cfg.RL)
 	}
 	if cfg.needs(RowACT) {
 		if err := grpo(RowACT, pi0, func(m *model.Model) (*model.Model, []rl.Metrics, error) {
-			return TrainACT(m, env, cfg.Choice, data, cfg.ACT)
+			return TrainACT(ctx, m, env, cfg.Choice, data, cfg.ACT)
 		}); err != nil {
 			return nil, err
 		}
@@ -173,7 +176,7 @@ func Run(cfg Config) (*Report, error) {
 			err = sft(row, pi0, func(m *model.Model) (*model.Model, []rl.SFTMetrics, error) {
 				ee, n := FitReflections(env, data, context)
 				rep.DroppedLong += n
-				return TrainEarlyExperience(m, env.Vocab, pairs, ee, cfg.IL)
+				return TrainEarlyExperience(ctx, m, env.Vocab, pairs, ee, cfg.IL)
 			})
 		case RowILwACT:
 			err = sft(row, models[RowACT], il)

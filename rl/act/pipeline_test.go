@@ -1,6 +1,8 @@
 package act
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -32,7 +34,7 @@ func TestRunWritesEveryRow(t *testing.T) {
 		t.Skip("trains seven tiny models")
 	}
 	cfg := tinyConfig(t)
-	rep, err := Run(cfg)
+	rep, err := Run(context.Background(), cfg)
 	require.NoError(t, err)
 	require.Len(t, rep.Rows, len(AllRows))
 	assert.Positive(t, rep.Critic)
@@ -56,6 +58,49 @@ func TestRunWritesEveryRow(t *testing.T) {
 	t.Logf("%d pairs, %d critic examples, context %d", rep.Pairs, rep.Critic, rep.Model.Context)
 }
 
+// endsAfter is a context whose Err turns to context.Canceled after n
+// checks: it ends a pipeline inside whichever stage makes check n + 1.
+type endsAfter struct {
+	context.Context
+	n *int
+}
+
+func (c endsAfter) Err() error {
+	if *c.n <= 0 {
+		return context.Canceled
+	}
+	*c.n--
+	return nil
+}
+
+// TestRunStopsWhenTheContextEnds: a context that ends at the first check,
+// or inside π_θ0's SFT, the ACT stage's GRPO or a later stage, stops Run
+// with context.Canceled and no report; with checks to spare the same run
+// completes (so the checks are on the path, one per update or epoch).
+func TestRunStopsWhenTheContextEnds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains tiny models")
+	}
+	checks := -1
+	for _, n := range []int{0, 1, 3, 6, 1 << 30} {
+		cfg := tinyConfig(t)
+		left := n
+		rep, err := Run(endsAfter{context.Background(), &left}, cfg)
+		if n == 1<<30 {
+			require.NoError(t, err)
+			require.Len(t, rep.Rows, len(AllRows))
+			checks = n - left
+			continue
+		}
+		require.Error(t, err, "n = %d", n)
+		assert.True(t, errors.Is(err, context.Canceled), "n = %d: %v", n, err)
+		assert.Nil(t, rep)
+		assert.NoFileExists(t, filepath.Join(cfg.Dir, "report.json"))
+	}
+	t.Logf("a complete tiny run checks its context %d times", checks)
+	assert.Greater(t, checks, 6)
+}
+
 func mustEnv(t *testing.T) *Env {
 	env, err := NewEnv("alfworld", nil)
 	require.NoError(t, err)
@@ -70,7 +115,7 @@ func TestTransferReusesTheLargerPresetsData(t *testing.T) {
 	src.Preset, src.Dir = "small", ""
 	dst.Rows = []string{RowACT, RowILwACT}
 	dst.Episodes, dst.OODEpisodes = 1, 0
-	rep, err := Transfer(src, dst)
+	rep, err := Transfer(context.Background(), src, dst)
 	require.NoError(t, err)
 	env := mustEnv(t)
 	from, err := ReadCritic(filepath.Join(dst.Dir, "source-critic.jsonl"), env.Vocab)
@@ -84,7 +129,7 @@ func TestTransferReusesTheLargerPresetsData(t *testing.T) {
 
 	other := dst
 	other.Games++
-	_, err = Transfer(src, other)
+	_, err = Transfer(context.Background(), src, other)
 	assert.ErrorContains(t, err, "share")
 }
 
@@ -100,7 +145,7 @@ func TestRunOnEveryEnvironment(t *testing.T) {
 			cfg := tinyConfig(t)
 			cfg.Env, cfg.Games, cfg.Rows = c.env, 2, []string{RowACT, RowRL}
 			cfg.Episodes, cfg.OODEpisodes = 1, 1
-			rep, err := Run(cfg)
+			rep, err := Run(context.Background(), cfg)
 			require.NoError(t, err)
 			require.Len(t, rep.Rows, 2)
 			for _, r := range rep.Rows {

@@ -1,6 +1,7 @@
 package act
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -61,7 +62,7 @@ func LongestTrajectory(trs []*rl.Trajectory) int {
 
 // TrainSFT fine-tunes a copy of init on train (rl.SFT with MaxLen the
 // longest example) and returns it with the per-epoch metrics.
-func TrainSFT(init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
+func TrainSFT(ctx context.Context, init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
 	if len(train) == 0 {
 		return nil, nil, fmt.Errorf("sft: no training examples")
 	}
@@ -78,8 +79,14 @@ func TrainSFT(init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*mod
 		return nil, nil, err
 	}
 	defer s.Close()
-	ms, err := s.Train(train, nil, nil)
-	return m, ms, err
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	ms, err := s.Train(train, nil, func(rl.SFTMetrics) error { return ctx.Err() })
+	if err != nil {
+		return nil, ms, err
+	}
+	return m, ms, nil
 }
 
 // InitialPolicy is π_θ0: a fresh model of preset, trained by a short SFT
@@ -88,7 +95,7 @@ func TrainSFT(init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*mod
 // but too little data to act like the expert; and FormatData on the same
 // share, so it answers a choice prompt in the format, at chance
 // (doc.go, "π_θ0").
-func InitialPolicy(v *tasks.Vocab, preset string, context int, pairs []textworld.Pair, share float64, format ChoiceFormat, cfg rl.SFTConfig, seed uint64) (*model.Model, []rl.SFTMetrics, error) {
+func InitialPolicy(ctx context.Context, v *tasks.Vocab, preset string, context int, pairs []textworld.Pair, share float64, format ChoiceFormat, cfg rl.SFTConfig, seed uint64) (*model.Model, []rl.SFTMetrics, error) {
 	if !(share > 0 && share <= 1) {
 		return nil, nil, fmt.Errorf("initial policy: share must lie in (0, 1], got %v", share)
 	}
@@ -111,7 +118,7 @@ func InitialPolicy(v *tasks.Vocab, preset string, context int, pairs []textworld
 	}
 	cfg.Seed = seed
 	rng := rand.New(rand.NewPCG(seed, 0x2417))
-	return TrainSFT(fresh, append(ILData(v, sub), FormatData(v, format, sub, rng)...), cfg)
+	return TrainSFT(ctx, fresh, append(ILData(v, sub), FormatData(v, format, sub, rng)...), cfg)
 }
 
 // FormatData teaches the critic's answer format and nothing else: for each
@@ -145,13 +152,13 @@ func FormatData(v *tasks.Vocab, format ChoiceFormat, pairs []textworld.Pair, rng
 }
 
 // TrainIL is imitation learning: SFT of a copy of init on every expert pair.
-func TrainIL(init *model.Model, v *tasks.Vocab, pairs []textworld.Pair, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
-	return TrainSFT(init, ILData(v, pairs), cfg)
+func TrainIL(ctx context.Context, init *model.Model, v *tasks.Vocab, pairs []textworld.Pair, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
+	return TrainSFT(ctx, init, ILData(v, pairs), cfg)
 }
 
 // TrainEarlyExperience is the Early Experience baseline: SFT of a copy of
 // init on the reflection data mixed with the plain expert data.
-func TrainEarlyExperience(init *model.Model, v *tasks.Vocab, pairs []textworld.Pair, data []CriticExample, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
+func TrainEarlyExperience(ctx context.Context, init *model.Model, v *tasks.Vocab, pairs []textworld.Pair, data []CriticExample, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
 	mix := append(ILData(v, pairs), ReflectionData(v, data)...)
-	return TrainSFT(init, mix, cfg)
+	return TrainSFT(ctx, init, mix, cfg)
 }

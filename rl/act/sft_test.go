@@ -1,6 +1,7 @@
 package act
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,16 +63,16 @@ func TestInitialPolicyAndSFTErrors(t *testing.T) {
 	f := newFixture(t)
 	cfg := rl.DefaultSFTConfig()
 	cfg.Epochs = 1
-	_, _, err := InitialPolicy(f.env.Vocab, "tiny", 512, f.pairs, 0, ChoiceSlot, cfg, 1)
+	_, _, err := InitialPolicy(context.Background(), f.env.Vocab, "tiny", 512, f.pairs, 0, ChoiceSlot, cfg, 1)
 	assert.ErrorContains(t, err, "share")
-	_, _, err = InitialPolicy(f.env.Vocab, "huge", 512, f.pairs, 0.5, ChoiceSlot, cfg, 1)
+	_, _, err = InitialPolicy(context.Background(), f.env.Vocab, "huge", 512, f.pairs, 0.5, ChoiceSlot, cfg, 1)
 	assert.ErrorContains(t, err, "preset")
-	_, _, err = InitialPolicy(f.env.Vocab, "tiny", 64, f.pairs, 0.5, ChoiceSlot, cfg, 1)
+	_, _, err = InitialPolicy(context.Background(), f.env.Vocab, "tiny", 64, f.pairs, 0.5, ChoiceSlot, cfg, 1)
 	assert.ErrorContains(t, err, "exceeds the context")
-	m, ms, err := InitialPolicy(f.env.Vocab, "tiny", 512, f.pairs, 0.5, ChoiceSlot, cfg, 1)
+	m, ms, err := InitialPolicy(context.Background(), f.env.Vocab, "tiny", 512, f.pairs, 0.5, ChoiceSlot, cfg, 1)
 	require.NoError(t, err)
 	assert.Len(t, ms, 1)
 	assert.Equal(t, 512, m.Config.Context)
-	_, _, err = TrainSFT(m, nil, cfg)
+	_, _, err = TrainSFT(context.Background(), m, nil, cfg)
 	assert.Error(t, err)
 }

@@ -40,8 +40,9 @@ type StudyConfig struct {
 	Expect string `json:"expect,omitempty"`
 }
 
-// ErrInterrupted: the study's context ended between runs; what was
-// finished is written.
+// ErrInterrupted: the study's context ended. The runs finished before it
+// are written and summarised; the run it cut short (every stage checks
+// the context between its updates or epochs) is not kept.
 var ErrInterrupted = errors.New("act study interrupted")
 
 // Validate reports the first bad field.
@@ -98,7 +99,8 @@ func seeded(cfg Config, seed uint64, dir string) Config {
 // RunStudy runs cfg into dir (<dir>/<env>/seed-<s>/ per run; for a
 // transfer <dir>/own/seed-<s>/ and <dir>/transfer/seed-<s>/), then writes
 // summary.json, report.md and plots/. Progress lines go to out. The
-// context is checked between runs.
+// context is checked inside every stage; once it ends the study stops with
+// ErrInterrupted, keeping the runs it finished.
 func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -122,16 +124,16 @@ func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (
 			switch cfg.Kind {
 			case KindTable1:
 				c := seeded(r, seed, filepath.Join(dir, r.Env, fmt.Sprintf("seed-%d", seed)))
-				jobs = append(jobs, job{fmt.Sprintf("%s seed %d", r.Env, seed), func() (*Report, error) { return Run(c) },
+				jobs = append(jobs, job{fmt.Sprintf("%s seed %d", r.Env, seed), func() (*Report, error) { return Run(ctx, c) },
 					func(rep *Report) { sum.add(r.Env, rep) }})
 			case KindTransfer:
 				own := seeded(r, seed, filepath.Join(dir, "own", fmt.Sprintf("seed-%d", seed)))
 				tr := seeded(r, seed, filepath.Join(dir, "transfer", fmt.Sprintf("seed-%d", seed)))
 				src := seeded(*cfg.Source, seed, "")
 				jobs = append(jobs,
-					job{fmt.Sprintf("%s %s own data, seed %d", r.Env, r.Preset, seed), func() (*Report, error) { return Run(own) },
+					job{fmt.Sprintf("%s %s own data, seed %d", r.Env, r.Preset, seed), func() (*Report, error) { return Run(ctx, own) },
 						func(rep *Report) { sum.add(ArmOwn, rep) }},
-					job{fmt.Sprintf("%s %s on %s's data, seed %d", r.Env, r.Preset, src.Preset, seed), func() (*Report, error) { return Transfer(src, tr) },
+					job{fmt.Sprintf("%s %s on %s's data, seed %d", r.Env, r.Preset, src.Preset, seed), func() (*Report, error) { return Transfer(ctx, src, tr) },
 						func(rep *Report) { sum.add(ArmTransfer, rep) }})
 			}
 		}
@@ -144,6 +146,10 @@ func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (
 		}
 		t0 := time.Now()
 		rep, err := j.run()
+		if err != nil && ctx.Err() != nil {
+			runErr = ErrInterrupted
+			break
+		}
 		if err != nil {
 			runErr = fmt.Errorf("act study %s, %s: %w", cfg.Name, j.label, err)
 			break

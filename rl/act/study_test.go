@@ -3,6 +3,7 @@ package act
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,6 +54,32 @@ func TestSmokeStudies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStudyStopsInsideARun: a context that ends during the second run of
+// act-smoke ends the study with ErrInterrupted, keeping the first run.
+func TestStudyStopsInsideARun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("small pipeline runs")
+	}
+	cfg, err := StudyPreset("act-smoke")
+	require.NoError(t, err)
+	cfg.Seeds = cfg.Seeds[:1]
+	first := cfg
+	first.Runs = cfg.Runs[:1]
+	const plenty = 1 << 30
+	left := plenty
+	_, err = RunStudy(endsAfter{context.Background(), &left}, first, t.TempDir(), testWriter{t})
+	require.NoError(t, err)
+	left = plenty - left + 5 // the first run's checks and the study's, then 5 into the second run
+	dir := t.TempDir()
+	sum, err := RunStudy(endsAfter{context.Background(), &left}, cfg, dir, testWriter{t})
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrInterrupted), "%v", err)
+	assert.FileExists(t, filepath.Join(dir, "alfworld/seed-1/report.json"), "the finished run is kept")
+	assert.NoFileExists(t, filepath.Join(dir, "webshop/seed-1/report.json"), "the cut run is not")
+	assert.FileExists(t, filepath.Join(dir, "summary.json"))
+	require.NotNil(t, sum)
 }
 
 func TestStudyConfigRejectsBadInput(t *testing.T) {

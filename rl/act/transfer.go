@@ -1,6 +1,7 @@
 package act
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -9,7 +10,7 @@ import (
 
 // CollectCritic builds π_θ0 with cfg's preset and writes the D_critic it
 // samples on cfg's games to path: the data of a cross-size run.
-func CollectCritic(cfg Config, path string) (CollectStats, error) {
+func CollectCritic(ctx context.Context, cfg Config, path string) (CollectStats, error) {
 	if err := cfg.Validate(); err != nil {
 		return CollectStats{}, err
 	}
@@ -25,7 +26,7 @@ func CollectCritic(cfg Config, path string) (CollectStats, error) {
 	if context == 0 {
 		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
-	pi0, _, err := InitialPolicy(env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
+	pi0, _, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		return CollectStats{}, err
 	}
@@ -39,7 +40,7 @@ func CollectCritic(cfg Config, path string) (CollectStats, error) {
 // Transfer is the cross-size experiment: D_critic sampled from the π_θ0
 // of source's preset trains the rows of target (a smaller preset, the same
 // environment and games). It writes source-critic.jsonl into target.Dir.
-func Transfer(source, target Config) (*Report, error) {
+func Transfer(ctx context.Context, source, target Config) (*Report, error) {
 	if target.Dir == "" {
 		return nil, fmt.Errorf("act transfer: the target run needs a dir for the collected data")
 	}
@@ -50,9 +51,9 @@ func Transfer(source, target Config) (*Report, error) {
 		return nil, err
 	}
 	path := filepath.Join(target.Dir, "source-critic.jsonl")
-	if _, err := CollectCritic(source, path); err != nil {
+	if _, err := CollectCritic(ctx, source, path); err != nil {
 		return nil, fmt.Errorf("act transfer: source: %w", err)
 	}
 	target.CriticFrom = path
-	return Run(target)
+	return Run(ctx, target)
 }

@@ -208,11 +208,8 @@ func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 	g, tile, bp, jc, pc, kc, beta := &j.sgemmArgs, j.kern.tile, j.bp, j.jc, j.pc, j.kc, j.kBeta
 	mc := i1 - i0
 	full := mc / sgemmMR * sgemmMR // rows in full slivers
-	switch {
-	case g.transA:
-		sgemmPackA(j.kern, abuf, true, g.a, g.lda, i0, mc, pc, kc)
-	case full < mc:
-		sgemmPackA(j.kern, abuf[full*kc:], false, g.a, g.lda, i0+full, mc-full, pc, kc)
+	if full < mc {
+		sgemmPackA(j.kern, abuf[full*kc:], g.transA, g.a, g.lda, i0+full, mc-full, pc, kc)
 	}
 	for jr := j0; jr < j1; jr += sgemmNR {
 		bs := bp[(jr/sgemmNR)*kc*sgemmNR:]
@@ -220,8 +217,8 @@ func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 		pair := j.kern.tile2 != nil && jr+2*sgemmNR <= j1 // two full slivers: the 6×32 kernel
 		for ir := 0; ir < mc; ir += sgemmMR {
 			as, rs, ks := abuf[ir*kc:], 1, sgemmMR
-			if !g.transA && ir < full {
-				as, rs, ks = g.a[(i0+ir)*g.lda+pc:], g.lda, 1
+			if ir < full {
+				as, rs, ks = j.inPlaceA(i0+ir, pc)
 			}
 			mr := min(sgemmMR, mc-ir)
 			ci := (i0+ir)*g.ldc + jc + jr
@@ -233,10 +230,7 @@ func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 				j.edge(kc, as, rs, ks, bs[kc*sgemmNR:], tmp, ci+sgemmNR, mr, sgemmNR, beta)
 			case nr == sgemmNR && j.kern.tile12 != nil && ir+2*sgemmMR <= full:
 				// Two full A slivers, both in place or both packed: the 12×16 kernel.
-				as1 := abuf[(ir+sgemmMR)*kc:]
-				if !g.transA {
-					as1 = g.a[(i0+ir+sgemmMR)*g.lda+pc:]
-				}
+				as1, _, _ := j.inPlaceA(i0+ir+sgemmMR, pc)
 				j.kern.tile12(kc, as, as1, rs, ks, bs, g.c[ci:], g.ldc, g.alpha, beta)
 				ir += sgemmMR
 			case mr == sgemmMR && nr == sgemmNR:
@@ -249,6 +243,17 @@ func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 			jr += sgemmNR
 		}
 	}
+}
+
+// inPlaceA is the full A sliver of rows [i, i+MR) at depth pc read where
+// it is stored: element (r,p) at as[r·rs + p·ks]. A stored (m,k) has its
+// rows lda apart (rs = lda, ks = 1); stored (k,m), its 6 values of one k
+// step are adjacent and its k steps lda apart (rs = 1, ks = lda).
+func (j *sgemmJob) inPlaceA(i, pc int) (as []float32, rs, ks int) {
+	if j.transA {
+		return j.a[pc*j.lda+i:], 1, j.lda
+	}
+	return j.a[i*j.lda+pc:], j.lda, 1
 }
 
 // edge is a tile of C cut by the matrix's edge (mr ≤ MR rows, nr ≤ NR

@@ -198,12 +198,10 @@ func (j *sgemmJob) work() {
 // panel from the packed B panel; abuf receives the packed A block and tmp
 // (one tile) the edge tiles.
 //
-// A stored (m,k) is not packed, except for a last partial sliver: the kernel
-// reads its 6 rows in place (rs = lda, ks = 1), each row a forward stream,
-// which saves a copy of A that costs as much as 15–35% of the kernel time
-// when n is 64..192 (A is then reused only n/16 times). A stored (k,m) is
-// packed, since its 6 values per k step are adjacent but its k steps lda
-// apart.
+// A is not packed, except for a last partial sliver: the kernel reads a
+// full sliver in place (inPlaceA), which saves a copy of A that costs as
+// much as 15–35% of the kernel time when n is 64..192 (A is then reused
+// only n/16 times).
 func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 	g, tile, bp, jc, pc, kc, beta := &j.sgemmArgs, j.kern.tile, j.bp, j.jc, j.pc, j.kc, j.kBeta
 	mc := i1 - i0

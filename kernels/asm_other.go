@@ -20,6 +20,8 @@ func softmaxGradRowAVX2(p, dp *float32, n int, scale float64, da *float32) {
 	panic("kernels: AVX2 assembly not built")
 }
 
+func prefetchFloats(p *float32, n int) { panic("kernels: AVX2 assembly not built") }
+
 func addRowBiasAVX2(x, b, y *float32, n, d int)            { panic("kernels: AVX2 assembly not built") }
 func columnSumsAVX2(grad *float32, n, d int, acc *float64) { panic("kernels: AVX2 assembly not built") }
 
@@ -50,6 +52,10 @@ func gemvN16AVX512(p, a []float32, n int, y []float32) { panic("kernels: AVX-512
 
 func geluFwdAVX512(x, y *float32, n int)      { panic("kernels: AVX-512 assembly not built") }
 func geluBwdAVX512(x, dy, dx *float32, n int) { panic("kernels: AVX-512 assembly not built") }
+
+func softmaxRowAVX512(x *float32, n int, scale float32, p *float32) {
+	panic("kernels: AVX-512 assembly not built")
+}
 
 func softmaxGradRowAVX512(p, dp *float32, n int, scale float64, da *float32) {
 	panic("kernels: AVX-512 assembly not built")

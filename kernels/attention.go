@@ -31,6 +31,9 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 			b, h := bh/H, bh%H
 			w.load(qkv, b*T*3*C, 3*C, C, h*hd, false)
 			for t := 0; t < T; t++ {
+				if useAVX2 && t+1 < T {
+					prefetchFloats(&att[(bh*T+t+1)*T], t+2) // the next row's lines, written next (see the backward)
+				}
 				q := w.q[t*w.hdp : (t+1)*w.hdp]
 				gemvT(q, w.kt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
@@ -46,10 +49,15 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 // softmaxRow sets p = softmax(scale·x) over the n = len(x) ≥ 1 scores x
 // (overwritten with scratch): the max subtracted before the shared
 // float32 exp, the normaliser summed in float64: with AVX2 three vector
-// passes in assembly (softmax_amd64.s, its float64 sum in 8 partial sums),
-// else this Go loop (a sequential sum). p may be x.
+// passes in assembly (softmax_amd64.s, its float64 sum in 8 partial sums;
+// with AVX-512 the same 16 lanes at a time, bitwise equal), else this Go
+// loop (a sequential sum). p may be x.
 func softmaxRow(x []float32, scale float32, p []float32) {
-	if useAVX2 {
+	switch {
+	case useAVX2 && useAVX512 && hasAVX512F:
+		softmaxRowAVX512(&x[0], len(x), scale, &p[0])
+		return
+	case useAVX2:
 		softmaxRowAVX2(&x[0], len(x), scale, &p[0])
 		return
 	}
@@ -136,6 +144,12 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 				continue
 			}
 			for t := 0; t < T; t++ {
+				if useAVX2 && t+1 < T {
+					// The rows of P were written by the forward, long out
+					// of cache, and are read row by row in short runs the
+					// hardware prefetcher misses: ask for the next row now.
+					prefetchFloats(&att[(bh*T+t+1)*T], t+2)
+				}
 				gemvT(w.do[t*w.hdp:(t+1)*w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
 				softmaxGradRow(row, w.sc[:t+1], scale, w.dat[t*T:t*T+t+1])

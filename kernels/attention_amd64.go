@@ -27,4 +27,13 @@ func gemvTAVX512(x, at []float32, ld, n int, y []float32)
 func gemvN16AVX512(p, a []float32, n int, y []float32)
 
 //go:noescape
+func softmaxRowAVX512(x *float32, n int, scale float32, p *float32)
+
+//go:noescape
 func softmaxGradRowAVX512(p, dp *float32, n int, scale float64, da *float32)
+
+// prefetchFloats asks for the cache lines of p[0:n], n ≥ 1, to be loaded
+// into L1 (softmax_amd64.s).
+//
+//go:noescape
+func prefetchFloats(p *float32, n int)

@@ -163,14 +163,36 @@ func TestSoftmaxGradRowAVX512MatchesAVX2Bitwise(t *testing.T) {
 		t.Skip("no AVX-512 here")
 	}
 	rng := rand.New(rand.NewPCG(33, 34))
-	for n := 1; n <= 41; n++ {
+	for n := 1; n <= 70; n++ {
 		p, dp := opsRandn(rng, n, 0.5, 0.3), opsRandn(rng, n, 0, 1)
-		want, got := make([]float32, n+8), make([]float32, n+8)
-		for i := n; i < n+8; i++ {
+		want, got := make([]float32, n+16), make([]float32, n+16)
+		for i := n; i < n+16; i++ {
 			want[i], got[i] = 7, 7
 		}
 		softmaxGradRowAVX2(&p[0], &dp[0], n, 0.25, &want[0])
 		softmaxGradRowAVX512(&p[0], &dp[0], n, 0.25, &got[0])
 		assert.Equal(t, want, got, "n=%d", n)
+	}
+}
+
+func TestSoftmaxRowAVX512MatchesAVX2Bitwise(t *testing.T) {
+	if !hasAVX2FMA || !hasAVX512F || !asmBuilt {
+		t.Skip("no AVX-512 here")
+	}
+	rng := rand.New(rand.NewPCG(35, 36))
+	for n := 1; n <= 70; n++ {
+		x := opsRandn(rng, n, 0, 20)
+		if n%5 == 0 {
+			x[n/2] = float32(math.Inf(-1))
+		}
+		xa, xb := append([]float32(nil), x...), append([]float32(nil), x...)
+		want, got := make([]float32, n+16), make([]float32, n+16)
+		for i := n; i < n+16; i++ {
+			want[i], got[i] = 7, 7
+		}
+		softmaxRowAVX2(&xa[0], n, 0.25, &want[0])
+		softmaxRowAVX512(&xb[0], n, 0.25, &got[0])
+		assert.Equal(t, want, got, "n=%d", n)
+		assert.Equal(t, xa, xb, "scratch n=%d", n)
 	}
 }

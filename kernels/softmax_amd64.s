@@ -233,3 +233,17 @@ gradtail:
 	VMASKMOVPS   Y0, Y10, (DI)
 	VZEROUPPER
 	RET
+
+// func prefetchFloats(p *float32, n int)
+// Asks for the cache lines of p[0:n] (n ≥ 1) to be brought into L1.
+TEXT ·prefetchFloats(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	LEAQ (SI)(CX*4), CX
+
+pfloop:
+	PREFETCHT0 (SI)
+	ADDQ       $64, SI
+	CMPQ       SI, CX
+	JLT        pfloop
+	RET

@@ -60,3 +60,7 @@ func softmaxRowAVX512(x *float32, n int, scale float32, p *float32) {
 func softmaxGradRowAVX512(p, dp *float32, n int, scale float64, da *float32) {
 	panic("kernels: AVX-512 assembly not built")
 }
+
+func adamWAVX512(k *adamWConsts, data, grad, m, v *float32, n int) {
+	panic("kernels: AVX-512 assembly not built")
+}

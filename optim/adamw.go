@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"arew/engine"
+	"arew/kernels"
 )
 
 // AdamWConfig holds AdamW's hyper-parameters; the learning rate is given to
@@ -32,7 +33,8 @@ func DecayMatrices(p *engine.Param) bool { return len(p.Shape) >= 2 }
 //	v ← β2·v + (1−β2)·g²
 //	p ← p − lr · (m / (1−β1^k)) / (√(v / (1−β2^k)) + ε)
 //
-// The arithmetic is done in float64 per element and stored in float32.
+// The arithmetic is done in float64 per element and stored in float32, by
+// kernels.AdamWUpdate (AVX-512 where the CPU has it, bitwise its plain loop).
 type AdamW struct {
 	cfg    AdamWConfig
 	params []*engine.Param
@@ -81,19 +83,12 @@ func (o *AdamW) Step(lr float64) error {
 	bc1 := 1 - math.Pow(b1, float64(o.step))
 	bc2 := 1 - math.Pow(b2, float64(o.step))
 	for k, p := range o.params {
-		data, grad, m, v := p.Data(), p.Grad, o.m[k], o.v[k]
-		shrink := 1.0
+		s := kernels.AdamWStep{B1: b1, B2: b2, BC1: bc1, BC2: bc2, LR: lr, Eps: eps, Shrink: 1}
 		if o.decay[k] {
-			shrink = 1 - lr*o.cfg.WeightDecay
+			s.Shrink = 1 - lr*o.cfg.WeightDecay
 		}
-		for i, gi := range grad {
-			g := float64(gi)
-			mi := b1*float64(m[i]) + (1-b1)*g
-			vi := b2*float64(v[i]) + (1-b2)*g*g
-			m[i], v[i] = float32(mi), float32(vi)
-			x := float64(data[i]) * shrink
-			x -= lr * (mi / bc1) / (math.Sqrt(vi/bc2) + eps)
-			data[i] = float32(x)
+		if err := kernels.AdamWUpdate(s, p.Data(), p.Grad, o.m[k], o.v[k]); err != nil {
+			return fmt.Errorf("adamw: parameter %q: %w", p.Name, err)
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package kernels
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // AttentionForward is the fast causal self-attention forward; the contract
@@ -29,17 +28,24 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 		defer headWorkPool.Put(w)
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
-			w.load(qkv, b*T*3*C, 3*C, C, h*hd, false)
+			base := b * T * 3 * C
+			w.loadForward(qkv, base, 3*C, C, h*hd)
 			for t := 0; t < T; t++ {
 				if useAVX2 && t+1 < T {
 					prefetchFloats(&att[(bh*T+t+1)*T], t+2) // the next row's lines, written next (see the backward)
 				}
-				q := w.q[t*w.hdp : (t+1)*w.hdp]
+				q, o := w.q[t*w.hdp:(t+1)*w.hdp], w.o
+				if w.hd == w.hdp { // no padding needed: read q and write out in place
+					q = qkv[base+t*3*C+h*hd:][:hd]
+					o = out[(b*T+t)*C+h*hd:][:hd]
+				}
 				gemvT(q, w.kt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
 				softmaxRow(w.sc[:t+1], scale, row)
-				gemvN(row, w.v, t+1, w.o)
-				copy(out[(b*T+t)*C+h*hd:][:hd], w.o)
+				gemvN(row, w.v, t+1, o)
+				if w.hd != w.hdp {
+					copy(out[(b*T+t)*C+h*hd:][:hd], w.o)
+				}
 			}
 		}
 	})
@@ -134,15 +140,19 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 	parallelFor(sh.Batch*H, 8*T*T*hd, func(lo, hi int) {
 		w := getHeadWork(T, hd, true)
 		defer headWorkPool.Put(w)
+		finiteB, finite := -1, false // whether all of batch row finiteB's qkv and dout are finite
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
 			base := b * T * 3 * C
-			w.load(qkv, base, 3*C, C, h*hd, true)
-			w.loadGrad(dout[b*T*C:], C, h*hd)
-			if !w.finite() {
+			if b != finiteB {
+				finiteB = b
+				finite = allFinite(qkv[base:base+T*3*C]) && allFinite(dout[b*T*C:(b+1)*T*C])
+			}
+			if !finite && !w.loadChecked(qkv, dout[b*T*C:], base, C, h*hd) {
 				attentionBackwardPairRef(qkv, sh, att, dout, dqkv, b, h)
 				continue
 			}
+			w.loadBackward(qkv, dout[b*T*C:], base, C, h*hd)
 			for t := 0; t < T; t++ {
 				if useAVX2 && t+1 < T {
 					// The rows of P were written by the forward, long out
@@ -150,7 +160,7 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 					// hardware prefetcher misses: ask for the next row now.
 					prefetchFloats(&att[(bh*T+t+1)*T], t+2)
 				}
-				gemvT(w.do[t*w.hdp:(t+1)*w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
+				gemvT(w.doFrom(t)[:w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
 				softmaxGradRow(row, w.sc[:t+1], scale, w.dat[t*T:t*T+t+1])
 				copy(w.pt[t*T:t*T+t+1], row)
@@ -187,13 +197,13 @@ func (w *headWork) products(kern *sgemmKernelSet, qkv, dqkv []float32, c, off in
 		r := min(attnBand, T-i)
 		mustSgemm(kern, false, r, hd, i+r, w.dat[i*T:], T, k, ld, dq[i*ld:], ld) // dQ = dA·K
 		if T <= sgemmKC {
-			mustSgemm(kern, true, r, hd, T-i, w.dat[i*T+i:], T, q[i*ld:], ld, dk[i*ld:], ld)         // dK = dAᵀ·Q
-			mustSgemm(kern, true, r, hd, T-i, w.pt[i*T+i:], T, w.do[i*w.hdp:], w.hdp, dv[i*ld:], ld) // dV = Pᵀ·dout
+			mustSgemm(kern, true, r, hd, T-i, w.dat[i*T+i:], T, q[i*ld:], ld, dk[i*ld:], ld)       // dK = dAᵀ·Q
+			mustSgemm(kern, true, r, hd, T-i, w.pt[i*T+i:], T, w.doFrom(i), w.doLd, dv[i*ld:], ld) // dV = Pᵀ·dout
 		}
 	}
 	if T > sgemmKC {
 		mustSgemm(kern, true, T, hd, T, w.dat, T, q, ld, dk, ld)
-		mustSgemm(kern, true, T, hd, T, w.pt, T, w.do, w.hdp, dv, ld)
+		mustSgemm(kern, true, T, hd, T, w.pt, T, w.doFrom(0), w.doLd, dv, ld)
 	}
 }
 
@@ -203,85 +213,4 @@ func mustSgemm(kern *sgemmKernelSet, transA bool, m, n, k int, a []float32, lda 
 	if err := sgemmWith(kern, 1, transA, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc); err != nil {
 		panic(err)
 	}
-}
-
-// headWork is one goroutine's scratch for one (b, h) pair at a time: the
-// head's q, k, v as T rows of hdp (head size rounded up to 8, zero padded),
-// k and v transposed as hdp rows of ld (T rounded up to 8), and for the
-// backward dout's rows and dA and P row-major (T×T; the upper triangles
-// s > t are never written, so stay zero). Padding is written once (zero)
-// and never touched, so it adds nothing to any product.
-type headWork struct {
-	T, hd, hdp, ld int
-	q, k, v        []float32
-	kt, vt         []float32
-	sc, o          []float32
-	do, dat, pt    []float32
-	zeros          []float32 // (T·hdp) zeros, for the finiteness check
-}
-
-func roundUp8(n int) int { return (n + 7) &^ 7 }
-
-// headWorkPool keeps scratch between calls: a training step calls the
-// kernels once per layer with the same sizes. A pooled headWork's padding
-// is still zero (nothing writes it), and dat and pt are written (lower
-// triangles) before they are read.
-var headWorkPool sync.Pool
-
-func getHeadWork(T, hd int, backward bool) *headWork {
-	if w, ok := headWorkPool.Get().(*headWork); ok && w.T == T && w.hd == hd && (w.vt != nil || !backward) {
-		return w
-	}
-	return newHeadWork(T, hd, backward)
-}
-
-func newHeadWork(T, hd int, backward bool) *headWork {
-	w := &headWork{T: T, hd: hd, hdp: roundUp8(hd), ld: roundUp8(T)}
-	rows, cols := T*w.hdp, w.hdp*w.ld
-	w.q, w.k, w.v = make([]float32, rows), make([]float32, rows), make([]float32, rows)
-	w.kt, w.sc, w.o = make([]float32, cols), make([]float32, w.ld), make([]float32, w.hdp)
-	if backward {
-		w.vt = make([]float32, cols)
-		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, T*T), make([]float32, T*T)
-		w.zeros = make([]float32, rows)
-	}
-	return w
-}
-
-// load gathers head columns [off, off+hd) of q, k, v for the T rows that
-// start at qkv[base] with row stride stride (k at +c, v at +2c), and
-// transposes k; for the backward it also transposes v.
-func (w *headWork) load(qkv []float32, base, stride, c, off int, backward bool) {
-	for s := 0; s < w.T; s++ {
-		row := qkv[base+s*stride:]
-		q, k, v := w.q[s*w.hdp:][:w.hd], w.k[s*w.hdp:][:w.hd], w.v[s*w.hdp:][:w.hd]
-		copy(q, row[off:off+w.hd])
-		copy(k, row[c+off:c+off+w.hd])
-		copy(v, row[2*c+off:2*c+off+w.hd])
-		for i, x := range k {
-			w.kt[i*w.ld+s] = x
-		}
-		if backward {
-			for i, x := range v {
-				w.vt[i*w.ld+s] = x
-			}
-		}
-	}
-}
-
-// loadGrad gathers head columns [off, off+hd) of the T rows of dout (row
-// stride c) that start at dout[0].
-func (w *headWork) loadGrad(dout []float32, c, off int) {
-	for s := 0; s < w.T; s++ {
-		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
-	}
-}
-
-// finite reports whether the loaded q, k, v and dout rows are all finite:
-// Σ x·0 is 0 when every x is finite and NaN as soon as one is NaN or ±Inf
-// (the padding lanes are zero), one vectorised dot product per buffer.
-func (w *headWork) finite() bool {
-	dot := sgemmKernels().dot
-	s := dot(w.q, w.zeros) + dot(w.k, w.zeros) + dot(w.v, w.zeros) + dot(w.do, w.zeros)
-	return s == 0
 }

@@ -1,0 +1,129 @@
+package kernels
+
+import "sync"
+
+// headWork is one goroutine's scratch for one (b, h) pair at a time: the
+// head's q, k, v as T rows of hdp (head size rounded up to 8, zero padded),
+// k and v transposed as hdp rows of ld (T rounded up to 8), and for the
+// backward dout's rows and dA and P row-major (T×T; the upper triangles
+// s > t are never written, so stay zero). Padding is written once (zero)
+// and never touched, so it adds nothing to any product. Where hd = hdp
+// there is no padding to add, and the kernels read q (forward) and dout
+// (backward) where they are stored instead of copying them: the copies
+// would hold the same values, so the results are the same.
+type headWork struct {
+	T, hd, hdp, ld int
+	q, k, v        []float32
+	kt, vt         []float32
+	sc, o          []float32
+	do, dat, pt    []float32
+	zeros          []float32 // (T·hdp) zeros, for the finiteness check
+
+	// dout and doLd are where the backward reads the pair's dout rows:
+	// in place (row stride C) when hd = hdp, else from do (row stride hdp).
+	dout []float32
+	doLd int
+}
+
+func roundUp8(n int) int { return (n + 7) &^ 7 }
+
+// headWorkPool keeps scratch between calls: a training step calls the
+// kernels once per layer with the same sizes. A pooled headWork's padding
+// is still zero (nothing writes it), and dat and pt are written (lower
+// triangles) before they are read.
+var headWorkPool sync.Pool
+
+func getHeadWork(T, hd int, backward bool) *headWork {
+	if w, ok := headWorkPool.Get().(*headWork); ok && w.T == T && w.hd == hd && (w.vt != nil || !backward) {
+		return w
+	}
+	return newHeadWork(T, hd, backward)
+}
+
+func newHeadWork(T, hd int, backward bool) *headWork {
+	w := &headWork{T: T, hd: hd, hdp: roundUp8(hd), ld: roundUp8(T)}
+	rows, cols := T*w.hdp, w.hdp*w.ld
+	w.q, w.k, w.v = make([]float32, rows), make([]float32, rows), make([]float32, rows)
+	w.kt, w.sc, w.o = make([]float32, cols), make([]float32, w.ld), make([]float32, w.hdp)
+	if backward {
+		w.vt = make([]float32, cols)
+		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, T*T), make([]float32, T*T)
+		w.zeros = make([]float32, rows)
+	}
+	return w
+}
+
+// loadForward gathers what the forward needs of the head whose columns
+// [off, off+hd) of q are in the T rows that start at qkv[base] with row
+// stride stride (k at +c, v at +2c): k transposed, v's rows and, when hd
+// is not a multiple of 8, q's rows zero padded.
+func (w *headWork) loadForward(qkv []float32, base, stride, c, off int) {
+	for s := 0; s < w.T; s++ {
+		row := qkv[base+s*stride:]
+		if w.hd != w.hdp {
+			copy(w.q[s*w.hdp:][:w.hd], row[off:off+w.hd])
+		}
+		copy(w.v[s*w.hdp:][:w.hd], row[2*c+off:2*c+off+w.hd])
+		for i, x := range row[c+off : c+off+w.hd] {
+			w.kt[i*w.ld+s] = x
+		}
+	}
+}
+
+// loadBackward gathers what the backward needs besides P: v transposed,
+// and dout's rows (T rows at dout[0], row stride c, columns [off,
+// off+hd)) copied zero padded when hd is not a multiple of 8.
+func (w *headWork) loadBackward(qkv, dout []float32, base, c, off int) {
+	for s := 0; s < w.T; s++ {
+		for i, x := range qkv[base+s*3*c+2*c+off:][:w.hd] {
+			w.vt[i*w.ld+s] = x
+		}
+	}
+	if w.hd == w.hdp {
+		w.dout, w.doLd = dout[off:], c
+		return
+	}
+	for s := 0; s < w.T; s++ {
+		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
+	}
+	w.dout, w.doLd = w.do, w.hdp
+}
+
+// doFrom is the pair's dout from row t on (row stride doLd; hdp values a
+// row, zero padded past hd).
+func (w *headWork) doFrom(t int) []float32 { return w.dout[t*w.doLd:] }
+
+// loadChecked reports whether the pair's q, k, v and dout (as loadBackward
+// takes them) are all finite, by copying them into the padded row buffers
+// and checking those: Σ x·0 is 0 when every x is finite and NaN as soon as
+// one is NaN or ±Inf (the padding lanes are zero), one vectorised dot
+// product per buffer. The backward asks only when allFinite has found a
+// non-finite value somewhere in the pair's batch row.
+func (w *headWork) loadChecked(qkv, dout []float32, base, c, off int) bool {
+	for s := 0; s < w.T; s++ {
+		row := qkv[base+s*3*c:]
+		copy(w.q[s*w.hdp:][:w.hd], row[off:off+w.hd])
+		copy(w.k[s*w.hdp:][:w.hd], row[c+off:c+off+w.hd])
+		copy(w.v[s*w.hdp:][:w.hd], row[2*c+off:2*c+off+w.hd])
+		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
+	}
+	dot := sgemmKernels().dot
+	return dot(w.q, w.zeros)+dot(w.k, w.zeros)+dot(w.v, w.zeros)+dot(w.do, w.zeros) == 0
+}
+
+// finiteZeros is what allFinite multiplies by.
+var finiteZeros [1024]float32
+
+// allFinite reports whether every value of x is finite, as loadChecked
+// does (Σ x·0 = 0), a block of len(finiteZeros) values at a time.
+func allFinite(x []float32) bool {
+	dot := sgemmKernels().dot
+	for len(x) > 0 {
+		n := min(len(x), len(finiteZeros))
+		if dot(x[:n], finiteZeros[:n]) != 0 {
+			return false
+		}
+		x = x[n:]
+	}
+	return true
+}

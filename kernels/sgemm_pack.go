@@ -19,20 +19,25 @@ func sgemmPackA(kern *sgemmKernelSet, dst []float32, transA bool, a []float32, l
 		case transA && rows == sgemmMR:
 			// A is stored (k,m): the 6 values of one k step are contiguous.
 			kern.pack6(out, a[p0*lda+ib:], kc, lda)
-		default:
-			// A stored (m,k) (the driver packs only a last, partial sliver
-			// of it), or a partial sliver: element by element, zero-padded.
+		case transA:
+			// A partial sliver of a transposed A: the rows values of
+			// each k step are adjacent; zero-padded.
 			for p := range kc {
 				o := out[p*sgemmMR : p*sgemmMR+sgemmMR]
-				for r := range sgemmMR {
-					switch {
-					case r >= rows:
-						o[r] = 0
-					case transA:
-						o[r] = a[(p0+p)*lda+ib+r]
-					default:
-						o[r] = a[(ib+r)*lda+p0+p]
-					}
+				for r, x := range a[(p0+p)*lda+ib:][:rows] {
+					o[r] = x
+				}
+				clear(o[rows:])
+			}
+		default:
+			// A stored (m,k): each row is contiguous along k, so it is
+			// copied row by row into every 6th place; zero-padded.
+			if rows < sgemmMR {
+				clear(out)
+			}
+			for r := range rows {
+				for p, x := range a[(ib+r)*lda+p0:][:kc] {
+					out[p*sgemmMR+r] = x
 				}
 			}
 		}

@@ -171,42 +171,6 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 	return nil
 }
 
-// attnBand is the number of rows of dQ, dK and dV that one product of the
-// backward computes: a multiple of the 12-row kernel's height.
-const attnBand = 24
-
-// products sets one head's dQ = dA·K, dK = dAᵀ·Q and dV = Pᵀ·dout from
-// the loaded dA, P and dout, with q, k, v (and dq, dk, dv) at columns off,
-// c+off and 2c+off of the rows of qkv (dqkv), row stride 3c.
-//
-// dA and P are lower triangular, so the products are done in bands of
-// attnBand rows, each summing only over the p that can be non-zero: rows
-// [i, i+r) of dQ over p < i+r (the terms dropped are the +0 past the
-// diagonal, at the end of each sum), those of dK and dV over p ≥ i (the
-// +0 before the diagonal, at the start of each sum). A sum of +0 times
-// finite values is +0, so the dropped leading terms leave every bit of dK
-// and dV as the full products make it; the dropped trailing ones leave dQ
-// the same except that a sum which underflowed to −0 stays −0 instead of
-// becoming +0. The leading cut would move the Sgemm's K-panel boundaries
-// when T > sgemmKC, so dK and dV then run over the whole square.
-func (w *headWork) products(kern *sgemmKernelSet, qkv, dqkv []float32, c, off int) {
-	T, hd, ld := w.T, w.hd, 3*c
-	q, k := qkv[off:], qkv[c+off:]
-	dq, dk, dv := dqkv[off:], dqkv[c+off:], dqkv[2*c+off:]
-	for i := 0; i < T; i += attnBand {
-		r := min(attnBand, T-i)
-		mustSgemm(kern, false, r, hd, i+r, w.dat[i*T:], T, k, ld, dq[i*ld:], ld) // dQ = dA·K
-		if T <= sgemmKC {
-			mustSgemm(kern, true, r, hd, T-i, w.dat[i*T+i:], T, q[i*ld:], ld, dk[i*ld:], ld)       // dK = dAᵀ·Q
-			mustSgemm(kern, true, r, hd, T-i, w.pt[i*T+i:], T, w.doFrom(i), w.doLd, dv[i*ld:], ld) // dV = Pᵀ·dout
-		}
-	}
-	if T > sgemmKC {
-		mustSgemm(kern, true, T, hd, T, w.dat, T, q, ld, dk, ld)
-		mustSgemm(kern, true, T, hd, T, w.pt, T, w.doFrom(0), w.doLd, dv, ld)
-	}
-}
-
 // mustSgemm is C (m,n) = op(A)·B on one goroutine, for operands the caller
 // has already sized: an error here is a bug.
 func mustSgemm(kern *sgemmKernelSet, transA bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {

@@ -19,6 +19,11 @@ type headWork struct {
 	do, dat, pt    []float32
 	zeros          []float32 // (T·hdp) zeros, for the finiteness check
 
+	// bq, bk, bo are q, k and dout packed as B slivers (T×16 each) for
+	// the backward's products, tmp one tile of their edges.
+	bq, bk, bo []float32
+	tmp        [sgemmMR * sgemmNR]float32
+
 	// dout and doLd are where the backward reads the pair's dout rows:
 	// in place (row stride C) when hd = hdp, else from do (row stride hdp).
 	dout []float32
@@ -47,7 +52,11 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 	w.kt, w.sc, w.o = make([]float32, cols), make([]float32, w.ld), make([]float32, w.hdp)
 	if backward {
 		w.vt = make([]float32, cols)
-		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, T*T), make([]float32, T*T)
+		// dA and P get 2·MR rows of zeros past the last: the products
+		// read whole 12-row A slivers in place (attention_products.go).
+		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, (T+2*sgemmMR)*T), make([]float32, (T+2*sgemmMR)*T)
+		bs := ceilDiv(hd, sgemmNR) * sgemmNR * T
+		w.bq, w.bk, w.bo = make([]float32, bs), make([]float32, bs), make([]float32, bs)
 		w.zeros = make([]float32, rows)
 	}
 	return w

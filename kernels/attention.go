@@ -14,7 +14,9 @@ import (
 // has it). Products and the softmax's exponentials run in float32, its
 // normaliser in float64 (softmaxRow). Scores are computed in blocks of 8
 // keys, so up to 7 values past t are computed into scratch and thrown away;
-// they never reach a result.
+// they never reach a result. Where the head size is a multiple of 8 (no
+// padding), the scores of 12 rows at a time come from the Sgemm
+// micro-kernels instead, the same sums (forwardTiled).
 // Every output is summed in a fixed order, so results do not depend on the
 // goroutine count.
 func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) error {
@@ -23,6 +25,7 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 	}
 	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
 	scale := float32(1 / math.Sqrt(float64(hd)))
+	kern := sgemmKernels()
 	parallelFor(sh.Batch*H, 2*T*T*hd, func(lo, hi int) {
 		w := getHeadWork(T, hd, false)
 		defer headWorkPool.Put(w)
@@ -30,22 +33,19 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 			b, h := bh/H, bh%H
 			base := b * T * 3 * C
 			w.loadForward(qkv, base, 3*C, C, h*hd)
+			if w.hd == w.hdp {
+				w.forwardTiled(kern, qkv[base:], 3*C, C, h*hd, scale, att[bh*T*T:], out[b*T*C+h*hd:])
+				continue
+			}
 			for t := 0; t < T; t++ {
 				if useAVX2 && t+1 < T {
 					prefetchFloats(&att[(bh*T+t+1)*T], t+2) // the next row's lines, written next (see the backward)
 				}
-				q, o := w.q[t*w.hdp:(t+1)*w.hdp], w.o
-				if w.hd == w.hdp { // no padding needed: read q and write out in place
-					q = qkv[base+t*3*C+h*hd:][:hd]
-					o = out[(b*T+t)*C+h*hd:][:hd]
-				}
-				gemvT(q, w.kt, w.ld, roundUp8(t+1), w.sc)
+				gemvT(w.q[t*w.hdp:(t+1)*w.hdp], w.kt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
 				softmaxRow(w.sc[:t+1], scale, row)
-				gemvN(row, w.v, t+1, o)
-				if w.hd != w.hdp {
-					copy(out[(b*T+t)*C+h*hd:][:hd], w.o)
-				}
+				gemvN(row, w.v, t+1, w.o)
+				copy(out[(b*T+t)*C+h*hd:][:hd], w.o)
 			}
 		}
 	})

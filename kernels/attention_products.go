@@ -75,3 +75,47 @@ func (w *headWork) tile(kern *sgemmKernelSet, mr, rows, cols, kc int, a []float3
 		}
 	}
 }
+
+// forwardTiled is the forward of one pair whose head size needs no
+// padding (hd = hdp), its k loaded as B slivers (loadForward): q, k, v
+// in the T rows of qkv (row stride ld, columns off, c+off, 2c+off), P into
+// att's T×T rows, the output into out's T rows (row stride c). Rows run in
+// blocks of 12 (6 without the 12-row kernel): the block's scores against
+// every key up to its last row come from the micro-kernels, each the one
+// fused chain over the head's dimensions in order from +0 that gemvT makes
+// (so the same bits), then each row's softmax and p-weighted sum of V as
+// in the row-by-row loop. Scores past a row's own position are computed
+// into the block's scratch and never read.
+func (w *headWork) forwardTiled(kern *sgemmKernelSet, qkv []float32, ld, c, off int, scale float32, att, out []float32) {
+	T, hd := w.T, w.hd
+	mr := sgemmMR
+	if kern.tile12 != nil {
+		mr = 2 * sgemmMR
+	}
+	for r0 := 0; r0 < T; r0 += mr {
+		r1 := min(r0+mr, T)
+		a, rs := qkv[r0*ld+off:], ld // q rows, in place
+		if r1-r0 < mr {              // the last, partial block: its rows copied
+			for r := r0; r < r1; r++ {
+				copy(w.qtail[(r-r0)*hd:][:hd], qkv[r*ld+off:][:hd])
+			}
+			a, rs = w.qtail, hd
+		}
+		for j := 0; j < r1; j += sgemmNR {
+			b, sc := w.bkt[(j/sgemmNR)*hd*sgemmNR:], w.sblk[j:]
+			if mr == sgemmMR {
+				kern.tile(hd, a, rs, 1, b, sc, w.sld, 1, 0)
+			} else {
+				kern.tile12(hd, a, a[sgemmMR*rs:], rs, 1, b, sc, w.sld, 1, 0)
+			}
+		}
+		for t := r0; t < r1; t++ {
+			if useAVX2 && t+1 < T {
+				prefetchFloats(&att[(t+1)*T], t+2) // the next row's lines, written next (see the backward)
+			}
+			row := att[t*T:][:t+1]
+			softmaxRow(w.sblk[(t-r0)*w.sld:][:t+1], scale, row)
+			gemvN(row, w.v, t+1, out[t*c:][:hd])
+		}
+	}
+}

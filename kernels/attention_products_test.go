@@ -2,10 +2,12 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The triangular tile products give bitwise the full-square Sgemm
@@ -41,6 +43,56 @@ func TestAttentionProductsMatchSgemm(t *testing.T) {
 				mustSgemm(kern, true, T, c.hd, T, w.dat, T, qkv[off:], ld, want[C+off:], ld)
 				mustSgemm(kern, true, T, c.hd, T, w.pt, T, w.doFrom(0), w.doLd, want[2*C+off:], ld)
 				assert.Equal(t, want, got)
+			})
+		}
+	}
+}
+
+// attentionForwardRows is the fast forward's row-by-row loop (gemvT,
+// softmaxRow, gemvN on the transposed k), which forwardTiled must match
+// bit for bit.
+func attentionForwardRows(qkv []float32, sh AttentionShape, out, att []float32) {
+	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	hdp, ld := roundUp8(hd), roundUp8(T)
+	for bh := 0; bh < sh.Batch*H; bh++ {
+		b, h := bh/H, bh%H
+		q, v, kt := make([]float32, T*hdp), make([]float32, T*hdp), make([]float32, hdp*ld)
+		sc, o := make([]float32, ld), make([]float32, hdp)
+		for s := range T {
+			row := qkv[(b*T+s)*3*C:]
+			copy(q[s*hdp:][:hd], row[h*hd:][:hd])
+			copy(v[s*hdp:][:hd], row[2*C+h*hd:][:hd])
+			for i, x := range row[C+h*hd:][:hd] {
+				kt[i*ld+s] = x
+			}
+		}
+		for t := range T {
+			gemvT(q[t*hdp:(t+1)*hdp], kt, ld, roundUp8(t+1), sc)
+			row := att[(bh*T+t)*T:][:t+1]
+			softmaxRow(sc[:t+1], scale, row)
+			gemvN(row, v, t+1, o)
+			copy(out[(b*T+t)*C+h*hd:][:hd], o)
+		}
+	}
+}
+
+func TestAttentionForwardTiledMatchesRowsBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	for _, avx := range productPaths() {
+		for _, sh := range []AttentionShape{
+			{Batch: 1, SeqLen: 1, Channels: 8, Heads: 1}, {Batch: 2, SeqLen: 5, Channels: 32, Heads: 2},
+			{Batch: 1, SeqLen: 12, Channels: 64, Heads: 4}, {Batch: 2, SeqLen: 13, Channels: 16, Heads: 2},
+			{Batch: 1, SeqLen: 37, Channels: 64, Heads: 2}, {Batch: 2, SeqLen: 64, Channels: 64, Heads: 4},
+		} {
+			withProducts(avx, func() {
+				qkv := opsRandn(rng, sh.QKVLen(), 0, 2)
+				want, wantAtt := make([]float32, sh.OutLen()), make([]float32, sh.AttLen())
+				got, gotAtt := make([]float32, sh.OutLen()), make([]float32, sh.AttLen())
+				attentionForwardRows(qkv, sh, want, wantAtt)
+				require.NoError(t, AttentionForward(qkv, sh, got, gotAtt))
+				assert.Equal(t, want, got, "out avx=%v %+v", avx, sh)
+				assert.Equal(t, wantAtt, gotAtt, "att avx=%v %+v", avx, sh)
 			})
 		}
 	}

@@ -19,6 +19,12 @@ type headWork struct {
 	do, dat, pt    []float32
 	zeros          []float32 // (T·hdp) zeros, for the finiteness check
 
+	// For forwardTiled: k transposed as B slivers (bkt), the scores of
+	// one block of up to 12 rows (sblk, row stride sld = T rounded up to
+	// 16) and the last block's q rows (qtail, row stride hdp).
+	bkt, sblk, qtail []float32
+	sld              int
+
 	// bq, bk, bo are q, k and dout packed as B slivers (T×16 each) for
 	// the backward's products, tmp one tile of their edges.
 	bq, bk, bo []float32
@@ -50,6 +56,9 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 	rows, cols := T*w.hdp, w.hdp*w.ld
 	w.q, w.k, w.v = make([]float32, rows), make([]float32, rows), make([]float32, rows)
 	w.kt, w.sc, w.o = make([]float32, cols), make([]float32, w.ld), make([]float32, w.hdp)
+	w.sld = ceilDiv(T, sgemmNR) * sgemmNR
+	w.bkt, w.sblk = make([]float32, w.sld*w.hdp), make([]float32, 2*sgemmMR*w.sld)
+	w.qtail = make([]float32, 2*sgemmMR*w.hdp)
 	if backward {
 		w.vt = make([]float32, cols)
 		// dA and P get 2·MR rows of zeros past the last: the products
@@ -66,14 +75,23 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 // [off, off+hd) of q are in the T rows that start at qkv[base] with row
 // stride stride (k at +c, v at +2c): k transposed, v's rows and, when hd
 // is not a multiple of 8, q's rows zero padded.
+//
+// Where hd = hdp (forwardTiled), k is transposed into B slivers instead:
+// key s, dimension i at bkt[(s/16)·hd·16 + i·16 + s mod 16].
 func (w *headWork) loadForward(qkv []float32, base, stride, c, off int) {
 	for s := 0; s < w.T; s++ {
 		row := qkv[base+s*stride:]
-		if w.hd != w.hdp {
-			copy(w.q[s*w.hdp:][:w.hd], row[off:off+w.hd])
-		}
 		copy(w.v[s*w.hdp:][:w.hd], row[2*c+off:2*c+off+w.hd])
-		for i, x := range row[c+off : c+off+w.hd] {
+		k := row[c+off : c+off+w.hd]
+		if w.hd == w.hdp {
+			bs := w.bkt[(s/sgemmNR)*w.hd*sgemmNR+s%sgemmNR:]
+			for i, x := range k {
+				bs[i*sgemmNR] = x
+			}
+			continue
+		}
+		copy(w.q[s*w.hdp:][:w.hd], row[off:off+w.hd])
+		for i, x := range k {
 			w.kt[i*w.ld+s] = x
 		}
 	}

@@ -140,19 +140,13 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 	parallelFor(sh.Batch*H, 8*T*T*hd, func(lo, hi int) {
 		w := getHeadWork(T, hd, true)
 		defer headWorkPool.Put(w)
-		finiteB, finite := -1, false // whether all of batch row finiteB's qkv and dout are finite
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
 			base := b * T * 3 * C
-			if b != finiteB {
-				finiteB = b
-				finite = allFinite(qkv[base:base+T*3*C]) && allFinite(dout[b*T*C:(b+1)*T*C])
-			}
-			if !finite && !w.loadChecked(qkv, dout[b*T*C:], base, C, h*hd) {
+			if !w.loadBackward(kern, qkv, dout[b*T*C:], base, C, h*hd) {
 				attentionBackwardPairRef(qkv, sh, att, dout, dqkv, b, h)
 				continue
 			}
-			w.loadBackward(qkv, dout[b*T*C:], base, C, h*hd)
 			for t := 0; t < T; t++ {
 				if useAVX2 && t+1 < T {
 					// The rows of P were written by the forward, long out

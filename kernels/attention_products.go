@@ -17,8 +17,8 @@ package kernels
 // +0. Each element is otherwise the one fused chain over p in order that
 // Sgemm computes (every tile kernel gives the same sums), so the products
 // equal mustSgemm's over the whole square (TestAttentionProductsMatchSgemm).
-// K, Q and dout are packed once per pair as B slivers; dA and P are read
-// in place (their buffers have 2·MR zero rows past T for the last tiles).
+// K, Q and dout are packed once per pair as B slivers (loadBackward); dA
+// and P are read in place (their buffers have 2·MR zero rows past T for the last tiles).
 // A sum longer than sgemmKC would be split into K panels by Sgemm, so for
 // T > sgemmKC the pair runs on mustSgemm over the whole square instead.
 
@@ -35,9 +35,6 @@ func (w *headWork) products(kern *sgemmKernelSet, qkv, dqkv []float32, c, off in
 		mustSgemm(kern, true, T, hd, T, w.pt, T, w.doFrom(0), w.doLd, dv, ld)
 		return
 	}
-	sgemmPackB(kern, w.bk, false, k, ld, 0, T, 0, hd)
-	sgemmPackB(kern, w.bq, false, q, ld, 0, T, 0, hd)
-	sgemmPackB(kern, w.bo, false, w.doFrom(0), w.doLd, 0, T, 0, hd)
 	for r0 := 0; r0 < T; {
 		mr := sgemmMR
 		if kern.tile12 != nil && r0+2*sgemmMR <= T {

@@ -34,7 +34,7 @@ func TestAttentionProductsMatchSgemm(t *testing.T) {
 					}
 				}
 				off := (c.heads - 1) * c.hd // the last head: its columns end the row
-				w.loadBackward(qkv, dout, 0, C, off)
+				w.loadBackward(kern, qkv, dout, 0, C, off)
 				got, want := opsRandn(rng, T*3*C, 0, 1), make([]float32, T*3*C)
 				copy(want, got)
 				w.products(kern, qkv, got, C, off)

@@ -3,21 +3,20 @@ package kernels
 import "sync"
 
 // headWork is one goroutine's scratch for one (b, h) pair at a time: the
-// head's q, k, v as T rows of hdp (head size rounded up to 8, zero padded),
-// k and v transposed as hdp rows of ld (T rounded up to 8), and for the
-// backward dout's rows and dA and P row-major (T×T; the upper triangles
-// s > t are never written, so stay zero). Padding is written once (zero)
-// and never touched, so it adds nothing to any product. Where hd = hdp
-// there is no padding to add, and the kernels read q (forward) and dout
-// (backward) where they are stored instead of copying them: the copies
-// would hold the same values, so the results are the same.
+// head's q and v as T rows of hdp (head size rounded up to 8, zero
+// padded), k and v transposed as hdp rows of ld (T rounded up to 8), and
+// for the backward dout's rows and dA and P row-major (T×T; the upper
+// triangles s > t are never written, so stay zero). Padding is written
+// once (zero) and never touched, so it adds nothing to any product. Where
+// hd = hdp there is no padding to add, and the kernels read q (forward)
+// and dout (backward) where they are stored instead of copying them: the
+// copies would hold the same values, so the results are the same.
 type headWork struct {
 	T, hd, hdp, ld int
-	q, k, v        []float32
+	q, v           []float32
 	kt, vt         []float32
 	sc, o          []float32
 	do, dat, pt    []float32
-	zeros          []float32 // (T·hdp) zeros, for the finiteness check
 
 	// For forwardTiled: k transposed as B slivers (bkt), the scores of
 	// one block of up to 12 rows (sblk, row stride sld = T rounded up to
@@ -54,7 +53,7 @@ func getHeadWork(T, hd int, backward bool) *headWork {
 func newHeadWork(T, hd int, backward bool) *headWork {
 	w := &headWork{T: T, hd: hd, hdp: roundUp8(hd), ld: roundUp8(T)}
 	rows, cols := T*w.hdp, w.hdp*w.ld
-	w.q, w.k, w.v = make([]float32, rows), make([]float32, rows), make([]float32, rows)
+	w.q, w.v = make([]float32, rows), make([]float32, rows)
 	w.kt, w.sc, w.o = make([]float32, cols), make([]float32, w.ld), make([]float32, w.hdp)
 	w.sld = ceilDiv(T, sgemmNR) * sgemmNR
 	w.bkt, w.sblk = make([]float32, w.sld*w.hdp), make([]float32, 2*sgemmMR*w.sld)
@@ -66,7 +65,6 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, (T+2*sgemmMR)*T), make([]float32, (T+2*sgemmMR)*T)
 		bs := ceilDiv(hd, sgemmNR) * sgemmNR * T
 		w.bq, w.bk, w.bo = make([]float32, bs), make([]float32, bs), make([]float32, bs)
-		w.zeros = make([]float32, rows)
 	}
 	return w
 }
@@ -98,9 +96,12 @@ func (w *headWork) loadForward(qkv []float32, base, stride, c, off int) {
 }
 
 // loadBackward gathers what the backward needs besides P: v transposed,
-// and dout's rows (T rows at dout[0], row stride c, columns [off,
-// off+hd)) copied zero padded when hd is not a multiple of 8.
-func (w *headWork) loadBackward(qkv, dout []float32, base, c, off int) {
+// dout's rows (T rows at dout[0], row stride c, columns [off, off+hd))
+// copied zero padded when hd is not a multiple of 8, and k, q and dout
+// packed as B slivers for the products (attention_products.go). It
+// reports whether the pair's q, k, v and dout are all finite, checked on
+// those buffers, which hold exactly their values and zeros.
+func (w *headWork) loadBackward(kern *sgemmKernelSet, qkv, dout []float32, base, c, off int) bool {
 	for s := 0; s < w.T; s++ {
 		for i, x := range qkv[base+s*3*c+2*c+off:][:w.hd] {
 			w.vt[i*w.ld+s] = x
@@ -108,41 +109,29 @@ func (w *headWork) loadBackward(qkv, dout []float32, base, c, off int) {
 	}
 	if w.hd == w.hdp {
 		w.dout, w.doLd = dout[off:], c
-		return
+	} else {
+		for s := 0; s < w.T; s++ {
+			copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
+		}
+		w.dout, w.doLd = w.do, w.hdp
 	}
-	for s := 0; s < w.T; s++ {
-		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
-	}
-	w.dout, w.doLd = w.do, w.hdp
+	ld := 3 * c
+	sgemmPackB(kern, w.bk, false, qkv[base+c+off:], ld, 0, w.T, 0, w.hd)
+	sgemmPackB(kern, w.bq, false, qkv[base+off:], ld, 0, w.T, 0, w.hd)
+	sgemmPackB(kern, w.bo, false, w.doFrom(0), w.doLd, 0, w.T, 0, w.hd)
+	return allFinite(w.vt) && allFinite(w.bk) && allFinite(w.bq) && allFinite(w.bo)
 }
 
 // doFrom is the pair's dout from row t on (row stride doLd; hdp values a
 // row, zero padded past hd).
 func (w *headWork) doFrom(t int) []float32 { return w.dout[t*w.doLd:] }
 
-// loadChecked reports whether the pair's q, k, v and dout (as loadBackward
-// takes them) are all finite, by copying them into the padded row buffers
-// and checking those: Σ x·0 is 0 when every x is finite and NaN as soon as
-// one is NaN or ±Inf (the padding lanes are zero), one vectorised dot
-// product per buffer. The backward asks only when allFinite has found a
-// non-finite value somewhere in the pair's batch row.
-func (w *headWork) loadChecked(qkv, dout []float32, base, c, off int) bool {
-	for s := 0; s < w.T; s++ {
-		row := qkv[base+s*3*c:]
-		copy(w.q[s*w.hdp:][:w.hd], row[off:off+w.hd])
-		copy(w.k[s*w.hdp:][:w.hd], row[c+off:c+off+w.hd])
-		copy(w.v[s*w.hdp:][:w.hd], row[2*c+off:2*c+off+w.hd])
-		copy(w.do[s*w.hdp:][:w.hd], dout[s*c+off:s*c+off+w.hd])
-	}
-	dot := sgemmKernels().dot
-	return dot(w.q, w.zeros)+dot(w.k, w.zeros)+dot(w.v, w.zeros)+dot(w.do, w.zeros) == 0
-}
-
 // finiteZeros is what allFinite multiplies by.
 var finiteZeros [1024]float32
 
-// allFinite reports whether every value of x is finite, as loadChecked
-// does (Σ x·0 = 0), a block of len(finiteZeros) values at a time.
+// allFinite reports whether every value of x is finite: Σ x·0 is 0 when
+// every x is finite and NaN as soon as one is NaN or ±Inf, one vectorised
+// dot product per block of len(finiteZeros) values.
 func allFinite(x []float32) bool {
 	dot := sgemmKernels().dot
 	for len(x) > 0 {

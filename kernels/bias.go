@@ -55,6 +55,9 @@ func AddRowBiasRef(x, b, y []float32, n, d int) error {
 }
 
 func addRowBiasGo(x, b, y []float32, d int) {
+	if d == 0 {
+		return // nothing to add (and no row to step over)
+	}
 	for i := 0; i+d <= len(x); i += d {
 		row, dst := x[i:i+d], y[i:i+d]
 		for j, bj := range b {
@@ -64,16 +67,44 @@ func addRowBiasGo(x, b, y []float32, d int) {
 }
 
 // AddColumnSums adds Σ_i g[i·d+j] to acc[j] for j < d, each column summed
-// in float64 in row order (i = 0, 1, …, n−1), one goroutine.
+// in float64 in row order (i = 0, 1, …, n−1). With AVX-512 the columns
+// are split in groups of 8 over goroutines above a size threshold (each
+// column is summed by one, in row order, so the split changes nothing),
+// each group summed in registers (bias_amd64.s), the last d mod 8 columns
+// in Go.
 func AddColumnSums(g []float32, n, d int, acc []float64) error {
 	if err := checkBias(len(g), len(g), len(acc), n, d); err != nil {
 		return err
 	}
-	if useAVX2 && d%8 == 0 && d > 0 && n > 0 {
+	switch {
+	case n == 0 || d == 0:
+	case useAVX2 && useAVX512 && hasAVX512F:
+		parallelTask(&columnSumsTasks, ceilDiv(d, 8), 8*n, columnSumsTask{g, n, d, acc})
+	case useAVX2 && d%8 == 0:
 		columnSumsAVX2(&g[0], n, d, &acc[0])
-		return nil
+	default:
+		columnSumsGo(g, n, d, 0, d, acc)
 	}
-	return AddColumnSumsRef(g, n, d, acc)
+	return nil
+}
+
+type columnSumsTask struct {
+	g    []float32
+	n, d int
+	acc  []float64
+}
+
+var columnSumsTasks = sync.Pool{New: func() any { return new(columnSumsTask) }}
+
+// run sums the columns of groups [lo, hi) (8 columns each, the last group
+// cut at d).
+func (t *columnSumsTask) run(lo, hi int) {
+	j0, j1 := 8*lo, min(8*hi, t.d)
+	if w := (j1 - j0) &^ 7; w > 0 {
+		columnSumsAVX512(&t.g[j0], t.n, t.d, w, &t.acc[j0])
+		j0 += w
+	}
+	columnSumsGo(t.g, t.n, t.d, j0, j1, t.acc)
 }
 
 // AddColumnSumsRef is AddColumnSums in one plain loop.
@@ -81,12 +112,18 @@ func AddColumnSumsRef(g []float32, n, d int, acc []float64) error {
 	if err := checkBias(len(g), len(g), len(acc), n, d); err != nil {
 		return err
 	}
+	columnSumsGo(g, n, d, 0, d, acc)
+	return nil
+}
+
+// columnSumsGo is the loop on columns [j0, j1): row after row.
+func columnSumsGo(g []float32, n, d, j0, j1 int, acc []float64) {
+	acc = acc[j0:j1]
 	for i := range n {
-		for j, v := range g[i*d : (i+1)*d] {
+		for j, v := range g[i*d+j0 : i*d+j1] {
 			acc[j] += float64(v)
 		}
 	}
-	return nil
 }
 
 func checkBias(nx, ny, nb, n, d int) error {

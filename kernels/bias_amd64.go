@@ -9,3 +9,6 @@ func addRowBiasAVX2(x, b, y *float32, n, d int)
 
 //go:noescape
 func columnSumsAVX2(grad *float32, n, d int, acc *float64)
+
+//go:noescape
+func columnSumsAVX512(grad *float32, n, ld, w int, acc *float64)

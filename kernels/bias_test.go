@@ -12,7 +12,7 @@ import (
 
 func TestBiasKernelsMatchRefBitwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	for _, c := range []struct{ n, d int }{{0, 8}, {1, 1}, {3, 8}, {5, 27}, {2368, 64}, {700, 192}, {9, 256}, {40, 12}} {
+	for _, c := range []struct{ n, d int }{{0, 8}, {1, 1}, {3, 8}, {5, 27}, {2368, 64}, {700, 192}, {9, 256}, {40, 12}, {2048, 60}, {1500, 136}, {333, 512}, {4, 0}} {
 		t.Run(fmt.Sprintf("n=%d/d=%d", c.n, c.d), func(t *testing.T) {
 			x, b := opsRandn(rng, c.n*c.d, 0, 1), opsRandn(rng, c.d, 0, 1)
 			if c.n*c.d > 0 {

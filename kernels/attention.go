@@ -147,18 +147,7 @@ func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float
 				attentionBackwardPairRef(qkv, sh, att, dout, dqkv, b, h)
 				continue
 			}
-			for t := 0; t < T; t++ {
-				if useAVX2 && t+1 < T {
-					// The rows of P were written by the forward, long out
-					// of cache, and are read row by row in short runs the
-					// hardware prefetcher misses: ask for the next row now.
-					prefetchFloats(&att[(bh*T+t+1)*T], t+2)
-				}
-				gemvT(w.doFrom(t)[:w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
-				row := att[(bh*T+t)*T:][:t+1]
-				softmaxGradRow(row, w.sc[:t+1], scale, w.dat[t*T:t*T+t+1])
-				copy(w.pt[t*T:t*T+t+1], row)
-			}
+			w.softmaxGrads(kern, att[bh*T*T:], scale)
 			w.products(kern, qkv[base:], dqkv[base:], C, h*hd)
 		}
 	})

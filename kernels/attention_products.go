@@ -85,27 +85,10 @@ func (w *headWork) tile(kern *sgemmKernelSet, mr, rows, cols, kc int, a []float3
 // into the block's scratch and never read.
 func (w *headWork) forwardTiled(kern *sgemmKernelSet, qkv []float32, ld, c, off int, scale float32, att, out []float32) {
 	T, hd := w.T, w.hd
-	mr := sgemmMR
-	if kern.tile12 != nil {
-		mr = 2 * sgemmMR
-	}
+	mr := w.blockRows(kern)
 	for r0 := 0; r0 < T; r0 += mr {
 		r1 := min(r0+mr, T)
-		a, rs := qkv[r0*ld+off:], ld // q rows, in place
-		if r1-r0 < mr {              // the last, partial block: its rows copied
-			for r := r0; r < r1; r++ {
-				copy(w.qtail[(r-r0)*hd:][:hd], qkv[r*ld+off:][:hd])
-			}
-			a, rs = w.qtail, hd
-		}
-		for j := 0; j < r1; j += sgemmNR {
-			b, sc := w.bkt[(j/sgemmNR)*hd*sgemmNR:], w.sblk[j:]
-			if mr == sgemmMR {
-				kern.tile(hd, a, rs, 1, b, sc, w.sld, 1, 0)
-			} else {
-				kern.tile12(hd, a, a[sgemmMR*rs:], rs, 1, b, sc, w.sld, 1, 0)
-			}
-		}
+		w.scoreBlock(kern, qkv[off:], ld, r0, r1, mr, w.bkt)
 		for t := r0; t < r1; t++ {
 			if useAVX2 && t+1 < T {
 				prefetchFloats(&att[(t+1)*T], t+2) // the next row's lines, written next (see the backward)
@@ -113,6 +96,40 @@ func (w *headWork) forwardTiled(kern *sgemmKernelSet, qkv []float32, ld, c, off 
 			row := att[t*T:][:t+1]
 			softmaxRow(w.sblk[(t-r0)*w.sld:][:t+1], scale, row)
 			gemvN(row, w.v, t+1, out[t*c:][:hd])
+		}
+	}
+}
+
+// blockRows is the height of forwardTiled's row blocks: 12 with the
+// 12-row kernel, else 6.
+func (w *headWork) blockRows(kern *sgemmKernelSet) int {
+	if kern.tile12 != nil {
+		return 2 * sgemmMR
+	}
+	return sgemmMR
+}
+
+// scoreBlock sets rows [0, r1−r0) of sblk to the products of rows
+// [r0, r1) of a (hd values each, row stride rs) with the keys [0, r1) of
+// bt (hd×16 B slivers): w.sblk[(t−r0)·sld + s] = Σ_i a[t·rs+i]·key_s[i],
+// each the fused chain over i in order from +0 (gemvT's), then ×1.
+// Columns up to r1 rounded up to 16 are written; a last block shorter
+// than mr is read from a copy (qtail) so no row past T is read.
+func (w *headWork) scoreBlock(kern *sgemmKernelSet, a []float32, rs, r0, r1, mr int, bt []float32) {
+	hd := w.hd
+	a = a[r0*rs:]
+	if r1-r0 < mr {
+		for r := range r1 - r0 {
+			copy(w.qtail[r*hd:][:hd], a[r*rs:][:hd])
+		}
+		a, rs = w.qtail, hd
+	}
+	for j := 0; j < r1; j += sgemmNR {
+		b, sc := bt[(j/sgemmNR)*hd*sgemmNR:], w.sblk[j:]
+		if mr == sgemmMR {
+			kern.tile(hd, a, rs, 1, b, sc, w.sld, 1, 0)
+		} else {
+			kern.tile12(hd, a, a[sgemmMR*rs:], rs, 1, b, sc, w.sld, 1, 0)
 		}
 	}
 }

@@ -97,3 +97,55 @@ func TestAttentionForwardTiledMatchesRowsBitwise(t *testing.T) {
 		}
 	}
 }
+
+// attentionBackwardRows is the backward as rows and full-square products
+// (gemvT on the transposed v, softmaxGradRow, three Sgemm products), which
+// the tiled backward must match bit for bit.
+func attentionBackwardRows(qkv []float32, sh AttentionShape, att, dout, dqkv []float32) {
+	T, C, H, hd := sh.SeqLen, sh.Channels, sh.Heads, sh.HeadSize()
+	scale := 1 / math.Sqrt(float64(hd))
+	hdp, ld := roundUp8(hd), roundUp8(T)
+	for bh := 0; bh < sh.Batch*H; bh++ {
+		b, h := bh/H, bh%H
+		do, vt, sc := make([]float32, T*hdp), make([]float32, hdp*ld), make([]float32, ld)
+		dat, pt := make([]float32, T*T), make([]float32, T*T)
+		for s := range T {
+			copy(do[s*hdp:][:hd], dout[(b*T+s)*C+h*hd:][:hd])
+			for i, x := range qkv[(b*T+s)*3*C+2*C+h*hd:][:hd] {
+				vt[i*ld+s] = x
+			}
+		}
+		for t := range T {
+			gemvT(do[t*hdp:(t+1)*hdp], vt, ld, roundUp8(t+1), sc)
+			row := att[(bh*T+t)*T:][:t+1]
+			softmaxGradRow(row, sc[:t+1], scale, dat[t*T:t*T+t+1])
+			copy(pt[t*T:t*T+t+1], row)
+		}
+		kern, base, l := sgemmKernels(), b*T*3*C, 3*C
+		mustSgemm(kern, false, T, hd, T, dat, T, qkv[base+C+h*hd:], l, dqkv[base+h*hd:], l)
+		mustSgemm(kern, true, T, hd, T, dat, T, qkv[base+h*hd:], l, dqkv[base+C+h*hd:], l)
+		mustSgemm(kern, true, T, hd, T, pt, T, do, hdp, dqkv[base+2*C+h*hd:], l)
+	}
+}
+
+func TestAttentionBackwardTiledMatchesRowsBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(85, 86))
+	for _, avx := range productPaths() {
+		for _, sh := range []AttentionShape{
+			{Batch: 1, SeqLen: 1, Channels: 8, Heads: 1}, {Batch: 2, SeqLen: 5, Channels: 32, Heads: 2},
+			{Batch: 1, SeqLen: 12, Channels: 64, Heads: 4}, {Batch: 2, SeqLen: 13, Channels: 16, Heads: 2},
+			{Batch: 1, SeqLen: 37, Channels: 64, Heads: 2}, {Batch: 2, SeqLen: 64, Channels: 64, Heads: 4},
+			{Batch: 1, SeqLen: 29, Channels: 12, Heads: 2},
+		} {
+			withProducts(avx, func() {
+				qkv, dout := opsRandn(rng, sh.QKVLen(), 0, 2), opsRandn(rng, sh.OutLen(), 0, 1)
+				out, att := make([]float32, sh.OutLen()), make([]float32, sh.AttLen())
+				require.NoError(t, AttentionForward(qkv, sh, out, att))
+				want, got := make([]float32, sh.QKVLen()), make([]float32, sh.QKVLen())
+				attentionBackwardRows(qkv, sh, att, dout, want)
+				require.NoError(t, AttentionBackward(qkv, sh, att, dout, got))
+				assert.Equal(t, want, got, "avx=%v %+v", avx, sh)
+			})
+		}
+	}
+}

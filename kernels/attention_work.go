@@ -23,6 +23,7 @@ type headWork struct {
 	// 16) and the last block's q rows (qtail, row stride hdp).
 	bkt, sblk, qtail []float32
 	sld              int
+	bvt              []float32 // the backward's v as B slivers, as bkt
 
 	// bq, bk, bo are q, k and dout packed as B slivers (T×16 each) for
 	// the backward's products, tmp one tile of their edges.
@@ -65,6 +66,7 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 		w.do, w.dat, w.pt = make([]float32, rows), make([]float32, (T+2*sgemmMR)*T), make([]float32, (T+2*sgemmMR)*T)
 		bs := ceilDiv(hd, sgemmNR) * sgemmNR * T
 		w.bq, w.bk, w.bo = make([]float32, bs), make([]float32, bs), make([]float32, bs)
+		w.bvt = make([]float32, w.sld*w.hdp)
 	}
 	return w
 }
@@ -102,8 +104,18 @@ func (w *headWork) loadForward(qkv []float32, base, stride, c, off int) {
 // reports whether the pair's q, k, v and dout are all finite, checked on
 // those buffers, which hold exactly their values and zeros.
 func (w *headWork) loadBackward(kern *sgemmKernelSet, qkv, dout []float32, base, c, off int) bool {
+	vt := w.vt
 	for s := 0; s < w.T; s++ {
-		for i, x := range qkv[base+s*3*c+2*c+off:][:w.hd] {
+		v := qkv[base+s*3*c+2*c+off:][:w.hd]
+		if w.hd == w.hdp { // as B slivers, for scoreBlock
+			vt = w.bvt
+			bs := w.bvt[(s/sgemmNR)*w.hd*sgemmNR+s%sgemmNR:]
+			for i, x := range v {
+				bs[i*sgemmNR] = x
+			}
+			continue
+		}
+		for i, x := range v {
 			w.vt[i*w.ld+s] = x
 		}
 	}
@@ -119,7 +131,38 @@ func (w *headWork) loadBackward(kern *sgemmKernelSet, qkv, dout []float32, base,
 	sgemmPackB(kern, w.bk, false, qkv[base+c+off:], ld, 0, w.T, 0, w.hd)
 	sgemmPackB(kern, w.bq, false, qkv[base+off:], ld, 0, w.T, 0, w.hd)
 	sgemmPackB(kern, w.bo, false, w.doFrom(0), w.doLd, 0, w.T, 0, w.hd)
-	return allFinite(w.vt) && allFinite(w.bk) && allFinite(w.bq) && allFinite(w.bo)
+	return allFinite(vt) && allFinite(w.bk) && allFinite(w.bq) && allFinite(w.bo)
+}
+
+// softmaxGrads sets the pair's dA (w.dat) and a copy of P (w.pt), row by
+// row: dP_t = dout_t·Vᵀ, dA_t = P_t ⊙ (dP_t − Σ P_t·dP_t)/√hd (the dot in
+// float64), P from the pair's T×T rows of att. Where hd = hdp the dP of a
+// block of rows come from the micro-kernels (scoreBlock, gemvT's sums).
+func (w *headWork) softmaxGrads(kern *sgemmKernelSet, att []float32, scale float64) {
+	T := w.T
+	mr := w.blockRows(kern)
+	for r0 := 0; r0 < T; r0 += mr {
+		r1 := min(r0+mr, T)
+		if w.hd == w.hdp {
+			w.scoreBlock(kern, w.dout, w.doLd, r0, r1, mr, w.bvt)
+		}
+		for t := r0; t < r1; t++ {
+			if useAVX2 && t+1 < T {
+				// The rows of P were written by the forward, long out of
+				// cache, and are read row by row in short runs the
+				// hardware prefetcher misses: ask for the next row now.
+				prefetchFloats(&att[(t+1)*T], t+2)
+			}
+			dp := w.sblk[(t-r0)*w.sld:]
+			if w.hd != w.hdp {
+				gemvT(w.doFrom(t)[:w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
+				dp = w.sc
+			}
+			row := att[t*T:][:t+1]
+			softmaxGradRow(row, dp[:t+1], scale, w.dat[t*T:t*T+t+1])
+			copy(w.pt[t*T:t*T+t+1], row)
+		}
+	}
 }
 
 // doFrom is the pair's dout from row t on (row stride doLd; hdp values a

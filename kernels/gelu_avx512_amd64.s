@@ -39,6 +39,57 @@ BCAST8D(g5One<>, $0x3ff0000000000000) // 1.0
 	EXP8(Y3, Y6, Y7, Y11);         \
 	VBLENDVPS  Y5, Y10, Y6, Y6
 
+// EXP16 is EXP8 on 16 lanes of Z registers (as in softmax_avx512_amd64.s).
+#define EXP16(X, E, T1, T2) \
+	VBROADCASTSS      expLog2e<>(SB), E;    \
+	VFMADD213PS.BCST  expMagic<>(SB), X, E; \
+	VSUBPS.BCST       expMagic<>(SB), E, T1; \
+	VMOVAPS           X, T2;                \
+	VFNMADD231PS.BCST expLn2Hi<>(SB), T1, T2; \
+	VFNMADD231PS.BCST expLn2Lo<>(SB), T1, T2; \
+	VBROADCASTSS      expC6<>(SB), T1;      \
+	VFMADD213PS.BCST  expC5<>(SB), T2, T1;  \
+	VFMADD213PS.BCST  expC4<>(SB), T2, T1;  \
+	VFMADD213PS.BCST  expC3<>(SB), T2, T1;  \
+	VFMADD213PS.BCST  expC2<>(SB), T2, T1;  \
+	VFMADD213PS.BCST  expOne<>(SB), T2, T1; \
+	VFMADD213PS.BCST  expOne<>(SB), T2, T1; \
+	VPSLLD            $23, E, E;            \
+	VMULPS            T1, E, E
+
+// ARG2(XD, U) sets the doubles U = −2·√(2/π)·(x + a·x³) for the doubles
+// XD, as EXPZ512.
+#define ARG2(XD, U) \
+	VMULPD g5A<>(SB), XD, U;   \
+	VMULPD XD, U, U;           \
+	VMULPD XD, U, U;           \
+	VADDPD XD, U, U;           \
+	VMULPD g5M2K<>(SB), U, U
+
+// EXPZ16 is EXPZ512 on the 16 floats of Z0: Z1 and Z16 = their two halves
+// as doubles, Z6 = e^z (+Inf past the exp's range); 16-lane constants in
+// Z18 (−88), Z19 (exp's upper limit), Z20 (+Inf); clobbers Z3, Z7, Z11,
+// Z17, K2.
+#define EXPZ16 \
+	VCVTPS2PD     Y0, Z1;           \
+	VEXTRACTF64X4 $1, Z0, Y16;      \
+	VCVTPS2PD     Y16, Z16;         \
+	ARG2(Z1, Z3);                   \
+	ARG2(Z16, Z17);                 \
+	VCVTPD2PS     Z3, Y3;           \
+	VCVTPD2PS     Z17, Y17;         \
+	VINSERTF64X4  $1, Y17, Z3, Z3;  \
+	VMAXPS        Z3, Z18, Z3;      \
+	VCMPPS        $0x1e, Z19, Z3, K2; \
+	EXP16(Z3, Z6, Z7, Z11);         \
+	VMOVAPS       Z20, K2, Z6
+
+// CONST16 loads EXPZ16's constants.
+#define CONST16 \
+	VBROADCASTSS expLo<>(SB), Z18;  \
+	VBROADCASTSS expHi<>(SB), Z19;  \
+	VBROADCASTSS posInf<>(SB), Z20
+
 // func geluFwdAVX512(x, y *float32, n int)
 TEXT ·geluFwdAVX512(SB), NOSPLIT, $0-24
 	MOVQ    x+0(FP), SI
@@ -50,6 +101,26 @@ TEXT ·geluFwdAVX512(SB), NOSPLIT, $0-24
 	VMOVUPS expOne<>(SB), Y12
 	VMOVUPS negMax<>(SB), Y13
 	VXORPS  Y14, Y14, Y14
+	CONST16
+	VBROADCASTSS expOne<>(SB), Z21
+	VBROADCASTSS negMax<>(SB), Z22
+	VPXORD       Z23, Z23, Z23
+
+	// 16 values at a time, then a last 8 in f5loop.
+f16loop:
+	CMPQ      CX, $16
+	JL        f5loop
+	VMOVUPS   (SI), Z0
+	EXPZ16
+	VADDPS    Z21, Z6, Z6
+	VDIVPS    Z6, Z0, Z7
+	VCMPPS    $0x11, Z22, Z0, K3
+	VMOVAPS   Z23, K3, Z7
+	VMOVUPS   Z7, (DI)
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	SUBQ      $16, CX
+	JMP       f16loop
 
 f5loop:
 	CMPQ      CX, $8
@@ -70,6 +141,30 @@ f5done:
 	VZEROUPPER
 	RET
 
+// GRAD16(E, XD, DY, DX, S, D, SS, P, T, DY8) is b5loop's gradient of 8
+// values: e (8 floats in E), x as doubles (XD), dy at DY, dx to DX;
+// S, D, SS, P, T are scratch (D's low half is DY8); one in Z12, zero in
+// Z14; clobbers K1.
+#define GRAD16(E, XD, DY, DX, S, D, SS, P, T, DY8) \
+	VCVTPS2PD  E, S;               \
+	VADDPD     Z12, S, S;          \
+	VDIVPD     S, Z12, S;          \
+	VSUBPD     S, Z12, SS;         \
+	VMULPD     S, SS, SS;          \
+	VMULPD     g5A3<>(SB), XD, P;  \
+	VMULPD     XD, P, P;           \
+	VADDPD     Z12, P, P;          \
+	VMULPD     SS, XD, T;          \
+	VMULPD     g5K2<>(SB), T, T;   \
+	VMULPD     P, T, T;            \
+	VCMPPD     $0x00, Z14, SS, K1; \
+	VMOVAPD    Z14, K1, T;         \
+	VADDPD     T, S, S;            \
+	VCVTPS2PD  DY, D;              \
+	VMULPD     S, D, D;            \
+	VCVTPD2PS  D, DY8;             \
+	VMOVUPS    DY8, DX
+
 // func geluBwdAVX512(x, dy, dx *float32, n int)
 // As geluBwdAVX2's GRADHALF on all 8 lanes: s = 1/(1+e), ss = s(1−s),
 // g = s + [ss ≠ 0]·x·ss·2k·(1 + 3a·x²), dx = float32(dy·g), in float64.
@@ -83,6 +178,23 @@ TEXT ·geluBwdAVX512(SB), NOSPLIT, $0-32
 	VMOVUPS posInf<>(SB), Y10
 	VMOVUPD g5One<>(SB), Z12
 	VPXORQ  Z14, Z14, Z14
+	CONST16
+
+	// 16 values at a time (two halves of 8 doubles), then a last 8 in
+	// b5loop.
+b16loop:
+	CMPQ          CX, $16
+	JL            b5loop
+	VMOVUPS       (SI), Z0
+	EXPZ16                           // Z1, Z16 = x as doubles, Z6 = e
+	VEXTRACTF64X4 $1, Z6, Y24
+	GRAD16(Y6, Z1, (BX), (DI), Z3, Z4, Z5, Z7, Z11, Y4)
+	GRAD16(Y24, Z16, 32(BX), 32(DI), Z25, Z26, Z27, Z28, Z29, Y26)
+	ADDQ          $64, SI
+	ADDQ          $64, BX
+	ADDQ          $64, DI
+	SUBQ          $16, CX
+	JMP           b16loop
 
 b5loop:
 	CMPQ       CX, $8

@@ -219,10 +219,13 @@ func TestGELUAVX512MatchesAVX2Bitwise(t *testing.T) {
 	copy(x, []float32{inf, -inf, float32(math.NaN()), 1e38, -1e38, math.MaxFloat32, -math.MaxFloat32, 0, -0.75, 20, -20})
 	y2, y5 := make([]float32, len(x)), make([]float32, len(x))
 	d2, d5 := make([]float32, len(x)), make([]float32, len(x))
-	geluFwdAVX2(&x[0], &y2[0], len(x))
-	geluFwdAVX512(&x[0], &y5[0], len(x))
-	geluBwdAVX2(&x[0], &dy[0], &d2[0], len(x))
-	geluBwdAVX512(&x[0], &dy[0], &d5[0], len(x))
-	assert.Equal(t, fmt.Sprint(y2), fmt.Sprint(y5)) // NaN ≠ NaN: compare the text
-	assert.Equal(t, fmt.Sprint(d2), fmt.Sprint(d5))
+	for _, n := range []int{8, 16, 24, len(x) - 8, len(x)} { // the 16-lane loop and its 8-lane tail
+		y2, y5, d2, d5 := y2[:n], y5[:n], d2[:n], d5[:n]
+		geluFwdAVX2(&x[0], &y2[0], n)
+		geluFwdAVX512(&x[0], &y5[0], n)
+		geluBwdAVX2(&x[0], &dy[0], &d2[0], n)
+		geluBwdAVX512(&x[0], &dy[0], &d5[0], n)
+		assert.Equal(t, fmt.Sprint(y2), fmt.Sprint(y5), "n=%d", n) // NaN ≠ NaN: compare the text
+		assert.Equal(t, fmt.Sprint(d2), fmt.Sprint(d5), "n=%d", n)
+	}
 }

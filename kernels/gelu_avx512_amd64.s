@@ -2,10 +2,10 @@
 
 #include "exp_amd64.h"
 
-// AVX-512 versions of gelu_amd64.s: the float64 stages on all 8 lanes of a
-// block at once (one 512-bit register of doubles instead of two halves),
-// the float32 exp (EXP8) unchanged, every operation the AVX2 version's in
-// the same order, so the results are bitwise equal.
+// AVX-512 versions of gelu_amd64.s: 16 values a step, the float32 exp on
+// all 16 lanes (EXP16) and the float64 stages on two 8-double halves, then
+// a last block of 8 with the exp on 8 lanes (EXP8); every operation the
+// AVX2 version's in the same order, so the results are bitwise equal.
 
 #define BCAST8D(name, bits) \
 	DATA name+0(SB)/8, bits; \

@@ -86,13 +86,12 @@ func (w *headWork) tile(kern *sgemmKernelSet, mr, rows, cols, kc int, a []float3
 func (w *headWork) forwardTiled(kern *sgemmKernelSet, qkv []float32, ld, c, off int, scale float32, att, out []float32) {
 	T, hd := w.T, w.hd
 	mr := w.blockRows(kern)
+	prefetchRows(att, T, 0, mr)
 	for r0 := 0; r0 < T; r0 += mr {
 		r1 := min(r0+mr, T)
 		w.scoreBlock(kern, qkv[off:], ld, r0, r1, mr, w.bkt)
+		prefetchRows(att, T, r1, r1+mr) // the rows written next
 		for t := r0; t < r1; t++ {
-			if useAVX2 && t+1 < T {
-				prefetchFloats(&att[(t+1)*T], t+2) // the next row's lines, written next (see the backward)
-			}
 			row := att[t*T:][:t+1]
 			softmaxRow(w.sblk[(t-r0)*w.sld:][:t+1], scale, row)
 			gemvN(row, w.v, t+1, out[t*c:][:hd])

@@ -141,18 +141,14 @@ func (w *headWork) loadBackward(kern *sgemmKernelSet, qkv, dout []float32, base,
 func (w *headWork) softmaxGrads(kern *sgemmKernelSet, att []float32, scale float64) {
 	T := w.T
 	mr := w.blockRows(kern)
+	prefetchRows(att, T, 0, mr)
 	for r0 := 0; r0 < T; r0 += mr {
 		r1 := min(r0+mr, T)
 		if w.hd == w.hdp {
 			w.scoreBlock(kern, w.dout, w.doLd, r0, r1, mr, w.bvt)
 		}
+		prefetchRows(att, T, r1, r1+mr)
 		for t := r0; t < r1; t++ {
-			if useAVX2 && t+1 < T {
-				// The rows of P were written by the forward, long out of
-				// cache, and are read row by row in short runs the
-				// hardware prefetcher misses: ask for the next row now.
-				prefetchFloats(&att[(t+1)*T], t+2)
-			}
 			dp := w.sblk[(t-r0)*w.sld:]
 			if w.hd != w.hdp {
 				gemvT(w.doFrom(t)[:w.hdp], w.vt, w.ld, roundUp8(t+1), w.sc)
@@ -185,4 +181,18 @@ func allFinite(x []float32) bool {
 		x = x[n:]
 	}
 	return true
+}
+
+// prefetchRows asks for rows [t0, t1) (cut at T) of the causal T×T matrix
+// p, row t's first t+1 values, to be brought into cache. The attention's
+// rows of P were written by the forward long before the backward reads
+// them, and both walk them in short runs the hardware prefetcher misses;
+// asking for the next block's rows a block ahead hides most of that.
+func prefetchRows(p []float32, T, t0, t1 int) {
+	if !useAVX2 {
+		return
+	}
+	for t := t0; t < min(t1, T); t++ {
+		prefetchFloats(&p[t*T], t+1)
+	}
 }

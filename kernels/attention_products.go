@@ -35,15 +35,27 @@ func (w *headWork) products(kern *sgemmKernelSet, qkv, dqkv []float32, c, off in
 		mustSgemm(kern, true, T, hd, T, w.pt, T, w.doFrom(0), w.doLd, dv, ld)
 		return
 	}
+	// Head sizes of whole pairs of slivers (32, 64, …) take the 6×32
+	// kernel on 6-row tiles (A read once for both slivers); others the
+	// 12×16 one on 12-row tiles where there is one.
+	pair := kern.tile2 != nil && hd%(2*sgemmNR) == 0
 	for r0 := 0; r0 < T; {
 		mr := sgemmMR
-		if kern.tile12 != nil && r0+2*sgemmMR <= T {
+		if !pair && kern.tile12 != nil && r0+2*sgemmMR <= T {
 			mr = 2 * sgemmMR
 		}
 		r1 := min(r0+mr, T)
 		for j := 0; j < hd; j += sgemmNR {
 			nr := min(sgemmNR, hd-j)
 			bs := (j / sgemmNR) * T * sgemmNR // this sliver in bq, bk, bo
+			if pair && r1-r0 == sgemmMR {
+				b1 := bs + T*sgemmNR // the next sliver
+				kern.tile2(r1, w.dat[r0*T:], T, 1, w.bk[bs:], w.bk[b1:], dq[r0*ld+j:], ld, 1, 0)
+				kern.tile2(T-r0, w.dat[r0*T+r0:], 1, T, w.bq[bs+r0*sgemmNR:], w.bq[b1+r0*sgemmNR:], dk[r0*ld+j:], ld, 1, 0)
+				kern.tile2(T-r0, w.pt[r0*T+r0:], 1, T, w.bo[bs+r0*sgemmNR:], w.bo[b1+r0*sgemmNR:], dv[r0*ld+j:], ld, 1, 0)
+				j += sgemmNR
+				continue
+			}
 			w.tile(kern, mr, r1-r0, nr, r1, w.dat[r0*T:], T, 1, w.bk[bs:], dq[r0*ld+j:], ld)
 			w.tile(kern, mr, r1-r0, nr, T-r0, w.dat[r0*T+r0:], 1, T, w.bq[bs+r0*sgemmNR:], dk[r0*ld+j:], ld)
 			w.tile(kern, mr, r1-r0, nr, T-r0, w.pt[r0*T+r0:], 1, T, w.bo[bs+r0*sgemmNR:], dv[r0*ld+j:], ld)

@@ -7,7 +7,8 @@
 // goroutines that parallelFor and Sgemm share, pool.go), tested
 // against the reference on random and edge inputs. Where a kernel has both
 // an assembly and a Go loop for the same arithmetic (the AVX-512 and AVX2
-// Sgemm kernels, GELU, LayerNorm, the bias loops, the attention products),
+// Sgemm kernels, GELU, LayerNorm, the bias loops, the attention products
+// and softmax rows, AdamWUpdate),
 // the two do the same operations in the same order and are tested to agree
 // bitwise, so no result depends on which path or goroutine computed it.
 // Set AREW_NOASM=1, or build with -tags noasm, to run the portable Go
@@ -51,6 +52,27 @@
 // AttentionForward (TestCachedAttentionMatchesRef). Sgemm (sgemm*.go) is a row-major BLAS
 // matrix product used by the rollout forward and, through engine's
 // FastBLAS, by every gorgonia matmul.
+//
+// The fast attention runs each (b, h) pair in blocks of 12 query rows on
+// the Sgemm micro-kernels (attention_products.go): a block's scores
+// q_t·k_s (and, in the backward, dP = dout·Vᵀ) are the kernels' fused
+// chains over the head's dimensions, the same sums as the row-by-row
+// products, then the row softmax, its gradient and the p-weighted sum of V
+// row by row; the backward's dQ = dA·K, dK = dAᵀ·Q and dV = Pᵀ·dout are
+// tiles that sum only over the lower triangle's non-zero span. Dropping a
+// leading run of +0 terms changes no bit; dropping dQ's trailing +0 terms
+// changes none either, except that a sum that underflowed to −0 stays −0.
+// Proofs: TestAttentionForwardTiledMatchesRowsBitwise,
+// TestAttentionBackwardTiledMatchesRowsBitwise,
+// TestAttentionProductsMatchSgemm, beside the tolerance tests against
+// AttentionForwardRef and AttentionBackwardRef.
+//
+// # Optimiser
+//
+// AdamWUpdate is optim.AdamW's element update (m, v, the bias-corrected
+// step and the decoupled decay, in float64 per element), with AVX-512 8
+// elements at a time, every operation unfused and in the loop's order, so
+// bitwise AdamWUpdateRef (TestAdamWUpdateMatchesRefBitwise).
 //
 // # Advantage kernels
 //

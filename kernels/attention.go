@@ -113,20 +113,20 @@ func softmaxGradRow(p, dp []float32, scale float64, da []float32) {
 // AttentionBackwardRef's (dqkv overwritten). Parallel over (b, h) pairs,
 // which write disjoint parts of dqkv, so no locks and no dependence on the
 // goroutine count. Per pair, one pass over the rows and then three small
-// matrix products on the blocked Sgemm:
+// matrix products on the Sgemm micro-kernels:
 //
 //	rows t:  dP_t = dout_t·Vᵀ, dA_t = P_t ⊙ (dP_t − Σ P_t·dP_t)/√hd (the dot
 //	         in float64); dA and a copy of P are kept row-major with zero
-//	         upper triangles
+//	         upper triangles (softmaxGrads)
 //	dQ = dA·K,   dK = dAᵀ·Q,   dV = Pᵀ·dout     (T×T by T×hd, into dqkv)
 //
-// The products run over the whole square (the zeros above the diagonal add
-// nothing), which costs twice the triangle's multiply-adds but runs at the
-// micro-kernel's speed; each element is summed in a fixed order (p upwards),
-// in float32 as a float32 matmul would. A zero times NaN or ±Inf is NaN,
-// though: a pair whose q, k, v or dout holds a non-finite value would spread
-// it to positions the reference never lets it reach, so such a pair is done
-// by the reference loops instead (TestAttentionBackwardNonFiniteMatchesRef).
+// The products run tile by tile over the lower triangle's non-zero span
+// (attention_products.go); each element is summed in a fixed order (p
+// upwards), in float32 as a float32 matmul would. A zero times NaN or
+// ±Inf is NaN, though: a pair whose q, k, v or dout holds a non-finite
+// value would spread it to positions the reference never lets it reach, so
+// such a pair is done by the reference loops instead
+// (TestAttentionBackwardNonFiniteMatchesRef).
 func AttentionBackward(qkv []float32, sh AttentionShape, att, dout, dqkv []float32) error {
 	if err := checkAttention(sh, len(qkv), len(dout), len(att), "dout"); err != nil {
 		return err

@@ -68,3 +68,8 @@ func adamWAVX512(k *adamWConsts, data, grad, m, v *float32, n int) {
 func columnSumsAVX512(grad *float32, n, ld, w int, acc *float64) {
 	panic("kernels: AVX-512 assembly not built")
 }
+
+func lnSum4AVX2(row *float32, c int, sums *[4]float64) { panic("kernels: AVX2 assembly not built") }
+func lnSqSum4AVX2(row *float32, c int, means, sq *[4]float64) {
+	panic("kernels: AVX2 assembly not built")
+}

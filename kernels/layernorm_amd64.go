@@ -13,6 +13,15 @@ func lnSqSumAVX2(row *float32, c int, mean float64) float64
 //go:noescape
 func lnApplyAVX2(row, gamma, beta, out *float32, c int, mean, rstd float64)
 
+// lnSum4AVX2 and lnSqSum4AVX2 are lnSumAVX2 and lnSqSumAVX2 on four
+// consecutive rows (row stride c) at once, bitwise theirs.
+//
+//go:noescape
+func lnSum4AVX2(row *float32, c int, sums *[4]float64)
+
+//go:noescape
+func lnSqSum4AVX2(row *float32, c int, means, sq *[4]float64)
+
 // The LayerNorm backward's row and column loops (layernorm_amd64.s).
 
 //go:noescape

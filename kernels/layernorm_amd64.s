@@ -207,3 +207,113 @@ xcol:
 	JNZ       xrow
 	VZEROUPPER
 	RET
+
+// HSUM4R is HSUM4 on any accumulator: X (low lane) = ((a0 + a1) + a2) + a3
+// for the 4 doubles of Y (X its low half); T1, T2 are X registers.
+#define HSUM4R(Y, X, T1, T2) \
+	VEXTRACTF128 $1, Y, T1; \
+	VPERMILPD    $1, X, T2; \
+	VADDSD       T2, X, X;  \
+	VADDSD       T1, X, X;  \
+	VPERMILPD    $1, T1, T2; \
+	VADDSD       T2, X, X
+
+// func lnSum4AVX2(row *float32, c int, sums *[4]float64)
+// lnSumAVX2 on the four rows row[0:c], row[c:2c], …, at once: four
+// independent accumulator chains, each row's sums exactly lnSumAVX2's.
+TEXT ·lnSum4AVX2(SB), NOSPLIT, $0-24
+	MOVQ   row+0(FP), SI
+	MOVQ   c+8(FP), CX
+	MOVQ   sums+16(FP), DI
+	MOVQ   CX, R8
+	SHLQ   $2, R8             // row stride in bytes
+	LEAQ   (SI)(R8*1), R9
+	LEAQ   (R9)(R8*1), R10
+	LEAQ   (R10)(R8*1), R11
+	SHRQ   $2, CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y4, Y4, Y4
+	VXORPD Y8, Y8, Y8
+	VXORPD Y12, Y12, Y12
+
+sum4loop:
+	VCVTPS2PD (SI), Y1
+	VADDPD    Y1, Y0, Y0
+	VCVTPS2PD (R9), Y5
+	VADDPD    Y5, Y4, Y4
+	VCVTPS2PD (R10), Y9
+	VADDPD    Y9, Y8, Y8
+	VCVTPS2PD (R11), Y13
+	VADDPD    Y13, Y12, Y12
+	ADDQ      $16, SI
+	ADDQ      $16, R9
+	ADDQ      $16, R10
+	ADDQ      $16, R11
+	DECQ      CX
+	JNZ       sum4loop
+	HSUM4R(Y0, X0, X1, X2)
+	HSUM4R(Y4, X4, X5, X6)
+	HSUM4R(Y8, X8, X9, X10)
+	HSUM4R(Y12, X12, X13, X14)
+	VMOVSD    X0, 0(DI)
+	VMOVSD    X4, 8(DI)
+	VMOVSD    X8, 16(DI)
+	VMOVSD    X12, 24(DI)
+	VZEROUPPER
+	RET
+
+// func lnSqSum4AVX2(row *float32, c int, means, sq *[4]float64)
+// lnSqSumAVX2 on four rows at once, as lnSum4AVX2.
+TEXT ·lnSqSum4AVX2(SB), NOSPLIT, $0-32
+	MOVQ         row+0(FP), SI
+	MOVQ         c+8(FP), CX
+	MOVQ         means+16(FP), AX
+	MOVQ         sq+24(FP), DI
+	VBROADCASTSD 0(AX), Y3
+	VBROADCASTSD 8(AX), Y7
+	VBROADCASTSD 16(AX), Y11
+	VBROADCASTSD 24(AX), Y15
+	MOVQ         CX, R8
+	SHLQ         $2, R8
+	LEAQ         (SI)(R8*1), R9
+	LEAQ         (R9)(R8*1), R10
+	LEAQ         (R10)(R8*1), R11
+	SHRQ         $2, CX
+	VXORPD       Y0, Y0, Y0
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y12, Y12, Y12
+
+sq4loop:
+	VCVTPS2PD (SI), Y1
+	VSUBPD    Y3, Y1, Y1
+	VMULPD    Y1, Y1, Y1
+	VADDPD    Y1, Y0, Y0
+	VCVTPS2PD (R9), Y5
+	VSUBPD    Y7, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y4, Y4
+	VCVTPS2PD (R10), Y9
+	VSUBPD    Y11, Y9, Y9
+	VMULPD    Y9, Y9, Y9
+	VADDPD    Y9, Y8, Y8
+	VCVTPS2PD (R11), Y13
+	VSUBPD    Y15, Y13, Y13
+	VMULPD    Y13, Y13, Y13
+	VADDPD    Y13, Y12, Y12
+	ADDQ      $16, SI
+	ADDQ      $16, R9
+	ADDQ      $16, R10
+	ADDQ      $16, R11
+	DECQ      CX
+	JNZ       sq4loop
+	HSUM4R(Y0, X0, X1, X2)
+	HSUM4R(Y4, X4, X5, X6)
+	HSUM4R(Y8, X8, X9, X10)
+	HSUM4R(Y12, X12, X13, X14)
+	VMOVSD    X0, 0(DI)
+	VMOVSD    X4, 8(DI)
+	VMOVSD    X8, 16(DI)
+	VMOVSD    X12, 24(DI)
+	VZEROUPPER
+	RET

@@ -228,19 +228,20 @@ func TestLayerNormForwardPathsAgreeBitwise(t *testing.T) {
 	defer func(old bool) { useAVX2 = old }(useAVX2)
 	rng := rand.New(rand.NewPCG(23, 24))
 	for _, c := range []int{8, 64, 192, 20} {
-		n := 37
-		x, g, b := opsRandn(rng, n*c, 3, 2), opsRandn(rng, c, 1, 0.1), opsRandn(rng, c, 0, 0.1)
-		run := func(avx bool) ([]float32, []float64, []float64) {
-			useAVX2 = avx
-			y, m, r := make([]float32, n*c), make([]float64, n), make([]float64, n)
-			require.NoError(t, LayerNormForward(x, n, c, g, b, 1e-5, y, m, r))
-			return y, m, r
+		for _, n := range []int{1, 3, 4, 37, 600} { // whole blocks of four rows and the rest
+			x, g, b := opsRandn(rng, n*c, 3, 2), opsRandn(rng, c, 1, 0.1), opsRandn(rng, c, 0, 0.1)
+			run := func(avx bool) ([]float32, []float64, []float64) {
+				useAVX2 = avx
+				y, m, r := make([]float32, n*c), make([]float64, n), make([]float64, n)
+				require.NoError(t, LayerNormForward(x, n, c, g, b, 1e-5, y, m, r))
+				return y, m, r
+			}
+			y1, m1, r1 := run(true)
+			y0, m0, r0 := run(false)
+			assert.Equal(t, y0, y1, "c=%d n=%d", c, n)
+			assert.Equal(t, m0, m1, "c=%d n=%d", c, n)
+			assert.Equal(t, r0, r1, "c=%d n=%d", c, n)
 		}
-		y1, m1, r1 := run(true)
-		y0, m0, r0 := run(false)
-		assert.Equal(t, y0, y1, "c=%d", c)
-		assert.Equal(t, m0, m1, "c=%d", c)
-		assert.Equal(t, r0, r1, "c=%d", c)
 	}
 }
 

@@ -73,3 +73,6 @@ func lnSum4AVX2(row *float32, c int, sums *[4]float64) { panic("kernels: AVX2 as
 func lnSqSum4AVX2(row *float32, c int, means, sq *[4]float64) {
 	panic("kernels: AVX2 assembly not built")
 }
+func lnBackSums2AVX2(row, drow, gamma *float32, c int, stats, sums *[4]float64) {
+	panic("kernels: AVX2 assembly not built")
+}

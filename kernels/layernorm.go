@@ -125,6 +125,18 @@ type layerNormBackTask struct {
 // run is LayerNormBackward's dx for rows [lo, hi).
 func (t *layerNormBackTask) run(lo, hi int) {
 	c := t.c
+	for ; useAVX2 && c%8 == 0 && c > 0 && lo+2 <= hi; lo += 2 {
+		// Two rows at a time: their sums are independent chains in one
+		// pass, each row's bitwise layerNormBackwardRow's.
+		st := [4]float64{t.mean[lo], t.rstd[lo], t.mean[lo+1], t.rstd[lo+1]}
+		var sums [4]float64
+		lnBackSums2AVX2(&t.x[lo*c], &t.dy[lo*c], &t.gamma[0], c, &st, &sums)
+		for k := range 2 {
+			i := lo + k
+			gMean, gxMean := sums[2*k]/float64(c), sums[2*k+1]/float64(c)
+			lnBackApplyAVX2(&t.x[i*c], &t.dy[i*c], &t.gamma[0], &t.dx[i*c], c, st[2*k], st[2*k+1], gMean, gxMean)
+		}
+	}
 	for i := lo; i < hi; i++ {
 		layerNormBackwardRow(t.x[i*c:(i+1)*c], t.dy[i*c:(i+1)*c], t.gamma, t.mean[i], t.rstd[i], t.dx[i*c:(i+1)*c])
 	}

@@ -27,6 +27,13 @@ func lnSqSum4AVX2(row *float32, c int, means, sq *[4]float64)
 //go:noescape
 func lnBackSumsAVX2(row, drow, gamma *float32, c int, mean, rstd float64) (gs, gxs float64)
 
+// lnBackSums2AVX2 is lnBackSumsAVX2 on two consecutive rows at once,
+// bitwise its sums: stats = (mean0, rstd0, mean1, rstd1), sums = (gs0,
+// gxs0, gs1, gxs1).
+//
+//go:noescape
+func lnBackSums2AVX2(row, drow, gamma *float32, c int, stats, sums *[4]float64)
+
 //go:noescape
 func lnBackApplyAVX2(row, drow, gamma, out *float32, c int, mean, rstd, gMean, gxMean float64)
 

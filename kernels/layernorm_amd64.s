@@ -317,3 +317,64 @@ sq4loop:
 	VMOVSD    X12, 24(DI)
 	VZEROUPPER
 	RET
+
+// func lnBackSums2AVX2(row, drow, gamma *float32, c int, stats, sums *[4]float64)
+// lnBackSumsAVX2 on the two rows row[0:c] and row[c:2c] (drow likewise)
+// at once, stats = (mean0, rstd0, mean1, rstd1), sums = (gs0, gxs0, gs1,
+// gxs1): four independent chains, each row's exactly lnBackSumsAVX2's.
+TEXT ·lnBackSums2AVX2(SB), NOSPLIT, $0-48
+	MOVQ         row+0(FP), SI
+	MOVQ         drow+8(FP), BX
+	MOVQ         gamma+16(FP), DX
+	MOVQ         c+24(FP), CX
+	MOVQ         stats+32(FP), AX
+	MOVQ         sums+40(FP), DI
+	VBROADCASTSD 0(AX), Y6
+	VBROADCASTSD 8(AX), Y7
+	VBROADCASTSD 16(AX), Y14
+	VBROADCASTSD 24(AX), Y15
+	MOVQ         CX, R8
+	SHLQ         $2, R8
+	LEAQ         (SI)(R8*1), R9  // row 1
+	LEAQ         (BX)(R8*1), R10 // drow 1
+	SHRQ         $2, CX
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y12, Y12, Y12
+	VXORPD       Y13, Y13, Y13
+
+bs2loop:
+	VCVTPS2PD (DX), Y3       // γ
+	VCVTPS2PD (BX), Y0
+	VMULPD    Y3, Y0, Y0     // ga = d·γ
+	VADDPD    Y0, Y4, Y4
+	VCVTPS2PD (SI), Y1
+	VSUBPD    Y6, Y1, Y1
+	VMULPD    Y7, Y1, Y1     // x̂
+	VMULPD    Y1, Y0, Y0     // ga·x̂
+	VADDPD    Y0, Y5, Y5
+	VCVTPS2PD (R10), Y8
+	VMULPD    Y3, Y8, Y8
+	VADDPD    Y8, Y12, Y12
+	VCVTPS2PD (R9), Y9
+	VSUBPD    Y14, Y9, Y9
+	VMULPD    Y15, Y9, Y9
+	VMULPD    Y9, Y8, Y8
+	VADDPD    Y8, Y13, Y13
+	ADDQ      $16, SI
+	ADDQ      $16, BX
+	ADDQ      $16, R9
+	ADDQ      $16, R10
+	ADDQ      $16, DX
+	DECQ      CX
+	JNZ       bs2loop
+	HSUM4R(Y4, X4, X1, X2)
+	HSUM4R(Y5, X5, X1, X2)
+	HSUM4R(Y12, X12, X1, X2)
+	HSUM4R(Y13, X13, X1, X2)
+	VMOVSD    X4, 0(DI)
+	VMOVSD    X5, 8(DI)
+	VMOVSD    X12, 16(DI)
+	VMOVSD    X13, 24(DI)
+	VZEROUPPER
+	RET

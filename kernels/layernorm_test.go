@@ -253,20 +253,21 @@ func TestLayerNormBackwardPathsAgreeBitwise(t *testing.T) {
 	defer func(old bool) { useAVX2 = old }(useAVX2)
 	rng := rand.New(rand.NewPCG(25, 26))
 	for _, c := range []int{8, 64, 256, 20} {
-		n := 300 // more than two row chunks
-		x, g, dy := opsRandn(rng, n*c, 3, 2), opsRandn(rng, c, 1, 0.1), opsRandn(rng, n*c, 0, 1)
-		m, r := make([]float64, n), make([]float64, n)
-		require.NoError(t, LayerNormForward(x, n, c, g, make([]float32, c), 1e-5, make([]float32, n*c), m, r))
-		run := func(avx bool) ([]float32, []float32, []float32) {
-			useAVX2 = avx
-			dx, dg, db := make([]float32, n*c), make([]float32, c), make([]float32, c)
-			require.NoError(t, LayerNormBackward(x, n, c, g, m, r, dy, dx, dg, db))
-			return dx, dg, db
+		for _, n := range []int{1, 37, 300} { // pairs of rows and a last one; 300: more than two row chunks
+			x, g, dy := opsRandn(rng, n*c, 3, 2), opsRandn(rng, c, 1, 0.1), opsRandn(rng, n*c, 0, 1)
+			m, r := make([]float64, n), make([]float64, n)
+			require.NoError(t, LayerNormForward(x, n, c, g, make([]float32, c), 1e-5, make([]float32, n*c), m, r))
+			run := func(avx bool) ([]float32, []float32, []float32) {
+				useAVX2 = avx
+				dx, dg, db := make([]float32, n*c), make([]float32, c), make([]float32, c)
+				require.NoError(t, LayerNormBackward(x, n, c, g, m, r, dy, dx, dg, db))
+				return dx, dg, db
+			}
+			dx1, dg1, db1 := run(true)
+			dx0, dg0, db0 := run(false)
+			assert.Equal(t, dx0, dx1, "c=%d n=%d dx", c, n)
+			assert.Equal(t, dg0, dg1, "c=%d n=%d dgamma", c, n)
+			assert.Equal(t, db0, db1, "c=%d n=%d dbeta", c, n)
 		}
-		dx1, dg1, db1 := run(true)
-		dx0, dg0, db0 := run(false)
-		assert.Equal(t, dx0, dx1, "c=%d dx", c)
-		assert.Equal(t, dg0, dg1, "c=%d dgamma", c)
-		assert.Equal(t, db0, db1, "c=%d dbeta", c)
 	}
 }

@@ -85,6 +85,26 @@ GLOBL tailMask<>(SB), RODATA|NOPTR, $64
 	VPSLLD       $23, E, E; \
 	VMULPS       T1, E, E
 
+// EXP16 is EXP8 on 16 lanes of Z registers (AVX-512), the same operations
+// in the same order, so bitwise EXP8's results lane by lane; constants are
+// broadcast from their first lane (EVEX embedded broadcast).
+#define EXP16(X, E, T1, T2) \
+	VBROADCASTSS      expLog2e<>(SB), E;    \
+	VFMADD213PS.BCST  expMagic<>(SB), X, E; \
+	VSUBPS.BCST       expMagic<>(SB), E, T1; \
+	VMOVAPS           X, T2;                \
+	VFNMADD231PS.BCST expLn2Hi<>(SB), T1, T2; \
+	VFNMADD231PS.BCST expLn2Lo<>(SB), T1, T2; \
+	VBROADCASTSS      expC6<>(SB), T1;      \
+	VFMADD213PS.BCST  expC5<>(SB), T2, T1;  \
+	VFMADD213PS.BCST  expC4<>(SB), T2, T1;  \
+	VFMADD213PS.BCST  expC3<>(SB), T2, T1;  \
+	VFMADD213PS.BCST  expC2<>(SB), T2, T1;  \
+	VFMADD213PS.BCST  expOne<>(SB), T2, T1; \
+	VFMADD213PS.BCST  expOne<>(SB), T2, T1; \
+	VPSLLD            $23, E, E;            \
+	VMULPS            T1, E, E
+
 // EXP8X2 is EXP8 on two independent vectors, interleaved instruction by
 // instruction so the out-of-order core always has two chains to work on
 // (EXP8's dependent chain is about 40 cycles long), and loading each

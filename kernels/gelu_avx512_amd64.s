@@ -39,24 +39,6 @@ BCAST8D(g5One<>, $0x3ff0000000000000) // 1.0
 	EXP8(Y3, Y6, Y7, Y11);         \
 	VBLENDVPS  Y5, Y10, Y6, Y6
 
-// EXP16 is EXP8 on 16 lanes of Z registers (as in softmax_avx512_amd64.s).
-#define EXP16(X, E, T1, T2) \
-	VBROADCASTSS      expLog2e<>(SB), E;    \
-	VFMADD213PS.BCST  expMagic<>(SB), X, E; \
-	VSUBPS.BCST       expMagic<>(SB), E, T1; \
-	VMOVAPS           X, T2;                \
-	VFNMADD231PS.BCST expLn2Hi<>(SB), T1, T2; \
-	VFNMADD231PS.BCST expLn2Lo<>(SB), T1, T2; \
-	VBROADCASTSS      expC6<>(SB), T1;      \
-	VFMADD213PS.BCST  expC5<>(SB), T2, T1;  \
-	VFMADD213PS.BCST  expC4<>(SB), T2, T1;  \
-	VFMADD213PS.BCST  expC3<>(SB), T2, T1;  \
-	VFMADD213PS.BCST  expC2<>(SB), T2, T1;  \
-	VFMADD213PS.BCST  expOne<>(SB), T2, T1; \
-	VFMADD213PS.BCST  expOne<>(SB), T2, T1; \
-	VPSLLD            $23, E, E;            \
-	VMULPS            T1, E, E
-
 // ARG2(XD, U) sets the doubles U = −2·√(2/π)·(x + a·x³) for the doubles
 // XD, as EXPZ512.
 #define ARG2(XD, U) \

@@ -3,33 +3,12 @@
 #include "exp_amd64.h"
 
 // AVX-512 versions of softmax_amd64.s's two attention rows, 16 floats at a
-// time, the last n mod 16 through a k-mask (masked loads and stores of
-// AVX-512, which on AMD cores are as fast as plain ones, where AVX2's
-// VMASKMOVPS store is microcoded). Every element's arithmetic is the AVX2
+// time, the last n mod 16 through a k-mask (AVX-512's masked loads and
+// stores instead of AVX2's VMASKMOVPS). Every element's arithmetic is the AVX2
 // version's, and the float64 sums keep its lanes: element s is added to
 // lane s mod 8 of one 8-lane accumulator, in order of s (the AVX2 code's
 // two 4-lane halves), so the results are bitwise equal. The masked lanes
 // add +0 to sums that cannot be −0, which changes nothing.
-
-// EXP16 is EXP8 (exp_amd64.h) on 16 lanes of Z registers, the same
-// operations in the same order; constants are broadcast from their first
-// lane (EVEX embedded broadcast).
-#define EXP16(X, E, T1, T2) \
-	VBROADCASTSS      expLog2e<>(SB), E;    \
-	VFMADD213PS.BCST  expMagic<>(SB), X, E; \
-	VSUBPS.BCST       expMagic<>(SB), E, T1; \
-	VMOVAPS           X, T2;                \
-	VFNMADD231PS.BCST expLn2Hi<>(SB), T1, T2; \
-	VFNMADD231PS.BCST expLn2Lo<>(SB), T1, T2; \
-	VBROADCASTSS      expC6<>(SB), T1;      \
-	VFMADD213PS.BCST  expC5<>(SB), T2, T1;  \
-	VFMADD213PS.BCST  expC4<>(SB), T2, T1;  \
-	VFMADD213PS.BCST  expC3<>(SB), T2, T1;  \
-	VFMADD213PS.BCST  expC2<>(SB), T2, T1;  \
-	VFMADD213PS.BCST  expOne<>(SB), T2, T1; \
-	VFMADD213PS.BCST  expOne<>(SB), T2, T1; \
-	VPSLLD            $23, E, E;            \
-	VMULPS            T1, E, E
 
 // TAILMASK sets K1 to the first n mod 16 lanes (n in CX) and DX to the
 // number of whole 16-lane blocks; clobbers AX, CX.

@@ -42,6 +42,10 @@ func TestSmokeStudies(t *testing.T) {
 			require.NoError(t, json.Unmarshal(b, &back))
 			assert.Len(t, back["table"], tc.rows)
 			assert.NotEmpty(t, sum.Orderings)
+			if tc.preset == "act-smoke" {
+				require.NotNil(t, sum.Table[0].WebShopReward, "the WebShop mean reward beside the table")
+				assert.Len(t, sum.Table[0].WebShopReward.PerSeed, len(cfg.Seeds))
+			}
 			assert.Len(t, sum.Curves, len(cfg.Seeds)*len(sum.order))
 			again, err := Summarize(dir)
 			require.NoError(t, err)

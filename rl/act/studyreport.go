@@ -68,7 +68,7 @@ func (s *Summary) Report() string {
 	}
 	header = append(header, s.Columns...)
 	if s.Kind == KindTable1 {
-		header = append(header, "average (ID, WebShop, SciWorld)", "repeated failures / ALFWorld ID episode")
+		header = append(header, "average (ID, WebShop, SciWorld)", "repeated failures / ALFWorld ID episode", "WebShop mean reward")
 	}
 	var rows [][]string
 	for _, t := range s.Table {
@@ -80,14 +80,17 @@ func (s *Summary) Report() string {
 			r = append(r, c.String()+c.paper())
 		}
 		if s.Kind == KindTable1 {
-			avg, rep := "–", "–"
+			avg, rep, reward := "–", "–", "–"
 			if t.Average != nil {
 				avg = t.Average.String() + t.Average.paper()
 			}
 			if t.Repeated != nil {
 				rep = t.Repeated.String()
 			}
-			r = append(r, avg, rep)
+			if t.WebShopReward != nil {
+				reward = t.WebShopReward.String()
+			}
+			r = append(r, avg, rep, reward)
 		}
 		rows = append(rows, r)
 	}

@@ -98,6 +98,10 @@ type TableRow struct {
 	// Repeated is the failure-recovery count: steps per ALFWorld ID
 	// episode that repeat an action just answered "nothing happens".
 	Repeated *Cell `json:"repeated_failures,omitempty"`
+	// WebShopReward is the mean reward of the WebShop episodes (percent):
+	// the attribute score, which still ranks rows where no episode
+	// reaches reward 1.
+	WebShopReward *Cell `json:"webshop_reward,omitempty"`
 }
 
 // Curve is the ACT stage's sampled accuracy per update of one run.
@@ -243,20 +247,8 @@ func (s *Summary) finish(cfg StudyConfig) {
 			c.Paper = &v
 		}
 		tr.Average = &c
-		var rep []float64
-		for _, r := range s.Runs["alfworld"] {
-			x := math.NaN()
-			for _, rr := range r.Rows {
-				if rr.Row == row && rr.ID != nil {
-					x = rr.ID.RepeatedFailures
-				}
-			}
-			rep = append(rep, x)
-		}
-		if len(rep) > 0 {
-			c := cellOf(rep)
-			tr.Repeated = &c
-		}
+		tr.Repeated = s.online("alfworld", row, func(o *Online) float64 { return o.RepeatedFailures })
+		tr.WebShopReward = s.online("webshop", row, func(o *Online) float64 { return 100 * o.MeanReward })
 		s.Table = append(s.Table, tr)
 	}
 	s.Orderings = s.table1Orderings()
@@ -283,6 +275,26 @@ func (s *Summary) offlineTable(cfg StudyConfig) {
 		}
 		s.Offline = append(s.Offline, tr)
 	}
+}
+
+// online is a measure of row's online ID evaluation on env over the seeds,
+// nil when the study has no such runs.
+func (s *Summary) online(env, row string, measure func(*Online) float64) *Cell {
+	var xs []float64
+	for _, r := range s.Runs[env] {
+		x := math.NaN()
+		for _, rr := range r.Rows {
+			if rr.Row == row && rr.ID != nil {
+				x = measure(rr.ID)
+			}
+		}
+		xs = append(xs, x)
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	c := cellOf(xs)
+	return &c
 }
 
 // averageOf is, per seed, the mean of the averaged columns (NaN if any is

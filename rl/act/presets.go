@@ -37,7 +37,7 @@ func tableRun(env string, updates int) Config {
 func Table1Preset() StudyConfig {
 	return StudyConfig{Name: "act-table1", Kind: KindTable1, Seeds: []uint64{11, 12, 13},
 		Runs:   []Config{tableRun("alfworld", 120), tableRun("webshop", 120), tableRun("sciworld", 120)},
-		Expect: "not measured; estimated 75 min (act-alfworld's 39 min plus WebShop and ScienceWorld at their first sizing)"}
+		Expect: "87 min with GOMAXPROCS=1 on two shared cores (beside act-transfer, and a third job for the first 45 min)"}
 }
 
 // TransferPreset is act-transfer: on ALFWorld, D_critic sampled from the
@@ -49,7 +49,7 @@ func TransferPreset() StudyConfig {
 	source := target
 	source.Preset = "small"
 	return StudyConfig{Name: "act-transfer", Kind: KindTransfer, Seeds: []uint64{11, 12, 13},
-		Runs: []Config{target}, Source: &source, Expect: "not measured; estimated 80 min (two ALFWorld runs of 12-15 min per seed)"}
+		Runs: []Config{target}, Source: &source, Expect: "65 min with GOMAXPROCS=1 on two shared cores (beside act-table1, and a third job for the first 30 min)"}
 }
 
 // ALFWorldPreset is act-alfworld: act-table1's ALFWorld runs alone (its

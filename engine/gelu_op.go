@@ -84,13 +84,7 @@ func (op *geluOp) String() string {
 func (op *geluOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
 func (op *geluOp) Hashcode() uint32      { return opHashcode(op) }
 
-func (op *geluOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	if !op.grad && n == 1 {
-		d[0] = true
-	}
-	return d
-}
+func (op *geluOp) DiffWRT(n int) []bool { return unaryDiffWRT(n, op.grad) }
 
 // SymDiff gives the backward node GELUGrad(x, dy); it needs only x, so
 // unlike LayerNorm's it does not wait on the forward output.

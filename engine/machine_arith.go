@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"reflect"
 	"unsafe"
 
 	G "gorgonia.org/gorgonia"
@@ -108,7 +107,7 @@ func sameOrDisjoint(p, q []float32) bool {
 	if len(p) == 0 || len(q) == 0 {
 		return true
 	}
-	size := uintptr(reflect.TypeFor[float32]().Size())
+	size := unsafe.Sizeof(p[0])
 	ps, qs := uintptr(unsafe.Pointer(&p[0])), uintptr(unsafe.Pointer(&q[0]))
 	return ps == qs || ps+uintptr(len(p))*size <= qs || qs+uintptr(len(q))*size <= ps
 }

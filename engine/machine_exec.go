@@ -241,18 +241,14 @@ func (t *tape) exec(s *step, mem []G.Value) (v G.Value, err error) {
 	switch {
 	case (s.pre || out != nil) && directArith(s.arith, out, s.args):
 		v = out // what the op's preallocated path computes (machine_arith.go)
-	case s.pre:
-		if pd, ok := s.op.(G.UsePreallocDoer); ok {
+	case s.pre || out != nil:
+		pd, ok := s.op.(G.UsePreallocDoer)
+		if ok {
 			v, err = pd.UsePreallocDo(out, s.args...)
-		} else {
-			v, err = s.op.Do(s.args...)
 		}
-	case out != nil:
-		if pd, ok := s.op.(G.UsePreallocDoer); ok {
-			if v, err = pd.UsePreallocDo(out, s.args...); err != nil {
-				v, err = s.op.Do(s.args...)
-			}
-		} else {
+		// Do when the op has no preallocated path, or when it failed on a
+		// register the compiler did not preallocate (a kept value).
+		if !ok || (err != nil && !s.pre) {
 			v, err = s.op.Do(s.args...)
 		}
 	case s.unsf:

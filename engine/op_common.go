@@ -50,6 +50,17 @@ func (customOp) ReturnsPtr() bool     { return false }
 func (customOp) CallsExtern() bool    { return false }
 func (customOp) OverwritesInput() int { return -1 }
 
+// unaryDiffWRT is DiffWRT for an op of one input that has a backward twin:
+// the forward (backward false) is differentiable in its input, the
+// backward in nothing (second derivatives are not implemented).
+func unaryDiffWRT(n int, backward bool) []bool {
+	d := make([]bool, n)
+	if !backward && n == 1 {
+		d[0] = true
+	}
+	return d
+}
+
 // writeOpHash and opHashcode hash an op by its String, which names every
 // parameter that changes its result.
 func writeOpHash(h hash.Hash, op fmt.Stringer) { fmt.Fprint(h, op.String()) }

@@ -72,13 +72,7 @@ func (op *reshapeCopyOp) String() string {
 func (op *reshapeCopyOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
 func (op *reshapeCopyOp) Hashcode() uint32      { return opHashcode(op) }
 
-func (op *reshapeCopyOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	if !op.grad && n == 1 {
-		d[0] = true
-	}
-	return d
-}
+func (op *reshapeCopyOp) DiffWRT(n int) []bool { return unaryDiffWRT(n, op.grad) }
 
 // SymDiff gives the backward node: dy copied back into x's shape.
 func (op *reshapeCopyOp) SymDiff(inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {

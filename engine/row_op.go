@@ -97,13 +97,7 @@ func (op *rowOp) String() string {
 func (op *rowOp) WriteHash(h hash.Hash) { writeOpHash(h, op) }
 func (op *rowOp) Hashcode() uint32      { return opHashcode(op) }
 
-func (op *rowOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	if !op.grad && n == 1 {
-		d[0] = true
-	}
-	return d
-}
+func (op *rowOp) DiffWRT(n int) []bool { return unaryDiffWRT(n, op.grad) }
 
 // SymDiff gives the backward node RowGrad(dy).
 func (op *rowOp) SymDiff(inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {

@@ -139,19 +139,14 @@ func (op *sliceLossGradOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%s backward: %w", op.fwd.name, err)
 	}
 	out := op.output(vs[0].Shape(), vs[0].Dtype())
-	if !out.IsScalar() && out.Dtype() == tensor.Float32 { // Data without its reflection and boxing
+	switch out.Dtype() { // the kept dense output's memory, without Data()'s reflection and boxing
+	case tensor.Float32:
 		y := out.Float32s()
 		for i, v := range g {
 			y[i] = float32(up * v)
 		}
-		return out, nil
-	}
-	switch y := out.Data().(type) {
-	case []float32:
-		for i, v := range g {
-			y[i] = float32(up * v)
-		}
-	case []float64:
+	case tensor.Float64:
+		y := out.Float64s()
 		for i, v := range g {
 			y[i] = up * v
 		}

@@ -280,16 +280,12 @@ func (s *Summary) offlineTable(cfg StudyConfig) {
 // online is a measure of row's online ID evaluation on env over the seeds,
 // nil when the study has no such runs.
 func (s *Summary) online(env, row string, measure func(*Online) float64) *Cell {
-	var xs []float64
-	for _, r := range s.Runs[env] {
-		x := math.NaN()
-		for _, rr := range r.Rows {
-			if rr.Row == row && rr.ID != nil {
-				x = measure(rr.ID)
-			}
+	xs := s.rowValues(env, row, Column{pick: func(r RowResult) float64 {
+		if r.ID == nil {
+			return math.NaN()
 		}
-		xs = append(xs, x)
-	}
+		return measure(r.ID)
+	}})
 	if len(xs) == 0 {
 		return nil
 	}

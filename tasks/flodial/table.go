@@ -40,14 +40,14 @@ func (t *Task) instance(split tasks.Split, index int) (*instance, error) {
 		return nil, fmt.Errorf("flodial instance: %w", err)
 	}
 	inst := &instance{}
-	t.generate(inst, tr, hr, nil)
+	t.generate(inst, tr, hr, make([]int, t.cfg.Faults))
 	return inst, nil
 }
 
 // generate draws an instance into inst's memory from its two generators:
 // the table from tr, the truth from hr. Each informative column draws a
-// permutation of the faults: tr.Perm(K) when perm is nil, else the same
-// permutation drawn in perm's memory (len K) by permInto.
+// permutation of the faults in perm's memory (len K): permInto, which
+// draws what tr.Perm(K) would.
 func (t *Task) generate(inst *instance, tr, hr *rand.Rand, perm []int) {
 	k, c := t.cfg.Faults, t.cfg
 	inst.cells, inst.kinds = tasks.Resize(inst.cells, c.Questions), tasks.Resize(inst.kinds, c.Questions)
@@ -67,13 +67,8 @@ func (t *Task) generate(inst *instance, tr, hr *rand.Rand, perm []int) {
 			if u < c.PUseless+c.PNarrow {
 				inst.kinds[q], nYes = narrow, 1
 			}
-			p := perm
-			if p == nil {
-				p = tr.Perm(k)
-			} else {
-				permInto(tr, p)
-			}
-			for i, f := range p {
+			permInto(tr, perm)
+			for i, f := range perm {
 				col[f] = no
 				if i < nYes {
 					col[f] = yes

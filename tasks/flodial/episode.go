@@ -3,7 +3,6 @@ package flodial
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"arew/tasks"
 )
@@ -50,10 +49,7 @@ type episodeMemory struct {
 	levels        []int         // statedLevels' array
 	before, after []bool        // the consistent set before and after a query
 	scratch       tasks.Scratch // Splits' memory
-	// Recycle's instance generators and permutation.
-	tablePCG, truthPCG rand.PCG
-	table, truth       *rand.Rand
-	perm               []int
+	gen           instanceGen   // Recycle's instance generators and permutation
 }
 
 func newEpisode(t *Task, inst *instance) *episode {

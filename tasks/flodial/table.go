@@ -31,17 +31,36 @@ type instance struct {
 }
 
 func (t *Task) instance(split tasks.Split, index int) (*instance, error) {
-	tr, err := tasks.InstanceRNG(t.cfg.Seed, split, index, streamTable)
-	if err != nil {
-		return nil, fmt.Errorf("flodial instance: %w", err)
-	}
-	hr, err := tasks.InstanceRNG(t.cfg.Seed, split, index, streamTruth)
-	if err != nil {
-		return nil, fmt.Errorf("flodial instance: %w", err)
-	}
 	inst := &instance{}
-	t.generate(inst, tr, hr, make([]int, t.cfg.Faults))
+	if err := t.draw(inst, &instanceGen{}, split, index); err != nil {
+		return nil, err
+	}
 	return inst, nil
+}
+
+// instanceGen is the memory an instance is drawn with: its two generators
+// (tasks.InstanceRNG's, reseeded in place by tasks.SeedInstance) and the
+// permutation buffer. A recycled episode keeps one (Task.Recycle).
+type instanceGen struct {
+	tablePCG, truthPCG rand.PCG
+	table, truth       *rand.Rand
+	perm               []int
+}
+
+// draw makes instance index of split in inst's memory, with g's.
+func (t *Task) draw(inst *instance, g *instanceGen, split tasks.Split, index int) error {
+	if err := tasks.SeedInstance(&g.tablePCG, t.cfg.Seed, split, index, streamTable); err != nil {
+		return fmt.Errorf("flodial instance: %w", err)
+	}
+	if err := tasks.SeedInstance(&g.truthPCG, t.cfg.Seed, split, index, streamTruth); err != nil {
+		return fmt.Errorf("flodial instance: %w", err)
+	}
+	if g.table == nil {
+		g.table, g.truth = rand.New(&g.tablePCG), rand.New(&g.truthPCG)
+	}
+	g.perm = tasks.Resize(g.perm, t.cfg.Faults)
+	t.generate(inst, g.table, g.truth, g.perm)
+	return nil
 }
 
 // generate draws an instance into inst's memory from its two generators:

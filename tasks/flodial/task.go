@@ -3,7 +3,6 @@ package flodial
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 
 	"arew/tasks"
@@ -221,21 +220,12 @@ func (t *Task) Recycle(old tasks.Episode, split tasks.Split, index int) (tasks.E
 	if !ok || e == nil || e.t != t {
 		e = &episode{t: t}
 	}
-	m := &e.mem
-	if err := tasks.SeedInstance(&m.tablePCG, t.cfg.Seed, split, index, streamTable); err != nil {
-		return nil, fmt.Errorf("flodial instance: %w", err)
-	}
-	if err := tasks.SeedInstance(&m.truthPCG, t.cfg.Seed, split, index, streamTruth); err != nil {
-		return nil, fmt.Errorf("flodial instance: %w", err)
-	}
-	if m.table == nil {
-		m.table, m.truth = rand.New(&m.tablePCG), rand.New(&m.truthPCG)
-	}
 	if e.inst == nil {
 		e.inst = &instance{}
 	}
-	m.perm = tasks.Resize(m.perm, t.cfg.Faults)
-	t.generate(e.inst, m.table, m.truth, m.perm)
+	if err := t.draw(e.inst, &e.mem.gen, split, index); err != nil {
+		return nil, err
+	}
 	e.restart(false)
 	return e, nil
 }

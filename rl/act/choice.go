@@ -65,11 +65,3 @@ func (f ChoiceFormat) MaxAnswer(c CriticExample) int {
 	}
 	return max(len(c.Expert), len(c.Alt)) + 1
 }
-
-// shown is the two candidates in the order the prompt shows them.
-func (c CriticExample) shown() (first, second []tasks.Token) {
-	if c.ExpertFirst {
-		return c.Expert, c.Alt
-	}
-	return c.Alt, c.Expert
-}

@@ -30,10 +30,20 @@ type CriticExample struct {
 // Prompt is the choice prompt (textworld.CriticPrompt) and the slot, 1 or
 // 2, that holds the expert's action.
 func (c CriticExample) Prompt(v *tasks.Vocab) ([]tasks.Token, int) {
+	first, second := c.shown()
+	slot := 2
 	if c.ExpertFirst {
-		return textworld.CriticPrompt(v, c.State, c.Expert, c.Alt), 1
+		slot = 1
 	}
-	return textworld.CriticPrompt(v, c.State, c.Alt, c.Expert), 2
+	return textworld.CriticPrompt(v, c.State, first, second), slot
+}
+
+// shown is the two candidates in the order the prompt shows them.
+func (c CriticExample) shown() (first, second []tasks.Token) {
+	if c.ExpertFirst {
+		return c.Expert, c.Alt
+	}
+	return c.Alt, c.Expert
 }
 
 // The JSONL records: text as space-separated words, so a dataset is

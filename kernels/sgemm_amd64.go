@@ -9,7 +9,7 @@ package kernels
 // lone sliver with two full A slivers.
 func init() {
 	sgemmAVX2 = &sgemmKernelSet{name: "avx2-fma", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
-		pack6: sgemmPack6AVX2Slice, pack16: sgemmPack16AVX2Slice}
+		pack16: sgemmPack16AVX2Slice}
 	avx512 := *sgemmAVX2
 	avx512.name, avx512.tile2, avx512.tile12 = "avx512", sgemmTile2AVX512, sgemmTile12AVX512
 	sgemmAVX512 = &avx512
@@ -31,9 +31,6 @@ func sdotAVX2(x, y *float32, n int) float32
 
 //go:noescape
 func saxpyAVX2(alpha float32, x, y *float32, n int)
-
-//go:noescape
-func sgemmPack6AVX2(dst, src *float32, kc, ld int)
 
 //go:noescape
 func sgemmPack16AVX2(dst, src *float32, kc, ld int)
@@ -78,12 +75,6 @@ func saxpyAVX2Slice(alpha float32, x, y []float32) {
 	}
 	_ = y[len(x)-1]
 	saxpyAVX2(alpha, &x[0], &y[0], len(x))
-}
-
-func sgemmPack6AVX2Slice(dst, src []float32, kc, ld int) {
-	_ = dst[kc*sgemmMR-1]
-	_ = src[(kc-1)*ld+sgemmMR-1]
-	sgemmPack6AVX2(&dst[0], &src[0], kc, ld)
 }
 
 func sgemmPack16AVX2Slice(dst, src []float32, kc, ld int) {

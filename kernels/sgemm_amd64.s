@@ -271,28 +271,6 @@ axpydone:
 	VZEROUPPER
 	RET
 
-// func sgemmPack6AVX2(dst, src *float32, kc, ld int)
-//
-// dst[p·6 + c] = src[p·ld + c] for p < kc, c < 6: one 16-byte and one
-// 8-byte move per k step (packing a transposed A sliver). kc ≥ 1.
-TEXT ·sgemmPack6AVX2(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ kc+16(FP), CX
-	MOVQ ld+24(FP), R8
-	SHLQ $2, R8
-
-pack6:
-	VMOVUPS (SI), X0
-	MOVQ    16(SI), AX
-	VMOVUPS X0, (DI)
-	MOVQ    AX, 16(DI)
-	ADDQ    R8, SI
-	ADDQ    $24, DI
-	DECQ    CX
-	JNZ     pack6
-	RET
-
 // func sgemmPack16AVX2(dst, src *float32, kc, ld int)
 //
 // dst[p·16 + c] = src[p·ld + c] for p < kc, c < 16: two 32-byte moves per

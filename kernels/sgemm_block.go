@@ -54,9 +54,9 @@ type sgemmKernelSet struct {
 	dot    func(x, y []float32) float32        // Σ x[i]·y[i], len(y) ≥ len(x)
 	axpy   func(alpha float32, x, y []float32) // y[i] += α·x[i], len(y) ≥ len(x)
 
-	// pack6 and pack16 copy kc runs of 6 or 16 floats, src[p·ld:] to
-	// dst[p·w:]: the full-sliver cases of packing (sgemm_pack.go).
-	pack6, pack16 func(dst, src []float32, kc, ld int)
+	// pack16 copies kc runs of 16 floats, src[p·ld:] to dst[p·16:]: the
+	// full-sliver case of packing a row-major B (sgemm_pack.go).
+	pack16 func(dst, src []float32, kc, ld int)
 }
 
 // sgemmGo is the portable set; sgemmAVX2 and sgemmAVX512 the assembly
@@ -64,7 +64,7 @@ type sgemmKernelSet struct {
 // (sgemm_amd64.go), nil elsewhere.
 var (
 	sgemmGo = &sgemmKernelSet{name: "go", tile: sgemmTileGo, dot: sdotGo, axpy: saxpyGo,
-		pack6: sgemmPack6Go, pack16: sgemmPack16Go}
+		pack16: sgemmPack16Go}
 	sgemmAVX2, sgemmAVX512 *sgemmKernelSet
 )
 
@@ -207,7 +207,7 @@ func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
 	mc := i1 - i0
 	full := mc / sgemmMR * sgemmMR // rows in full slivers
 	if full < mc {
-		sgemmPackA(j.kern, abuf[full*kc:], g.transA, g.a, g.lda, i0+full, mc-full, pc, kc)
+		sgemmPackA(abuf[full*kc:], g.transA, g.a, g.lda, i0+full, mc-full, pc, kc)
 	}
 	for jr := j0; jr < j1; jr += sgemmNR {
 		bs := bp[(jr/sgemmNR)*kc*sgemmNR:]

@@ -10,18 +10,15 @@ import "sync"
 // sgemmPackA packs rows [i0, i0+mc) and columns [p0, p0+kc) of op(A) (m,k)
 // into dst as ceil(mc/6) slivers; sliver s is (kc,6): dst[s·kc·6 + p·6 + r]
 // = op(A)[i0+6s+r][p0+p].
-func sgemmPackA(kern *sgemmKernelSet, dst []float32, transA bool, a []float32, lda, i0, mc, p0, kc int) {
+func sgemmPackA(dst []float32, transA bool, a []float32, lda, i0, mc, p0, kc int) {
 	for s := 0; s*sgemmMR < mc; s++ {
 		rows := min(sgemmMR, mc-s*sgemmMR)
 		out := dst[s*kc*sgemmMR : (s+1)*kc*sgemmMR]
 		ib := i0 + s*sgemmMR
 		switch {
-		case transA && rows == sgemmMR:
-			// A is stored (k,m): the 6 values of one k step are contiguous.
-			kern.pack6(out, a[p0*lda+ib:], kc, lda)
 		case transA:
-			// A partial sliver of a transposed A: the rows values of
-			// each k step are adjacent; zero-padded.
+			// A stored (k,m): the rows values of each k step are
+			// adjacent; zero-padded.
 			for p := range kc {
 				o := out[p*sgemmMR : p*sgemmMR+sgemmMR]
 				for r, x := range a[(p0+p)*lda+ib:][:rows] {
@@ -79,17 +76,6 @@ func sgemmPackB(kern *sgemmKernelSet, dst []float32, transB bool, b []float32, l
 				out[p*sgemmNR+c] = v
 			}
 		}
-	}
-}
-
-// sgemmPack6Go copies kc runs of 6 floats, src[p·ld:][:6], to dst[p·6:], one
-// by one (an array copy would call memmove for each).
-func sgemmPack6Go(dst, src []float32, kc, ld int) {
-	_ = src[(kc-1)*ld+sgemmMR-1]
-	for p := range kc {
-		s := src[p*ld : p*ld+sgemmMR : p*ld+sgemmMR]
-		o := dst[p*sgemmMR : p*sgemmMR+sgemmMR : p*sgemmMR+sgemmMR]
-		o[0], o[1], o[2], o[3], o[4], o[5] = s[0], s[1], s[2], s[3], s[4], s[5]
 	}
 }
 

@@ -474,26 +474,20 @@ func TestSdotSaxpyMatchFloat64(t *testing.T) {
 }
 
 func TestSgemmPackCopiers(t *testing.T) {
-	// The run copiers of both sets move exactly kc runs of 6 or 16 floats
-	// from stride ld to stride 6 or 16, and nothing past them.
+	// The run copier of each set moves exactly kc runs of 16 floats from
+	// stride ld to stride 16, and nothing past them.
 	rng := rand.New(rand.NewPCG(17, 18))
 	for name, kern := range sgemmTestSets() {
-		for _, w := range []int{sgemmMR, sgemmNR} {
-			for _, kc := range []int{1, 2, 7} {
-				ld := w + rng.IntN(5)
-				src, _ := randMatrix(rng, kc, ld, 0)
-				dst := make([]float32, kc*w+1)
-				dst[kc*w] = sgemmSentinel
-				if w == sgemmMR {
-					kern.pack6(dst, src, kc, ld)
-				} else {
-					kern.pack16(dst, src, kc, ld)
-				}
-				for p := range kc {
-					assert.Equal(t, src[p*ld:p*ld+w], dst[p*w:p*w+w], "%s w=%d kc=%d p=%d", name, w, kc, p)
-				}
-				assert.Equal(t, sgemmSentinel, dst[kc*w], "%s w=%d kc=%d wrote past the end", name, w, kc)
+		for _, kc := range []int{1, 2, 7} {
+			ld := sgemmNR + rng.IntN(5)
+			src, _ := randMatrix(rng, kc, ld, 0)
+			dst := make([]float32, kc*sgemmNR+1)
+			dst[kc*sgemmNR] = sgemmSentinel
+			kern.pack16(dst, src, kc, ld)
+			for p := range kc {
+				assert.Equal(t, src[p*ld:p*ld+sgemmNR], dst[p*sgemmNR:p*sgemmNR+sgemmNR], "%s kc=%d p=%d", name, kc, p)
 			}
+			assert.Equal(t, sgemmSentinel, dst[kc*sgemmNR], "%s kc=%d wrote past the end", name, kc)
 		}
 	}
 }

@@ -15,13 +15,7 @@ import (
 // every kernel set this machine runs.
 func TestAttentionProductsMatchSgemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
-	kerns := []*sgemmKernelSet{sgemmGo}
-	for _, k := range []*sgemmKernelSet{sgemmAVX2, sgemmAVX512} {
-		if k != nil && hasAVX2FMA && (k != sgemmAVX512 || hasAVX512F) {
-			kerns = append(kerns, k)
-		}
-	}
-	for _, kern := range kerns {
+	for _, kern := range sgemmTestSets() {
 		for _, c := range []struct{ T, hd, heads int }{{1, 8, 1}, {5, 16, 2}, {13, 2, 3}, {37, 16, 4}, {64, 24, 2}, {130, 32, 4}, {41, 64, 2}, {256, 16, 1}, {300, 8, 1}} {
 			t.Run(fmt.Sprintf("%s/T%d_hd%d", kern.name, c.T, c.hd), func(t *testing.T) {
 				T, C := c.T, c.hd*c.heads
@@ -46,6 +40,17 @@ func TestAttentionProductsMatchSgemm(t *testing.T) {
 			})
 		}
 	}
+}
+
+// tiledShapes are the shapes the tiled forward and backward are checked
+// on against their row-by-row loops: a single position, partial row tiles,
+// several heads and batches, and a head size (6) that is not a multiple of
+// 8, which takes the padded row path.
+var tiledShapes = []AttentionShape{
+	{Batch: 1, SeqLen: 1, Channels: 8, Heads: 1}, {Batch: 2, SeqLen: 5, Channels: 32, Heads: 2},
+	{Batch: 1, SeqLen: 12, Channels: 64, Heads: 4}, {Batch: 2, SeqLen: 13, Channels: 16, Heads: 2},
+	{Batch: 1, SeqLen: 37, Channels: 64, Heads: 2}, {Batch: 2, SeqLen: 64, Channels: 64, Heads: 4},
+	{Batch: 1, SeqLen: 29, Channels: 12, Heads: 2},
 }
 
 // attentionForwardRows is the fast forward's row-by-row loop (gemvT,
@@ -80,11 +85,7 @@ func attentionForwardRows(qkv []float32, sh AttentionShape, out, att []float32) 
 func TestAttentionForwardTiledMatchesRowsBitwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(83, 84))
 	for _, avx := range productPaths() {
-		for _, sh := range []AttentionShape{
-			{Batch: 1, SeqLen: 1, Channels: 8, Heads: 1}, {Batch: 2, SeqLen: 5, Channels: 32, Heads: 2},
-			{Batch: 1, SeqLen: 12, Channels: 64, Heads: 4}, {Batch: 2, SeqLen: 13, Channels: 16, Heads: 2},
-			{Batch: 1, SeqLen: 37, Channels: 64, Heads: 2}, {Batch: 2, SeqLen: 64, Channels: 64, Heads: 4},
-		} {
+		for _, sh := range tiledShapes {
 			withProducts(avx, func() {
 				qkv := opsRandn(rng, sh.QKVLen(), 0, 2)
 				want, wantAtt := make([]float32, sh.OutLen()), make([]float32, sh.AttLen())
@@ -131,12 +132,7 @@ func attentionBackwardRows(qkv []float32, sh AttentionShape, att, dout, dqkv []f
 func TestAttentionBackwardTiledMatchesRowsBitwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(85, 86))
 	for _, avx := range productPaths() {
-		for _, sh := range []AttentionShape{
-			{Batch: 1, SeqLen: 1, Channels: 8, Heads: 1}, {Batch: 2, SeqLen: 5, Channels: 32, Heads: 2},
-			{Batch: 1, SeqLen: 12, Channels: 64, Heads: 4}, {Batch: 2, SeqLen: 13, Channels: 16, Heads: 2},
-			{Batch: 1, SeqLen: 37, Channels: 64, Heads: 2}, {Batch: 2, SeqLen: 64, Channels: 64, Heads: 4},
-			{Batch: 1, SeqLen: 29, Channels: 12, Heads: 2},
-		} {
+		for _, sh := range tiledShapes {
 			withProducts(avx, func() {
 				qkv, dout := opsRandn(rng, sh.QKVLen(), 0, 2), opsRandn(rng, sh.OutLen(), 0, 1)
 				out, att := make([]float32, sh.OutLen()), make([]float32, sh.AttLen())

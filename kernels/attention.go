@@ -38,9 +38,7 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 				continue
 			}
 			for t := 0; t < T; t++ {
-				if useAVX2 && t+1 < T {
-					prefetchFloats(&att[(bh*T+t+1)*T], t+2) // the next row's lines, written next (see the backward)
-				}
+				prefetchRows(att[bh*T*T:], T, t+1, t+2) // the next row, written next
 				gemvT(w.q[t*w.hdp:(t+1)*w.hdp], w.kt, w.ld, roundUp8(t+1), w.sc)
 				row := att[(bh*T+t)*T:][:t+1]
 				softmaxRow(w.sc[:t+1], scale, row)

@@ -25,8 +25,8 @@ type AdamWStep struct{ B1, B2, BC1, BC2, LR, Eps, Shrink float64 }
 // goroutines, which changes nothing either (each element is on its own).
 // The slices must have the same length.
 func AdamWUpdate(s AdamWStep, data, grad, m, v []float32) error {
-	if n := len(data); len(grad) != n || len(m) != n || len(v) != n {
-		return fmt.Errorf("adamw: data, grad, m, v have %d, %d, %d, %d elements, want the same", len(data), len(grad), len(m), len(v))
+	if err := checkAdamW(data, grad, m, v); err != nil {
+		return err
 	}
 	parallelTask(&adamWTasks, len(data), 24, adamWTask{s, data, grad, m, v})
 	return nil
@@ -54,10 +54,17 @@ type adamWConsts [9]float64
 
 // AdamWUpdateRef is AdamWUpdate as a plain loop, on one goroutine.
 func AdamWUpdateRef(s AdamWStep, data, grad, m, v []float32) error {
+	if err := checkAdamW(data, grad, m, v); err != nil {
+		return err
+	}
+	adamWUpdateGo(s, data, grad, m, v)
+	return nil
+}
+
+func checkAdamW(data, grad, m, v []float32) error {
 	if n := len(data); len(grad) != n || len(m) != n || len(v) != n {
 		return fmt.Errorf("adamw: data, grad, m, v have %d, %d, %d, %d elements, want the same", len(data), len(grad), len(m), len(v))
 	}
-	adamWUpdateGo(s, data, grad, m, v)
 	return nil
 }
 

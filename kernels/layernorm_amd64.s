@@ -6,15 +6,16 @@
 // loops' float64 operations in the same order (no fused multiply-adds), so
 // the results are bitwise the Go version's. c is a multiple of 8.
 
-// HSUM4 sets X0 (low lane) to ((a0 + a1) + a2) + a3 for the 4 doubles of
-// Y0, the order of Go's s0 + s1 + s2 + s3.
-#define HSUM4 \
-	VEXTRACTF128 $1, Y0, X1;   \
-	VPERMILPD    $1, X0, X2;   \
-	VADDSD       X2, X0, X0;   \
-	VADDSD       X1, X0, X0;   \
-	VPERMILPD    $1, X1, X2;   \
-	VADDSD       X2, X0, X0
+// HSUM4 sets X (the low half of Y, its low lane) to ((a0 + a1) + a2) + a3
+// for the 4 doubles of Y, the order of Go's s0 + s1 + s2 + s3; T1 and T2
+// are X registers it overwrites.
+#define HSUM4(Y, X, T1, T2) \
+	VEXTRACTF128 $1, Y, T1;  \
+	VPERMILPD    $1, X, T2;  \
+	VADDSD       T2, X, X;   \
+	VADDSD       T1, X, X;   \
+	VPERMILPD    $1, T1, T2; \
+	VADDSD       T2, X, X
 
 // func lnSumAVX2(row *float32, c int) float64
 // Σ row as rowMeanRstd's four accumulators (lane j mod 4) do it.
@@ -30,7 +31,7 @@ sumloop:
 	ADDQ      $16, SI
 	DECQ      CX
 	JNZ       sumloop
-	HSUM4
+	HSUM4(Y0, X0, X1, X2)
 	VMOVSD    X0, ret+16(FP)
 	VZEROUPPER
 	RET
@@ -52,7 +53,7 @@ sqloop:
 	ADDQ      $16, SI
 	DECQ      CX
 	JNZ       sqloop
-	HSUM4
+	HSUM4(Y0, X0, X1, X2)
 	VMOVSD    X0, ret+24(FP)
 	VZEROUPPER
 	RET
@@ -90,7 +91,7 @@ applyloop:
 
 // func lnBackSumsAVX2(row, drow, gamma *float32, c int, mean, rstd float64) (gs, gxs float64)
 // The dx row's two sums, four lanes each (j mod 4): g += d·γ and
-// gx += (d·γ)·((x − mean)·rstd), then each reduced as HSUM4.
+// gx += (d·γ)·((x − mean)·rstd), then each reduced by HSUM4.
 TEXT ·lnBackSumsAVX2(SB), NOSPLIT, $0-64
 	MOVQ         row+0(FP), SI
 	MOVQ         drow+8(FP), BX
@@ -117,12 +118,10 @@ bsloop:
 	ADDQ      $16, DX
 	DECQ      CX
 	JNZ       bsloop
-	VMOVAPD   Y4, Y0
-	HSUM4
-	VMOVSD    X0, gs+48(FP)
-	VMOVAPD   Y5, Y0
-	HSUM4
-	VMOVSD    X0, gxs+56(FP)
+	HSUM4(Y4, X4, X1, X2)
+	VMOVSD    X4, gs+48(FP)
+	HSUM4(Y5, X5, X1, X2)
+	VMOVSD    X5, gxs+56(FP)
 	VZEROUPPER
 	RET
 
@@ -208,16 +207,6 @@ xcol:
 	VZEROUPPER
 	RET
 
-// HSUM4R is HSUM4 on any accumulator: X (low lane) = ((a0 + a1) + a2) + a3
-// for the 4 doubles of Y (X its low half); T1, T2 are X registers.
-#define HSUM4R(Y, X, T1, T2) \
-	VEXTRACTF128 $1, Y, T1; \
-	VPERMILPD    $1, X, T2; \
-	VADDSD       T2, X, X;  \
-	VADDSD       T1, X, X;  \
-	VPERMILPD    $1, T1, T2; \
-	VADDSD       T2, X, X
-
 // func lnSum4AVX2(row *float32, c int, sums *[4]float64)
 // lnSumAVX2 on the four rows row[0:c], row[c:2c], …, at once: four
 // independent accumulator chains, each row's sums exactly lnSumAVX2's.
@@ -251,10 +240,10 @@ sum4loop:
 	ADDQ      $16, R11
 	DECQ      CX
 	JNZ       sum4loop
-	HSUM4R(Y0, X0, X1, X2)
-	HSUM4R(Y4, X4, X5, X6)
-	HSUM4R(Y8, X8, X9, X10)
-	HSUM4R(Y12, X12, X13, X14)
+	HSUM4(Y0, X0, X1, X2)
+	HSUM4(Y4, X4, X5, X6)
+	HSUM4(Y8, X8, X9, X10)
+	HSUM4(Y12, X12, X13, X14)
 	VMOVSD    X0, 0(DI)
 	VMOVSD    X4, 8(DI)
 	VMOVSD    X8, 16(DI)
@@ -307,10 +296,10 @@ sq4loop:
 	ADDQ      $16, R11
 	DECQ      CX
 	JNZ       sq4loop
-	HSUM4R(Y0, X0, X1, X2)
-	HSUM4R(Y4, X4, X5, X6)
-	HSUM4R(Y8, X8, X9, X10)
-	HSUM4R(Y12, X12, X13, X14)
+	HSUM4(Y0, X0, X1, X2)
+	HSUM4(Y4, X4, X5, X6)
+	HSUM4(Y8, X8, X9, X10)
+	HSUM4(Y12, X12, X13, X14)
 	VMOVSD    X0, 0(DI)
 	VMOVSD    X4, 8(DI)
 	VMOVSD    X8, 16(DI)
@@ -368,10 +357,10 @@ bs2loop:
 	ADDQ      $16, DX
 	DECQ      CX
 	JNZ       bs2loop
-	HSUM4R(Y4, X4, X1, X2)
-	HSUM4R(Y5, X5, X1, X2)
-	HSUM4R(Y12, X12, X1, X2)
-	HSUM4R(Y13, X13, X1, X2)
+	HSUM4(Y4, X4, X1, X2)
+	HSUM4(Y5, X5, X1, X2)
+	HSUM4(Y12, X12, X1, X2)
+	HSUM4(Y13, X13, X1, X2)
 	VMOVSD    X4, 0(DI)
 	VMOVSD    X5, 8(DI)
 	VMOVSD    X12, 16(DI)

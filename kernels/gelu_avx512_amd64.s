@@ -24,29 +24,25 @@ BCAST8D(g5A3<>, $0x3fc12ba9d1f60179)  // 3·0.044715
 BCAST8D(g5K2<>, $0x3ff9884533d43651)  // 2·√(2/π)
 BCAST8D(g5One<>, $0x3ff0000000000000) // 1.0
 
-// EXPZ512 sets Y6 = e^z (float32 ×8) for the x in Y0 (Z1 = x as doubles),
-// +Inf where z is past the exp's range; clobbers Z1, Z3, Y5, Y7, Y11.
-#define EXPZ512 \
-	VCVTPS2PD  Y0, Z1;             \
-	VMULPD     g5A<>(SB), Z1, Z3;  \
-	VMULPD     Z1, Z3, Z3;         \
-	VMULPD     Z1, Z3, Z3;         \
-	VADDPD     Z1, Z3, Z3;         \
-	VMULPD     g5M2K<>(SB), Z3, Z3; \
-	VCVTPD2PS  Z3, Y3;             \
-	VMAXPS     Y3, Y8, Y3;         \
-	VCMPPS     $0x1e, Y9, Y3, Y5;  \
-	EXP8(Y3, Y6, Y7, Y11);         \
-	VBLENDVPS  Y5, Y10, Y6, Y6
-
 // ARG2(XD, U) sets the doubles U = −2·√(2/π)·(x + a·x³) for the doubles
-// XD, as EXPZ512.
+// XD: the exponent of EXPZ512 and EXPZ16.
 #define ARG2(XD, U) \
 	VMULPD g5A<>(SB), XD, U;   \
 	VMULPD XD, U, U;           \
 	VMULPD XD, U, U;           \
 	VADDPD XD, U, U;           \
 	VMULPD g5M2K<>(SB), U, U
+
+// EXPZ512 sets Y6 = e^z (float32 ×8) for the x in Y0 (Z1 = x as doubles),
+// +Inf where z is past the exp's range; clobbers Z1, Z3, Y5, Y7, Y11.
+#define EXPZ512 \
+	VCVTPS2PD  Y0, Z1;             \
+	ARG2(Z1, Z3);                  \
+	VCVTPD2PS  Z3, Y3;             \
+	VMAXPS     Y3, Y8, Y3;         \
+	VCMPPS     $0x1e, Y9, Y3, Y5;  \
+	EXP8(Y3, Y6, Y7, Y11);         \
+	VBLENDVPS  Y5, Y10, Y6, Y6
 
 // EXPZ16 is EXPZ512 on the 16 floats of Z0: Z1 and Z16 = their two halves
 // as doubles, Z6 = e^z (+Inf past the exp's range); 16-lane constants in
@@ -123,11 +119,11 @@ f5done:
 	VZEROUPPER
 	RET
 
-// GRAD16(E, XD, DY, DX, S, D, SS, P, T, DY8) is b5loop's gradient of 8
-// values: e (8 floats in E), x as doubles (XD), dy at DY, dx to DX;
-// S, D, SS, P, T are scratch (D's low half is DY8); one in Z12, zero in
-// Z14; clobbers K1.
-#define GRAD16(E, XD, DY, DX, S, D, SS, P, T, DY8) \
+// GRAD8(E, XD, DY, DX, S, D, SS, P, T, DY8) is the gradient of 8 values
+// (b5loop's, and each half of b16loop's): e (8 floats in E), x as doubles
+// (XD), dy at DY, dx to DX; S, D, SS, P, T are scratch (D's low half is
+// DY8); one in Z12, zero in Z14; clobbers K1.
+#define GRAD8(E, XD, DY, DX, S, D, SS, P, T, DY8) \
 	VCVTPS2PD  E, S;               \
 	VADDPD     Z12, S, S;          \
 	VDIVPD     S, Z12, S;          \
@@ -170,8 +166,8 @@ b16loop:
 	VMOVUPS       (SI), Z0
 	EXPZ16                           // Z1, Z16 = x as doubles, Z6 = e
 	VEXTRACTF64X4 $1, Z6, Y24
-	GRAD16(Y6, Z1, (BX), (DI), Z3, Z4, Z5, Z7, Z11, Y4)
-	GRAD16(Y24, Z16, 32(BX), 32(DI), Z25, Z26, Z27, Z28, Z29, Y26)
+	GRAD8(Y6, Z1, (BX), (DI), Z3, Z4, Z5, Z7, Z11, Y4)
+	GRAD8(Y24, Z16, 32(BX), 32(DI), Z25, Z26, Z27, Z28, Z29, Y26)
 	ADDQ          $64, SI
 	ADDQ          $64, BX
 	ADDQ          $64, DI
@@ -183,24 +179,7 @@ b5loop:
 	JL         b5done
 	VMOVUPS    (SI), Y0
 	EXPZ512                          // Z1 = x as doubles, Y6 = e
-	VCVTPS2PD  Y6, Z3
-	VADDPD     Z12, Z3, Z3
-	VDIVPD     Z3, Z12, Z3           // s
-	VSUBPD     Z3, Z12, Z5
-	VMULPD     Z3, Z5, Z5            // ss
-	VMULPD     g5A3<>(SB), Z1, Z7
-	VMULPD     Z1, Z7, Z7
-	VADDPD     Z12, Z7, Z7           // 1 + 3a·x²
-	VMULPD     Z5, Z1, Z11
-	VMULPD     g5K2<>(SB), Z11, Z11
-	VMULPD     Z7, Z11, Z11          // x·ss·2k·poly
-	VCMPPD     $0x00, Z14, Z5, K1    // ss == 0
-	VMOVAPD    Z14, K1, Z11          // drop the term there
-	VADDPD     Z11, Z3, Z3           // g
-	VCVTPS2PD  (BX), Z4
-	VMULPD     Z3, Z4, Z4
-	VCVTPD2PS  Z4, Y4
-	VMOVUPS    Y4, (DI)
+	GRAD8(Y6, Z1, (BX), (DI), Z3, Z4, Z5, Z7, Z11, Y4)
 	ADDQ       $32, SI
 	ADDQ       $32, BX
 	ADDQ       $32, DI

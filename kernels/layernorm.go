@@ -15,7 +15,7 @@ func LayerNormForward(x []float32, n, c int, gamma, beta []float32, eps float64,
 		return err
 	}
 	gamma, beta = gamma[:c], beta[:c]
-	fast := useAVX2 && c%8 == 0 && c > 0
+	fast := lnAVX2(c)
 	parallelTask(&layerNormTasks, n, 8*c, layerNormTask{x, c, gamma, beta, eps, y, mean, rstd, fast})
 	return nil
 }
@@ -35,6 +35,10 @@ func (t *layerNormTask) run(lo, hi int) {
 }
 
 var layerNormTasks = sync.Pool{New: func() any { return new(layerNormTask) }}
+
+// lnAVX2 reports whether rows of c channels take the AVX2 loops
+// (layernorm_amd64.s), which run 8 channels at a time.
+func lnAVX2(c int) bool { return useAVX2 && c%8 == 0 && c > 0 }
 
 // layerNormRows is LayerNormForward's rows [lo, hi).
 func layerNormRows(x []float32, c int, gamma, beta []float32, eps float64, y []float32, mean, rstd []float64, fast bool, lo, hi int) {
@@ -125,7 +129,7 @@ type layerNormBackTask struct {
 // run is LayerNormBackward's dx for rows [lo, hi).
 func (t *layerNormBackTask) run(lo, hi int) {
 	c := t.c
-	for ; useAVX2 && c%8 == 0 && c > 0 && lo+2 <= hi; lo += 2 {
+	for ; lnAVX2(c) && lo+2 <= hi; lo += 2 {
 		// Two rows at a time: their sums are independent chains in one
 		// pass, each row's bitwise layerNormBackwardRow's.
 		st := [4]float64{t.mean[lo], t.rstd[lo], t.mean[lo+1], t.rstd[lo+1]}
@@ -164,7 +168,7 @@ func (t *layerNormPartialTask) run(lo, hi int) {
 		clear(sg)
 		clear(sb)
 		i0, i1 := ch*layerNormRowChunk, min((ch+1)*layerNormRowChunk, n)
-		if useAVX2 && c%8 == 0 && c > 0 {
+		if lnAVX2(c) {
 			// The same float64 sums in the same order, 8 columns at a time.
 			if t.dbeta {
 				columnSumsAVX2(&dy[i0*c], i1-i0, c, &sb[0])
@@ -261,7 +265,7 @@ func layerNormBackwardRow(row, drow, gamma []float32, m, r float64, out []float3
 	c := len(row)
 	drow, gamma, out = drow[:c], gamma[:c], out[:c]
 	var gMean, gxMean float64
-	if useAVX2 && c%8 == 0 && c > 0 {
+	if lnAVX2(c) {
 		gMean, gxMean = lnBackSumsAVX2(&row[0], &drow[0], &gamma[0], c, m, r)
 		gMean /= float64(c)
 		gxMean /= float64(c)

@@ -40,7 +40,7 @@ type adamWTask struct {
 var adamWTasks = sync.Pool{New: func() any { return new(adamWTask) }}
 
 func (t *adamWTask) run(lo, hi int) {
-	if n8 := (hi - lo) &^ 7; useAVX2 && useAVX512 && hasAVX512F && n8 > 0 {
+	if n8 := (hi - lo) &^ 7; avx512On() && n8 > 0 {
 		k := adamWConsts{t.s.B1, t.s.B2, 1 - t.s.B1, 1 - t.s.B2, t.s.BC1, t.s.BC2, t.s.LR, t.s.Eps, t.s.Shrink}
 		adamWAVX512(&k, &t.data[lo], &t.grad[lo], &t.m[lo], &t.v[lo], n8)
 		lo += n8

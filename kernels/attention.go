@@ -58,7 +58,7 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 // loop (a sequential sum). p may be x.
 func softmaxRow(x []float32, scale float32, p []float32) {
 	switch {
-	case useAVX2 && useAVX512 && hasAVX512F:
+	case avx512On():
 		softmaxRowAVX512(&x[0], len(x), scale, &p[0])
 		return
 	case useAVX2:
@@ -91,7 +91,7 @@ func softmaxRow(x []float32, scale float32, p []float32) {
 // loop (a sequential dot).
 func softmaxGradRow(p, dp []float32, scale float64, da []float32) {
 	switch {
-	case useAVX2 && useAVX512 && hasAVX512F:
+	case avx512On():
 		softmaxGradRowAVX512(&p[0], &dp[0], len(p), scale, &da[0])
 		return
 	case useAVX2:

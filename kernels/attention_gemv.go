@@ -18,7 +18,7 @@ func gemvT(x, at []float32, ld, n int, y []float32) {
 		panic("kernels: gemvT: bad sizes") // a bug in the caller, not bad input
 	}
 	switch {
-	case useAVX2 && useAVX512 && hasAVX512F:
+	case avx512On():
 		gemvTAVX512(x, at, ld, n, y)
 	case useAVX2:
 		gemvTAVX2(x, at, ld, n, y)
@@ -34,7 +34,7 @@ func gemvN(p, a []float32, n int, y []float32) {
 		panic("kernels: gemvN: bad sizes")
 	}
 	switch {
-	case useAVX2 && useAVX512 && hasAVX512F && len(y) == 16:
+	case avx512On() && len(y) == 16:
 		gemvN16AVX512(p, a, n, y)
 	case useAVX2:
 		gemvNAVX2(p, a, n, y)

@@ -78,7 +78,7 @@ func AddColumnSums(g []float32, n, d int, acc []float64) error {
 	}
 	switch {
 	case n == 0 || d == 0:
-	case useAVX2 && useAVX512 && hasAVX512F:
+	case avx512On():
 		parallelTask(&columnSumsTasks, ceilDiv(d, 8), 8*n, columnSumsTask{g, n, d, acc})
 	case useAVX2 && d%8 == 0:
 		columnSumsAVX2(&g[0], n, d, &acc[0])

@@ -26,6 +26,11 @@ var useAVX2 = hasAVX2FMA && asmBuilt && os.Getenv("AREW_NOASM") != "1"
 // Tests flip it like useAVX2.
 var useAVX512 = hasAVX512F && os.Getenv("AREW_NOAVX512") != "1"
 
+// avx512On reports whether the AVX-512 kernels run now: both switches on,
+// on a CPU that has AVX-512F (a test may turn useAVX512 on where it has
+// not).
+func avx512On() bool { return useAVX2 && useAVX512 && hasAVX512F }
+
 // Impl names the fast path the kernels use on this machine: "avx512"
 // (the AVX2 assembly plus an AVX-512 Sgemm micro-kernel, where the CPU has
 // AVX-512F), "avx2-fma" (Go assembly, amd64 with AVX2 and FMA3) or "go"

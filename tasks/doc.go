@@ -24,9 +24,10 @@
 //
 // # Instances and splits
 //
-// Instance i of a split is made from InstanceSeed(split, i); train and test
-// seeds come from disjoint ranges, so the test split never contains a train
-// instance. The same configuration, split and index always give the same
+// Instance i of a split is made from InstanceSeed(split, i); the three
+// splits draw their seeds from disjoint ranges, so no instance is in two of
+// them. Train feeds SFT and RL rollouts, val every in-training evaluation and
+// every tuning or selection rule, and test only a study's final numbers. The same configuration, split and index always give the same
 // instance; each component of an instance (hidden state, tables, simulated
 // user) draws from its own stream (InstanceRNG).
 //

@@ -5,12 +5,15 @@ import (
 	"math/rand/v2"
 )
 
-// Split names a fixed set of task instances.
+// Split names a fixed set of task instances. Train feeds SFT and RL
+// rollouts; Val is for every in-training evaluation and every tuning or
+// selection rule; Test is read only for a study's final numbers.
 type Split uint8
 
 const (
 	Train Split = iota
 	Test
+	Val
 )
 
 func (s Split) String() string {
@@ -19,34 +22,40 @@ func (s Split) String() string {
 		return "train"
 	case Test:
 		return "test"
+	case Val:
+		return "val"
 	}
 	return fmt.Sprintf("split(%d)", uint8(s))
 }
 
-// MarshalText writes "train" or "test", so configs read naturally.
+// MarshalText writes "train", "val" or "test", so configs read naturally.
 func (s Split) MarshalText() ([]byte, error) {
-	if s != Train && s != Test {
+	if s != Train && s != Test && s != Val {
 		return nil, fmt.Errorf("unknown split %d", uint8(s))
 	}
 	return []byte(s.String()), nil
 }
 
-// UnmarshalText reads "train" or "test".
+// UnmarshalText reads "train", "val" or "test".
 func (s *Split) UnmarshalText(b []byte) error {
 	switch string(b) {
 	case "train":
 		*s = Train
+	case "val":
+		*s = Val
 	case "test":
 		*s = Test
 	default:
-		return fmt.Errorf("split must be train or test, got %q", b)
+		return fmt.Errorf("split must be train, val or test, got %q", b)
 	}
 	return nil
 }
 
-// MaxInstances bounds the index of an instance within a split. Train and test
-// instances come from disjoint seed ranges: [0, MaxInstances) and
-// [MaxInstances, 2·MaxInstances), so no test instance is ever a train one.
+// MaxInstances bounds the index of an instance within a split. Train, test
+// and val instances come from disjoint seed ranges: [0, MaxInstances),
+// [MaxInstances, 2·MaxInstances) and [2·MaxInstances, 3·MaxInstances), so no
+// instance belongs to two splits. (Val came last, so the train and test
+// instances kept their seeds.)
 const MaxInstances = 1 << 40
 
 // InstanceSeed is the seed of instance index of split; every random choice
@@ -61,6 +70,8 @@ func InstanceSeed(split Split, index int) (uint64, error) {
 		return uint64(index), nil
 	case Test:
 		return MaxInstances + uint64(index), nil
+	case Val:
+		return 2*MaxInstances + uint64(index), nil
 	}
 	return 0, fmt.Errorf("unknown split %v", split)
 }

@@ -34,6 +34,18 @@ func TestSplitsAreDisjoint(t *testing.T) {
 	assert.Error(t, err)
 	_, err = InstanceSeed(Test, MaxInstances)
 	assert.Error(t, err)
+	testLast, err := InstanceSeed(Test, MaxInstances-1)
+	require.NoError(t, err)
+	valFirst, err := InstanceSeed(Val, 0)
+	require.NoError(t, err)
+	valLast, err := InstanceSeed(Val, MaxInstances-1)
+	require.NoError(t, err)
+	assert.Less(t, testLast, valFirst)
+	assert.Less(t, valFirst, valLast, "no wrap-around in uint64")
+	_, err = InstanceSeed(Val, MaxInstances)
+	assert.Error(t, err)
+	_, err = InstanceSeed(Split(3), 0)
+	assert.Error(t, err)
 
 	a, err := InstanceRNG(5, Train, 3, 0)
 	require.NoError(t, err)
@@ -41,9 +53,12 @@ func TestSplitsAreDisjoint(t *testing.T) {
 	require.NoError(t, err)
 	c, err := InstanceRNG(5, Test, 3, 0)
 	require.NoError(t, err)
+	d, err := InstanceRNG(5, Val, 3, 0)
+	require.NoError(t, err)
 	x := a.Uint64()
 	assert.Equal(t, x, b.Uint64())
 	assert.NotEqual(t, x, c.Uint64())
+	assert.NotEqual(t, x, d.Uint64())
 }
 
 func TestSplitJSON(t *testing.T) {
@@ -53,6 +68,13 @@ func TestSplitJSON(t *testing.T) {
 	var v struct{ S Split }
 	require.NoError(t, json.Unmarshal([]byte(`{"S":"train"}`), &v))
 	assert.Equal(t, Train, v.S)
+	require.NoError(t, json.Unmarshal([]byte(`{"S":"val"}`), &v))
+	assert.Equal(t, Val, v.S)
+	b, err = json.Marshal(struct{ S Split }{Val})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"S":"val"}`, string(b))
+	_, err = json.Marshal(struct{ S Split }{Split(3)})
+	assert.Error(t, err)
 	assert.Error(t, json.Unmarshal([]byte(`{"S":"dev"}`), &v))
 	assert.Error(t, json.Unmarshal([]byte(`{"S":1}`), &v))
 }

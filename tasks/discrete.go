@@ -334,6 +334,56 @@ func AppendPerHypothesisBT(dst []int8, levels []int, c []bool) []int8 {
 	return dst
 }
 
+// MassBT is a turn-level critique of a stated belief that reads no hidden
+// truth, only the consistent set C (which the replies and the table fix):
+// the sign of the change in the belief's mass on C. With m(b) = Σ_{h∈C} b(h)
+// on normalised beliefs and prev the last valid stated belief (flat before
+// the first), both measured on the C after this turn's reply:
+//
+//	−1 if malformed;
+//	+1 if m(b) = 1 (every bit of the belief on C) or m(b) > m(prev);
+//	−1 if m(b) < m(prev), or m(b) = m(prev) < 1 after a reply that
+//	   eliminated something (a stale belief);
+//	 0 otherwise (nothing eliminated, nothing moved, not yet all on C).
+//
+// One sign per belief turn, as cheap as the paper's rule. Equalities hold to
+// 1e-9.
+func MassBT(b, prev Belief, malformed bool, c []bool, eliminated bool) int8 {
+	if malformed {
+		return -1
+	}
+	var m, p float64
+	for h, in := range c {
+		if in {
+			m += b[h]
+			p += prev[h]
+		}
+	}
+	switch {
+	case m >= 1-1e-9 || m > p+1e-9:
+		return 1
+	case m < p-1e-9 || eliminated:
+		return -1
+	}
+	return 0
+}
+
+// MajorityBT is the turn-level summary of per-hypothesis critiques (as
+// PerHypothesisBT makes them): the sign of their sum, 0 on a tie.
+func MajorityBT(zs []int8) int8 {
+	sum := 0
+	for _, z := range zs {
+		sum += int(z)
+	}
+	switch {
+	case sum > 0:
+		return 1
+	case sum < 0:
+		return -1
+	}
+	return 0
+}
+
 // BeliefGains are the BT measures of one episode from the potentials
 // Ψ(b_0), Ψ(b_1), …: the BT proxy (mean per-round change Ψ(b_t) − Ψ(b_{t−1}))
 // and C_BT (sum of the positive changes). NaN without rounds.

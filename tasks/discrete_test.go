@@ -154,6 +154,36 @@ func TestPerHypothesisBT(t *testing.T) {
 	}
 }
 
+func TestMassBT(t *testing.T) {
+	c := []bool{true, true, false, false}
+	flat := Belief{0.25, 0.25, 0.25, 0.25}
+	for _, cse := range []struct {
+		name       string
+		b, prev    Belief
+		malformed  bool
+		eliminated bool
+		want       int8
+	}{
+		{"malformed", flat, flat, true, true, -1},
+		{"all on C", Belief{0.5, 0.5, 0, 0}, flat, false, true, 1},
+		{"all on C, nothing eliminated, unchanged", Belief{0.5, 0.5, 0, 0}, Belief{0.5, 0.5, 0, 0}, false, false, 1},
+		{"part of the update", Belief{0.4, 0.4, 0.2, 0}, flat, false, true, 1},
+		{"stale after an elimination", flat, flat, false, true, -1},
+		{"unchanged, nothing eliminated", flat, flat, false, false, 0},
+		{"mass moved off C", Belief{0.1, 0.1, 0.4, 0.4}, flat, false, false, -1},
+		{"moved within C only", Belief{0.6, 0, 0.2, 0.2}, Belief{0.3, 0.3, 0.2, 0.2}, false, false, 0},
+	} {
+		assert.Equal(t, cse.want, MassBT(cse.b, cse.prev, cse.malformed, c, cse.eliminated), cse.name)
+	}
+}
+
+func TestMajorityBT(t *testing.T) {
+	assert.Equal(t, int8(1), MajorityBT([]int8{1, 1, -1}))
+	assert.Equal(t, int8(-1), MajorityBT([]int8{1, -1, -1, -1}))
+	assert.Equal(t, int8(0), MajorityBT([]int8{1, -1}))
+	assert.Equal(t, int8(0), MajorityBT(nil))
+}
+
 func TestBeliefGainsAndASProxy(t *testing.T) {
 	proxy, cbt := BeliefGains(0.25, []float64{0.5, 0.4, 1})
 	assert.InDelta(t, 0.25, proxy, 1e-12)

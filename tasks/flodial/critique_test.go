@@ -162,6 +162,47 @@ func TestPerFaultCritiques(t *testing.T) {
 	assert.True(t, e.Measures().Success)
 }
 
+// The two turn-level BT rules that read no hidden truth, on one hand-built
+// episode (the consistent AS rule in both): "mass" (the sign of the change
+// of the belief's mass on C, tasks.MassBT) and "majority" (the sign of the
+// sum of the per-fault critiques, tasks.MajorityBT). Neither sets TokenZ.
+func TestTurnLevelCritiquesWithoutTruth(t *testing.T) {
+	script := func(bt []int8) []scripted {
+		return []scripted{
+			{action: "q2", z: -1, reply: "NO"},                 // does not split C = {0,1,2}
+			{action: "levels 3 3 3", z: bt[0], reply: "<ask>"}, // all on C
+			{action: "q3", z: 1, reply: "YES"},                 // C = {0,1}
+			{action: "levels 0 0 3", z: bt[1], reply: "<ask>"}, // mass moved off C
+			{action: "q4", z: 1, reply: "YES"},                 // C = {1}
+			{action: "levels 3 3 0", z: bt[2], reply: "<ask>"}, // half the update
+			{action: "q0", z: 0, reply: "NO"},                  // |C| = 1
+			{action: "levels 0 3 0", z: bt[3], reply: "<ask>"}, // exact
+			{action: "q1", z: 0, reply: "UNK"},                 // |C| = 1
+			{action: "levels 0 2", z: -1, reply: "BAD", malformed: true},
+			{action: "q3", z: 0, reply: "REP", repeat: true},
+			{action: "levels 1 2 0", z: bt[4], reply: "<ask>"}, // mass off C again
+			{action: "q4", z: 0, reply: "REP", repeat: true},
+			{action: "levels 0 1 0", z: bt[5]},
+		}
+	}
+	for _, c := range []struct {
+		rule string
+		bt   []int8
+	}{
+		// mass on C: 1 (all), 0 < 2/3, 1/2 > 0, 1, 2/3 < 1, 1.
+		{"mass", []int8{1, -1, 1, 1, -1, 1}},
+		// per-fault signs {1,1,1}, {-1,-1,-1}, {-1,1,1}, {1,1,1}, {-1,1,1}, {1,1,1}.
+		{"majority", []int8{1, -1, 1, 1, 1, 1}},
+	} {
+		t.Run(c.rule, func(t *testing.T) {
+			task := handTask(t, c.rule)
+			e := handEpisode(task)
+			runScript(t, task, e, script(c.bt))
+			assert.True(t, e.Measures().Success)
+		})
+	}
+}
+
 // The final answer scores only a unique argmax on the truth.
 func TestFinalAnswer(t *testing.T) {
 	task := handTask(t, "spec")

@@ -156,6 +156,20 @@
 //	    is outside C; +1 if its top lies in C after a reply that eliminated
 //	    something; else 0. A stale belief earns −1 every round.
 //
+// Critiques "mass" and "majority": the consistent AS rule above, and one
+// sign per belief turn that reads no hidden truth, only C after the reply
+// (which the table and the replies fix, so an agent could compute it):
+//
+//	mass:     the sign of the change in the belief's mass on C
+//	          (tasks.MassBT): +1 if all of it is on C or more of it than
+//	          the last valid belief's; −1 if less, or as much after a
+//	          reply that eliminated something; else 0.
+//	majority: the sign of the sum of the K per-fault critiques below
+//	          (tasks.MajorityBT), 0 on a tie.
+//
+// A malformed belief is −1 under both. They are the cheap, turn-level
+// counterparts of the per-fault rule: one sign per belief, as the paper's.
+//
 // Critiques "per-fault": the consistent AS rule above, and a belief judged
 // one fault at a time (tasks.PerHypothesisBT), with C after the reply:
 //
@@ -173,8 +187,9 @@
 // is credited for what it gets right (docs/arew.md §4, "Per-fault
 // critiques").
 //
-// TestSpecCritiques, TestConsistentCritiques and TestPerFaultCritiques play
-// hand-built episodes that hit every rule.
+// TestSpecCritiques, TestConsistentCritiques, TestPerFaultCritiques and
+// TestTurnLevelCritiquesWithoutTruth play hand-built episodes that hit every
+// rule.
 //
 // # Scripted policies and baselines
 //

@@ -233,6 +233,15 @@ func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 		n := len(m.zs)
 		m.zs = tasks.AppendPerHypothesisBT(m.zs, e.statedLevels, c)
 		s.TokenZ = m.zs[n:len(m.zs):len(m.zs)]
+	case t.cfg.Critiques == "majority":
+		m.after = tasks.PlausibleInto(m.after, e.post, flat)
+		n := len(m.zs)
+		m.zs = tasks.AppendPerHypothesisBT(m.zs, e.statedLevels, m.after)
+		s.Z = tasks.MajorityBT(m.zs[n:])
+		m.zs = m.zs[:n]
+	case t.cfg.Critiques == "mass":
+		m.after = tasks.PlausibleInto(m.after, e.post, flat)
+		s.Z = tasks.MassBT(b, e.stated, false, m.after, e.lastElim)
 	default:
 		s.Z = specBT(e.lastReply, e.stated, b, e.inst.truth)
 	}

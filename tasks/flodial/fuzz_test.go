@@ -24,7 +24,7 @@ func FuzzEpisode(f *testing.F) {
 	f.Add([]byte{9, 9, 9, sep, 24, 24, 24, 24, 24, 24})
 	f.Add([]byte{})
 	var all []*Task
-	for _, critiques := range []string{"spec", "consistent"} {
+	for _, critiques := range CritiqueRules {
 		cfg := HardConfig()
 		cfg.Critiques = critiques
 		task, err := New("fuzz", cfg)

@@ -19,6 +19,7 @@ func recycleTasks(t *testing.T) map[string]*Task {
 	for name, raw := range map[string]string{
 		"easy": ``, "hard": `hard`, "consistent": `{"Critiques": "consistent"}`,
 		"per-fault": `{"Critiques": "per-fault", "Echo": true}`, "style": `{"Style": "hasty"}`,
+		"mass": `{"Critiques": "mass"}`, "majority": `{"Critiques": "majority", "Echo": true}`,
 	} {
 		base, cfg := "flodial-easy", json.RawMessage(raw)
 		if raw == "hard" {

@@ -3,6 +3,7 @@ package flodial
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"arew/tasks"
@@ -32,10 +33,12 @@ type Config struct {
 	// Levels is the number of weight levels per fault in a stated belief
 	// (tokens "0" … Levels−1).
 	Levels int
-	// Critiques selects the critique rules: "spec" (as the paper's code has
-	// them), "consistent" (the consistent-set rules) or "per-fault" (the
-	// consistent AS rule, and each fault's level judged on its own); see
-	// the package doc, "Critiques".
+	// Critiques selects the critique rules, one of CritiqueRules: "spec"
+	// (as the paper's code has them), "consistent" (the consistent-set
+	// rules), "mass" and "majority" (the consistent AS rule and a turn-level
+	// BT rule that reads no hidden truth), or "per-fault" (the consistent AS
+	// rule, and each fault's level judged on its own); see the package doc,
+	// "Critiques".
 	Critiques string
 	// Echo makes every reply restate the asked question's column: the
 	// answer, then the column's K cells in fault order (K BAD tokens after a
@@ -52,6 +55,10 @@ type Config struct {
 	// Seed is the task seed: instances derive from it and their index.
 	Seed uint64
 }
+
+// CritiqueRules are the critique rules a Config may name. All but
+// per-fault give one sign per belief turn.
+var CritiqueRules = []string{"spec", "consistent", "mass", "majority", "per-fault"}
 
 // EasyConfig is flodial-easy: K = 6, half the questions useless (the design
 // the FloDial prototype measured).
@@ -86,8 +93,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("PUnknown must lie in [0, 1), got %v", c.PUnknown)
 	case c.Levels < 2 || c.Levels > 10:
 		return fmt.Errorf("Levels must lie in [2, 10], got %d", c.Levels)
-	case c.Critiques != "spec" && c.Critiques != "consistent" && c.Critiques != "per-fault":
-		return fmt.Errorf(`Critiques must be "spec", "consistent" or "per-fault", got %q`, c.Critiques)
+	case !slices.Contains(CritiqueRules, c.Critiques):
+		return fmt.Errorf(`Critiques must be one of %q, got %q`, CritiqueRules, c.Critiques)
 	case c.Style != "" && c.Style != "careful" && c.Style != "hasty":
 		return fmt.Errorf(`Style must be "", "careful" or "hasty", got %q`, c.Style)
 	}

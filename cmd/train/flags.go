@@ -259,7 +259,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	section = "evaluation"
 	integer("eval-every", fmt.Sprintf("evaluate (and checkpoint) every K updates (0: only before and after RL; default %d)", d.Eval.Every),
 		func(c *Config, v int) error { c.Eval.Every = v; return nil })
-	integer("eval-episodes", fmt.Sprintf("test instances per evaluation (default %d)", d.Eval.Episodes),
+	integer("eval-episodes", fmt.Sprintf("validation instances per evaluation (default %d)", d.Eval.Episodes),
 		func(c *Config, v int) error { c.Eval.Episodes = v; return nil })
 	str("eval-modes", fmt.Sprintf("greedy, sampled or both (default %s)", d.Eval.Modes),
 		func(c *Config, s string) error { c.Eval.Modes = s; return nil })

@@ -212,11 +212,15 @@ func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
 // printStudy prints the study's mean ± std table, the scripted baselines
 // and where the report and the plots are.
 func printStudy(out io.Writer, s *study.Summary, dir string) {
-	fmt.Fprintf(out, "\n== study %s: %s; mean ± std over seeds (test split)\n", s.Name, s.Status)
+	fmt.Fprintf(out, "\n== study %s: %s; mean ± std over seeds (%s split, in training)\n", s.Name, s.Status, s.Split)
 	fmt.Fprint(out, s.Table())
 	if len(s.Baselines) > 0 {
-		fmt.Fprintf(out, "\nscripted policies on the same %d test instances:\n", s.Episodes)
+		fmt.Fprintf(out, "\nscripted policies on the same %d %s instances:\n", s.Episodes, s.Split)
 		fmt.Fprint(out, s.BaselineTable())
+	}
+	if t := s.TestTable(); t != "" {
+		fmt.Fprintf(out, "\n== final: %d test instances, mean ± std over seeds\n%s", s.Test, t)
+		fmt.Fprintf(out, "\nscripted policies on the same %d test instances:\n%s", s.Test, s.TestBaselineTable())
 	}
 	fmt.Fprintf(out, "\nreport  %s\nsummary %s\n", filepath.Join(dir, study.ReportFile), filepath.Join(dir, study.SummaryFile))
 	if plots, _ := filepath.Glob(filepath.Join(dir, study.PlotsDir, "*.png")); len(plots) > 0 {

@@ -73,7 +73,8 @@ type SFTConfig struct {
 	Train        rl.SFTConfig `json:"train"`
 }
 
-// EvalConfig is the evaluation on the test split: the first Episodes test
+// EvalConfig is the evaluation on the validation split (tasks.Val; the
+// test split is kept for a study's final numbers): the first Episodes
 // instances, before RL (the base), every Every updates (0: only before
 // and after) and at the end, greedy and/or sampled at temperature 1.
 type EvalConfig struct {

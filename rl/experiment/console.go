@@ -21,7 +21,7 @@ func (e *Experiment) printHeader() {
 	if c.TaskConfig != nil {
 		fmt.Fprintf(e.out, " %s", c.TaskConfig)
 	}
-	fmt.Fprintf(e.out, " (seed %d)\nmodel  %s\nSFT    %s\nRL     %s\neval   %d test instances, %s, every %d updates\n",
+	fmt.Fprintf(e.out, " (seed %d)\nmodel  %s\nSFT    %s\nRL     %s\neval   %d validation instances, %s, every %d updates\n",
 		c.Seed, e.modelLine(), e.sftLine(), e.algoLine(), c.Eval.Episodes, c.Eval.Modes, c.Eval.Every)
 }
 
@@ -63,7 +63,7 @@ func (e *Experiment) printEval(r EvalRecord) {
 }
 
 func (e *Experiment) printFinal() {
-	fmt.Fprintf(e.out, "\n== done in %s: base vs after RL (test split)\n", time.Since(e.start).Round(time.Second))
+	fmt.Fprintf(e.out, "\n== done in %s: base vs after RL (validation split)\n", time.Since(e.start).Round(time.Second))
 	fmt.Fprint(e.out, e.table(e.mainRows()))
 	fmt.Fprintf(e.out, "\noutputs in %s: %s, %s, %s, %s, %s/\n", e.dir, ConfigFile, MetricsFile, EvalFile, ReportFile, CheckpointDir)
 	fmt.Fprintf(e.out, "repeat with: go run ./cmd/train -config %s -name <new name>\n", filepath.Join(e.dir, ConfigFile))

@@ -16,7 +16,7 @@
 //     and base.safetensors, the policy RL starts from;
 //  2. the task's scripted policies on the evaluation's instances, for
 //     scale (rl.ScriptedBaselines), if Eval.Baselines;
-//  3. an evaluation of the base on the first Eval.Episodes test
+//  3. an evaluation of the base on the first Eval.Episodes validation
 //     instances, greedy and/or sampled at temperature 1;
 //  4. the RL updates (one rl.Trainer), one metrics.jsonl line each, an
 //     evaluation and a checkpoint set every Eval.Every updates, a final

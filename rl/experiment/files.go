@@ -59,7 +59,7 @@ func prepareRunDir(dir string, force bool) error {
 type num = rl.Num
 
 // EvalRecord is one line of eval.jsonl: one evaluation of the policy in
-// one mode (the means of tasks.Summary over the test instances).
+// one mode (the means of tasks.Summary over the validation instances).
 type EvalRecord struct {
 	Update    int     `json:"update"` // RL updates done before it
 	Phase     string  `json:"phase"`  // base (before RL), rl (every Eval.Every), final

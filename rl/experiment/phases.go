@@ -172,7 +172,7 @@ func (e *Experiment) runRL(ctx context.Context) error {
 	return nil
 }
 
-// evaluate plays the first Eval.Episodes test instances in each mode,
+// evaluate plays the first Eval.Episodes validation instances in each mode,
 // logging the means to eval.jsonl and the first episodes' transcripts to
 // samples.jsonl.
 func (e *Experiment) evaluate(ctx context.Context, phase string) error {
@@ -180,7 +180,7 @@ func (e *Experiment) evaluate(ctx context.Context, phase string) error {
 		return ErrInterrupted
 	}
 	for _, mode := range e.modes {
-		ec := rl.EvalConfig{Split: tasks.Test, Episodes: e.cfg.Eval.Episodes, Seed: e.cfg.Seed, Rollout: *e.cfg.Rollout()}
+		ec := rl.EvalConfig{Split: tasks.Val, Episodes: e.cfg.Eval.Episodes, Seed: e.cfg.Seed, Rollout: *e.cfg.Rollout()}
 		ec.Rollout.Sampler = rl.EvalSampler(mode)
 		start := time.Now()
 		res, err := rl.Evaluate(e.policy, e.task, ec)

@@ -17,7 +17,7 @@ const lastWindow = 10
 
 // runBaselines plays the task's scripted policies (random, weak with the
 // demonstrator's knobs, strong) and finds the best constant answer on the
-// same test instances as the evaluations.
+// same validation instances as the evaluations.
 func (e *Experiment) runBaselines(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ErrInterrupted
@@ -30,10 +30,10 @@ func (e *Experiment) runBaselines(ctx context.Context) error {
 	}
 	specs := []tasks.PolicySpec{{Kind: "random"}, {Kind: "weak", QAS: d.QAS, QBT: d.QBT}, {Kind: "strong"}}
 	var err error
-	if e.baselines, err = rl.ScriptedBaselines(e.task, specs, tasks.Test, n, e.cfg.Seed); err != nil {
+	if e.baselines, err = rl.ScriptedBaselines(e.task, specs, tasks.Val, n, e.cfg.Seed); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.out, "\n== scripted baselines on the %d test instances (%.1f s)\n", n, time.Since(start).Seconds())
+	fmt.Fprintf(e.out, "\n== scripted baselines on the %d validation instances (%.1f s)\n", n, time.Since(start).Seconds())
 	fmt.Fprint(e.out, e.table(e.baselineRows()))
 	return nil
 }
@@ -148,12 +148,12 @@ func (e *Experiment) writeReport() error {
 	fmt.Fprintf(&b, "- RL: %s\n", e.algoLine())
 	fmt.Fprintf(&b, "- skipped optimiser steps (a non-finite loss or gradient; the weights left as they were): %d in RL, %d in SFT\n",
 		e.skipped, e.sftSkipped())
-	fmt.Fprintf(&b, "- evaluation: the first %d test instances, %s; seed %d\n", c.Eval.Episodes, c.Eval.Modes, c.Seed)
+	fmt.Fprintf(&b, "- evaluation: the first %d validation instances, %s; seed %d\n", c.Eval.Episodes, c.Eval.Modes, c.Seed)
 	fmt.Fprintf(&b, "- %s, %s/%s, %d CPUs\n\n", c.Version.Go, c.Version.OS, c.Version.Arch, c.Version.CPUs)
 	fmt.Fprintf(&b, "Repeat: `go run ./cmd/train -config %s -name <new name>`\n\n", filepath.Join(e.dir, ConfigFile))
 
 	b.WriteString("## Base vs after RL\n\n")
-	b.WriteString("Test split; the scripted policies play the same instances. Success and reward are the outcome; " +
+	b.WriteString("Validation split; the scripted policies play the same instances. Success and reward are the outcome; " +
 		"AS and BT proxies the paper's critique-based measures; I_AS and C_BT the exact ones (docs/arew.md).\n\n")
 	b.WriteString(e.table(e.mainRows()))
 

@@ -17,14 +17,14 @@ type Baseline struct {
 	Measures *Measures `json:"measures"`
 }
 
-// scriptedBaselines plays random and strong on the first Eval.Episodes
-// test instances (from the first seed) and finds the best constant answer
-// on them (rl.ScriptedBaselines).
-func scriptedBaselines(ctx context.Context, task tasks.Task, c Config) ([]Baseline, error) {
+// scriptedBaselines plays random and strong on the first n instances of
+// split (from the first seed) and finds the best constant answer on them
+// (rl.ScriptedBaselines).
+func scriptedBaselines(ctx context.Context, task tasks.Task, c Config, split tasks.Split, n int) ([]Baseline, error) {
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}
-	bs, err := rl.ScriptedBaselines(task, []tasks.PolicySpec{{Kind: "random"}, {Kind: "strong"}}, tasks.Test, c.Eval.Episodes, c.Seeds[0])
+	bs, err := rl.ScriptedBaselines(task, []tasks.PolicySpec{{Kind: "random"}, {Kind: "strong"}}, split, n, c.Seeds[0])
 	if err != nil {
 		return nil, fmt.Errorf("study: %w", err)
 	}

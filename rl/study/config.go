@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"strings"
 
 	"arew/model"
 	"arew/rl"
+	"arew/tasks"
 )
 
 // Config is a whole study: several arms (AREW settings) trained from one
@@ -36,6 +38,15 @@ type Config struct {
 	GRPO    *rl.GRPOConfig `json:"grpo,omitempty"`
 
 	Eval EvalConfig `json:"eval"`
+
+	// Tuning marks a sweep whose report ranks the arms by the selection rule
+	// (Summary.Ranking, docs/arew.md "Protocol").
+	Tuning bool `json:"tuning,omitempty"`
+	// Reference, if set, is the arm every other arm is compared with, seed
+	// by seed, on the final test evaluation's sampled success; Margin is
+	// the gap a seed must reach to count (Summary.Paired).
+	Reference string  `json:"reference,omitempty"`
+	Margin    float64 `json:"margin,omitempty"`
 }
 
 // Base is the policy every run starts from: exactly one of a checkpoint
@@ -49,10 +60,22 @@ type Base struct {
 	Build   *rl.BaseConfig `json:"build,omitempty"`
 }
 
-// Arm is one AREW setting; vanilla is Critiques "none".
+// Arm is one AREW setting; vanilla is Critiques "none". An arm may also
+// change the task and the RL recipe it trains with: TaskConfig is merged
+// onto the study's task config key by key (the arm's value wins), e.g.
+// {"Critiques": "mass"}; PPO or GRPO is decoded onto a copy of the study's
+// section (named fields replace, nested objects field by field, as
+// DecodeConfig), e.g. {"policy": {"optim": {"lr": 0.001}}}. A tuned
+// vanilla and a critique ladder are arms of one study that way.
 type Arm struct {
-	Name string  `json:"name"`
-	AREW rl.AREW `json:"arew"`
+	Name string `json:"name"`
+	// Family groups the arms of a tuning sweep among which the selection
+	// rule picks one (e.g. one λ per critique rule); "": one family.
+	Family     string          `json:"family,omitempty"`
+	AREW       rl.AREW         `json:"arew"`
+	TaskConfig json.RawMessage `json:"task_config,omitempty"`
+	PPO        json.RawMessage `json:"ppo,omitempty"`
+	GRPO       json.RawMessage `json:"grpo,omitempty"`
 }
 
 // StandardArms are the four arms of the paper's ablation, with margin
@@ -67,16 +90,30 @@ func StandardArms(lambda float64, mode string) []Arm {
 	return []Arm{v, arm("arew", "as+bt"), arm("arew-as", "as"), arm("arew-bt", "bt")}
 }
 
-// EvalConfig is the evaluation of every run: the first Episodes test
-// instances, played at update 0 (the base), every Every updates (0: only
-// at the ends) and after the last update, in each of Modes (greedy,
-// sampled at temperature 1, or both). Thresholds are the sampled success
-// rates whose first crossing the summary records (updates_to).
+// EvalConfig is the evaluation of every run. In training: the first
+// Episodes instances of Split (val, the default, or train; never test),
+// played at update 0 (the base), every Every updates (0: only at the ends)
+// and after the last update, in each of Modes (greedy, sampled at
+// temperature 1, or both); every tuning and selection rule reads these.
+// Thresholds are the sampled success rates whose first crossing the
+// summary records (updates_to). Test > 0 adds the study's final numbers:
+// the first Test instances of the test split, played greedy and sampled
+// once, after the last update; nothing else reads the test split.
 type EvalConfig struct {
 	Every      int       `json:"every"`
 	Episodes   int       `json:"episodes"`
-	Modes      string    `json:"modes"` // greedy, sampled or both
+	Modes      string    `json:"modes"`           // greedy, sampled or both
+	Split      string    `json:"split,omitempty"` // val ("" too) or train
 	Thresholds []float64 `json:"thresholds"`
+	Test       int       `json:"test,omitempty"`
+}
+
+// split is the in-training evaluation's split.
+func (e EvalConfig) split() tasks.Split {
+	if e.Split == "train" {
+		return tasks.Train
+	}
+	return tasks.Val
 }
 
 // DefaultThresholds are the success rates of updates_to: 50% and 80%.
@@ -112,6 +149,12 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("study: arm %q appears twice", a.Name)
 		}
 		seen[a.Name] = true
+		if _, err := mergeObjects(c.TaskConfig, a.TaskConfig); err != nil {
+			return fmt.Errorf("study: arm %s: task_config: %w", a.Name, err)
+		}
+		if len(a.PPO) > 0 && c.PPO == nil || len(a.GRPO) > 0 && c.GRPO == nil {
+			return fmt.Errorf("study: arm %s changes a section (ppo or grpo) the study's algo %s does not use", a.Name, c.Algo)
+		}
 	}
 	if len(c.Seeds) == 0 {
 		return fmt.Errorf("study: no seeds")
@@ -145,11 +188,73 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("study: algo must be ppo, grpo or gspo, got %q", c.Algo)
 	}
 	for _, a := range c.Arms {
-		if err := c.runConfig(a, c.Seeds[0]).algorithm().Validate(); err != nil {
+		rc, err := c.runConfig(a, c.Seeds[0])
+		if err != nil {
+			return fmt.Errorf("study: arm %s: %w", a.Name, err)
+		}
+		if err := rc.algorithm().Validate(); err != nil {
 			return fmt.Errorf("study: arm %s: %w", a.Name, err)
 		}
 	}
+	if c.Reference != "" && !seen[c.Reference] {
+		return fmt.Errorf("study: reference %q is not an arm", c.Reference)
+	}
+	if !(c.Margin >= 0 && c.Margin <= 1) {
+		return fmt.Errorf("study: margin must lie in [0, 1], got %v", c.Margin)
+	}
 	return nil
+}
+
+// mergeObjects is base with over's keys set on it (both JSON objects, or
+// empty); with over empty it is base, byte for byte.
+func mergeObjects(base, over json.RawMessage) (json.RawMessage, error) {
+	if isEmptyJSON(over) {
+		return base, nil
+	}
+	m := map[string]json.RawMessage{}
+	if !isEmptyJSON(base) {
+		if err := json.Unmarshal(base, &m); err != nil {
+			return nil, fmt.Errorf("must be a JSON object: %v", err)
+		}
+	}
+	var o map[string]json.RawMessage
+	if err := json.Unmarshal(over, &o); err != nil {
+		return nil, fmt.Errorf("must be a JSON object: %v", err)
+	}
+	maps.Copy(m, o)
+	return json.Marshal(m) // keys sorted: the same arms give the same bytes
+}
+
+func isEmptyJSON(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
+// patched is a deep copy of section (a *rl.PPOConfig or *rl.GRPOConfig,
+// through JSON, whose float64s round-trip exactly) with patch decoded onto
+// it as DecodeConfig decodes; with an empty patch it is section itself.
+func patched[T any](section *T, patch json.RawMessage) (*T, error) {
+	if isEmptyJSON(patch) {
+		c := *section
+		return &c, nil
+	}
+	data, err := json.Marshal(section)
+	if err != nil {
+		return nil, err
+	}
+	var c T
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(patch))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data after the JSON object")
+	}
+	return &c, nil
 }
 
 func (b Base) validate() error {
@@ -180,8 +285,15 @@ func (b Base) validate() error {
 }
 
 func (e EvalConfig) validate() error {
-	if e.Every < 0 || e.Episodes < 1 {
-		return fmt.Errorf("study: eval: need every ≥ 0 and episodes ≥ 1, got %d, %d", e.Every, e.Episodes)
+	if e.Every < 0 || e.Episodes < 1 || e.Test < 0 {
+		return fmt.Errorf("study: eval: need every ≥ 0, episodes ≥ 1 and test ≥ 0, got %d, %d, %d", e.Every, e.Episodes, e.Test)
+	}
+	switch e.Split {
+	case "", "val", "train":
+	case "test":
+		return fmt.Errorf("study: eval: split must be val or train: the test split is read only by the final evaluation (eval.test)")
+	default:
+		return fmt.Errorf("study: eval: split must be val or train, got %q", e.Split)
 	}
 	if _, err := rl.EvalModes(e.Modes); err != nil {
 		return fmt.Errorf("study: %w", err)

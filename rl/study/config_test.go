@@ -93,7 +93,8 @@ func TestStandardArms(t *testing.T) {
 func TestRunConfigSetsTheArmAndTheSeed(t *testing.T) {
 	c := Smoke()
 	arms := c.Arms
-	r := c.runConfig(arms[1], 7)
+	r, err := c.runConfig(arms[1], 7)
+	require.NoError(t, err)
 	assert.Equal(t, uint64(7), r.PPO.Seed)
 	assert.Equal(t, arms[1].AREW, r.PPO.Advantage.AREW)
 	assert.Equal(t, "none", c.PPO.Advantage.AREW.Critiques, "the study's own config is not changed")

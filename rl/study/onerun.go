@@ -39,20 +39,31 @@ type RunConfig struct {
 	Eval       EvalConfig      `json:"eval"`
 }
 
-// runConfig is the study's RL config with the arm's AREW and the seed.
-func (c *Config) runConfig(a Arm, seed uint64) RunConfig {
-	r := RunConfig{Study: c.Name, Arm: a.Name, Seed: seed, Task: c.Task, TaskConfig: c.TaskConfig,
+// runConfig is the study's config with the arm's task config, RL changes
+// and AREW, and the seed.
+func (c *Config) runConfig(a Arm, seed uint64) (RunConfig, error) {
+	task, err := mergeObjects(c.TaskConfig, a.TaskConfig)
+	if err != nil {
+		return RunConfig{}, fmt.Errorf("task_config: %w", err)
+	}
+	r := RunConfig{Study: c.Name, Arm: a.Name, Seed: seed, Task: c.Task, TaskConfig: task,
 		Base: c.Base.Path, Algo: c.Algo, Updates: c.Updates, Eval: c.Eval}
 	if c.PPO != nil {
-		p := *c.PPO
+		p, err := patched(c.PPO, a.PPO)
+		if err != nil {
+			return RunConfig{}, fmt.Errorf("ppo: %w", err)
+		}
 		p.Seed, p.Advantage.AREW = seed, a.AREW
-		r.PPO = &p
+		r.PPO = p
 	} else {
-		g := *c.GRPO
+		g, err := patched(c.GRPO, a.GRPO)
+		if err != nil {
+			return RunConfig{}, fmt.Errorf("grpo: %w", err)
+		}
 		g.Seed, g.Advantage.AREW = seed, a.AREW
-		r.GRPO = &g
+		r.GRPO = g
 	}
-	return r
+	return r, nil
 }
 
 // algorithm is the run's RL config as rl's front door sees it: its
@@ -64,6 +75,7 @@ func (r RunConfig) algorithm() *rl.Algorithm {
 // EvalRecord is one line of a run's eval.jsonl.
 type EvalRecord struct {
 	Update    int     `json:"update"`
+	Split     string  `json:"split"`
 	Mode      string  `json:"mode"`
 	Episodes  int     `json:"episodes"`
 	Truncated int     `json:"truncated"`
@@ -77,8 +89,12 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}
-	rc := s.cfg.runConfig(arm, seed)
+	rc, err := s.cfg.runConfig(arm, seed)
+	if err != nil {
+		return nil, fmt.Errorf("study: arm %s: %w", arm.Name, err)
+	}
 	rc.Base = s.base
+	task := s.armTask[arm.Name]
 	dir := filepath.Join(s.dir, arm.Name, "seed-"+strconv.FormatUint(seed, 10))
 	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(PolicyFile)), 0o755); err != nil {
 		return nil, fmt.Errorf("study: %w", err)
@@ -105,7 +121,7 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		return nil, err
 	}
 	defer samples.Close()
-	tr, err := rc.algorithm().New(s.task, policy)
+	tr, err := rc.algorithm().New(task, policy)
 	if err != nil {
 		return nil, fmt.Errorf("study: %s seed %d: %w", arm.Name, seed, err)
 	}
@@ -114,7 +130,11 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 	name := fmt.Sprintf("%s seed %d", arm.Name, seed)
 	r := &RunSum{Seed: seed, Status: "running", Curve: []Point{}}
 	evaluate := func(update int) error {
-		p, err := s.evaluate(policy, rc, update, evals, samples, name, arm.Name)
+		ms, err := rl.EvalModes(s.cfg.Eval.Modes)
+		if err != nil {
+			return err
+		}
+		p, err := s.evaluate(policy, rc, evalPlan{update, s.cfg.Eval.split(), s.cfg.Eval.Episodes, ms}, evals, samples, name, arm.Name)
 		if err == nil {
 			r.Curve = append(r.Curve, p)
 		}
@@ -168,38 +188,56 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 			}
 		}
 	}
+	if n := s.cfg.Eval.Test; n > 0 {
+		p, err := s.evaluate(policy, rc, evalPlan{r.Done, tasks.Test, n, []string{"greedy", "sampled"}}, evals, nil, name, arm.Name)
+		if err != nil {
+			return finish("failed", err)
+		}
+		r.Test = &p.Modes
+	}
 	return finish("complete", nil)
 }
 
-// evaluate plays the first Eval.Episodes test instances in each mode, from
-// the run's seed (so every arm of a seed meets the same instances and the
-// same sampling streams).
-func (s *study) evaluate(policy *model.Model, rc RunConfig, update int, log, samples *jsonl, name, arm string) (Point, error) {
+// evalPlan is one evaluation: which instances, how many, in which modes.
+type evalPlan struct {
+	update   int
+	split    tasks.Split
+	episodes int
+	modes    []string
+}
+
+// evaluate plays the plan's first instances of its split in each mode,
+// from the run's seed (so every arm of a seed meets the same instances and
+// the same sampling streams); samples nil keeps no transcripts. It plays
+// the study's task, not the arm's: an arm's task config may change the
+// critiques it trains on (which change no observation), never what its
+// measures mean, so the AS proxy is one rule across the arms.
+func (s *study) evaluate(policy *model.Model, rc RunConfig, plan evalPlan, log, samples *jsonl, name, arm string) (Point, error) {
+	task := s.task
+	update := plan.update
 	p := Point{Update: update}
-	ms, err := rl.EvalModes(s.cfg.Eval.Modes)
-	if err != nil {
-		return p, err
-	}
-	for _, mode := range ms {
-		ec := rl.EvalConfig{Split: tasks.Test, Episodes: s.cfg.Eval.Episodes, Seed: rc.Seed, Rollout: *rc.algorithm().Rollout()}
+	for _, mode := range plan.modes {
+		ec := rl.EvalConfig{Split: plan.split, Episodes: plan.episodes, Seed: rc.Seed, Rollout: *rc.algorithm().Rollout()}
 		ec.Rollout.Sampler = rl.EvalSampler(mode)
 		start := time.Now()
-		res, err := rl.Evaluate(policy, s.task, ec)
+		res, err := rl.Evaluate(policy, task, ec)
 		if err != nil {
 			return p, fmt.Errorf("study: %s: %w", name, err)
 		}
 		m := measuresOf(res.Summary)
 		p.set(mode, m)
-		rec := EvalRecord{Update: update, Mode: mode, Episodes: res.Summary.Episodes, Truncated: res.Truncated,
+		rec := EvalRecord{Update: update, Split: plan.split.String(), Mode: mode, Episodes: res.Summary.Episodes, Truncated: res.Truncated,
 			Seconds: time.Since(start).Seconds(), Measures: *m}
 		if err := log.Write(rec); err != nil {
 			return p, err
 		}
-		if err := s.keepSamples(samples, res, update, mode, arm, rc.Seed); err != nil {
-			return p, err
+		if samples != nil {
+			if err := s.keepSamples(samples, res, update, mode, arm, rc.Seed); err != nil {
+				return p, err
+			}
 		}
-		s.meter.Line(s.updates, fmt.Sprintf("%s @ %d %-7s success %s  AS %s  evidence %s  I_AS %s  C_BT %s", name, update, mode,
-			f3(m.Success), f3(m.ASProxy), f3(m.Evidence), f3(m.IAS), f3(m.CBT)))
+		s.meter.Line(s.updates, fmt.Sprintf("%s @ %d %-4s %-7s success %s  AS %s  evidence %s  I_AS %s  C_BT %s", name, update,
+			plan.split, mode, f3(m.Success), f3(m.ASProxy), f3(m.Evidence), f3(m.IAS), f3(m.CBT)))
 	}
 	return p, nil
 }

@@ -27,16 +27,48 @@ func report(c Config, s *Summary, plots []string, samples map[string][]Sample, w
 	fmt.Fprintf(&b, "- RL: %s, %d updates × %d episodes, lr %g\n", c.Algo, c.Updates, episodesPerUpdate(c), lr(c))
 	fmt.Fprintf(&b, "- arms: %s\n", armsLine(c))
 	fmt.Fprintf(&b, "- seeds: %s\n", seedsLine(c.Seeds))
-	fmt.Fprintf(&b, "- evaluation: the first %d test instances, %s, at update 0, every %d updates and at the end\n\n",
-		c.Eval.Episodes, c.Eval.Modes, c.Eval.Every)
+	fmt.Fprintf(&b, "- evaluation in training: the first %d %s instances, %s, at update 0, every %d updates and at the end\n",
+		c.Eval.Episodes, c.Eval.split(), c.Eval.Modes, c.Eval.Every)
+	if c.Eval.Test > 0 {
+		fmt.Fprintf(&b, "- final evaluation: the first %d test instances, greedy and sampled, after the last update "+
+			"(nothing else reads the test split)\n", c.Eval.Test)
+	}
+	b.WriteString("\n")
 
-	b.WriteString("## Base and final, mean ± std over seeds\n\n")
-	b.WriteString("Test split. Sample standard deviation over the seeds (– for one seed); final counts only complete runs. " +
-		"Evidence use: how much the final answer follows the evidence; I_AS: the gain in exact-posterior mass on the " +
-		"truth from the agent's queries; C_BT: the agent's own belief gains.\n\n")
+	if t := s.TestTable(); t != "" {
+		fmt.Fprintf(&b, "## Final, on %d test instances, mean ± std over seeds\n\n", c.Eval.Test)
+		b.WriteString("Sample standard deviation over the seeds (– for one seed). Evidence use: how much the final " +
+			"answer follows the evidence; I_AS: the gain in exact-posterior mass on the truth from the agent's queries; " +
+			"C_BT: the agent's own belief gains.\n\n")
+		b.WriteString(t)
+		b.WriteString("\nSuccess per seed:\n\n")
+		b.WriteString(s.TestSeedTable(c.Seeds))
+		if len(s.TestBaselines) > 0 {
+			fmt.Fprintf(&b, "\nScripted policies on the same %d test instances:\n\n", c.Eval.Test)
+			b.WriteString(baselineTable(s.TestBaselines))
+		}
+		if c.Reference != "" {
+			for _, mode := range []string{"sampled", "greedy"} {
+				fmt.Fprintf(&b, "\nPaired differences in %s test success against %s, seed by seed:\n\n", mode, c.Reference)
+				b.WriteString(s.PairedTable(c.Reference, mode, c.Margin, c.Seeds))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if c.Tuning {
+		b.WriteString("## Selection\n\n")
+		fmt.Fprintf(&b, "The arms ranked by the selection rule fixed before the sweep (docs/arew.md, \"Protocol\"): "+
+			"mean final sampled success on the %s split over all %d seeds, then greedy; the first is selected.\n\n",
+			c.Eval.split(), len(c.Seeds))
+		b.WriteString(s.RankingTable(len(c.Seeds)))
+		b.WriteString("\n")
+	}
+
+	fmt.Fprintf(&b, "## Base and final in training (%s split), mean ± std over seeds\n\n", c.Eval.split())
+	b.WriteString("Sample standard deviation over the seeds (– for one seed); final counts only complete runs.\n\n")
 	b.WriteString(s.Table())
 	if len(s.Baselines) > 0 {
-		fmt.Fprintf(&b, "\nScripted policies on the same %d test instances:\n\n", s.Episodes)
+		fmt.Fprintf(&b, "\nScripted policies on the same %d %s instances:\n\n", s.Episodes, c.Eval.split())
 		b.WriteString(s.BaselineTable())
 	}
 
@@ -121,10 +153,22 @@ func armsLine(c Config) string {
 	for i, a := range c.Arms {
 		x := a.AREW
 		if !x.Active(x.Start) {
-			parts[i] = a.Name + " (no AREW)"
-			continue
+			parts[i] = a.Name + " (no AREW"
+		} else {
+			parts[i] = fmt.Sprintf("%s (AREW %s, λ %g, %s", a.Name, x.Critiques, x.Lambda, x.Mode)
+			if x.Perturb.Flip > 0 {
+				parts[i] += fmt.Sprintf(", flip α %g", x.Perturb.Flip)
+			}
 		}
-		parts[i] = fmt.Sprintf("%s (AREW %s, λ %g, %s)", a.Name, x.Critiques, x.Lambda, x.Mode)
+		for _, ch := range []struct {
+			what string
+			raw  []byte
+		}{{"task", a.TaskConfig}, {"ppo", a.PPO}, {"grpo", a.GRPO}} {
+			if !isEmptyJSON(ch.raw) {
+				parts[i] += fmt.Sprintf("; %s %s", ch.what, ch.raw)
+			}
+		}
+		parts[i] += ")"
 	}
 	return strings.Join(parts, "; ")
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"arew/model"
@@ -43,8 +45,9 @@ const (
 type study struct {
 	cfg     Config
 	dir     string
-	task    tasks.Task
-	base    string // the base checkpoint every run loads
+	task    tasks.Task            // the study's task (baselines, transcripts)
+	armTask map[string]tasks.Task // each arm's, with its task config
+	base    string                // the base checkpoint every run loads
 	meter   *progress.Meter
 	out     io.Writer
 	sum     *Summary
@@ -93,7 +96,12 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("study: %w", err))
 	}
-	s := &study{cfg: cfg, dir: dir, task: task, out: progressOut, start: time.Now(), afterUpdate: afterUpdate}
+	s := &study{cfg: cfg, dir: dir, task: task, armTask: map[string]tasks.Task{}, out: progressOut, start: time.Now(), afterUpdate: afterUpdate}
+	for _, a := range cfg.Arms {
+		if s.armTask[a.Name], err = armTask(cfg, a, task); err != nil {
+			return nil, inputErr(err)
+		}
+	}
 	if err := s.loadBase(); err != nil {
 		return nil, inputErr(err)
 	}
@@ -130,10 +138,67 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 	return s.sum, err
 }
 
+// armTask is the task of arm: the study's own when the arm changes
+// nothing of it.
+func armTask(cfg Config, a Arm, study tasks.Task) (tasks.Task, error) {
+	if isEmptyJSON(a.TaskConfig) {
+		return study, nil
+	}
+	raw, err := mergeObjects(cfg.TaskConfig, a.TaskConfig)
+	if err != nil {
+		return nil, fmt.Errorf("study: arm %s: task_config: %w", a.Name, err)
+	}
+	t, err := tasks.New(cfg.Task, raw)
+	if err != nil {
+		return nil, fmt.Errorf("study: arm %s: %w", a.Name, err)
+	}
+	if err := sameObservations(study, t); err != nil {
+		return nil, fmt.Errorf("study: arm %s: its task_config changes what the agent sees (%v); "+
+			"every arm is evaluated on the study's task, so an arm may change only what trains it (e.g. Critiques)", a.Name, err)
+	}
+	return t, nil
+}
+
+// observationProbes is how many validation episodes sameObservations plays.
+const observationProbes = 4
+
+// sameObservations checks that two variants of a task show an agent the
+// same tokens: the random scripted policy plays the first validation
+// instances on both with the same random stream, and every token of the
+// two trajectories must agree.
+func sameObservations(a, b tasks.Task) error {
+	if !slices.Equal(a.Vocab().Words(), b.Vocab().Words()) {
+		return fmt.Errorf("another vocabulary")
+	}
+	for i := range observationProbes {
+		var toks [2][]int32
+		for k, t := range []tasks.Task{a, b} {
+			pol, err := t.Scripted(tasks.PolicySpec{Kind: "random"})
+			if err != nil {
+				return err
+			}
+			tr, err := rl.PlayScripted(t, pol, tasks.Val, i, rand.New(rand.NewPCG(uint64(i), 0)))
+			if err != nil {
+				return err
+			}
+			toks[k] = tr.Tokens
+		}
+		if !slices.Equal(toks[0], toks[1]) {
+			return fmt.Errorf("validation instance %d plays differently", i)
+		}
+	}
+	return nil
+}
+
 func (s *study) run(ctx context.Context) error {
 	var err error
-	if s.sum.Baselines, err = scriptedBaselines(ctx, s.task, s.cfg); err != nil {
+	if s.sum.Baselines, err = scriptedBaselines(ctx, s.task, s.cfg, s.cfg.Eval.split(), s.cfg.Eval.Episodes); err != nil {
 		return err
+	}
+	if n := s.cfg.Eval.Test; n > 0 {
+		if s.sum.TestBaselines, err = scriptedBaselines(ctx, s.task, s.cfg, tasks.Test, n); err != nil {
+			return err
+		}
 	}
 	if err := s.placeBase(); err != nil {
 		return err
@@ -218,10 +283,11 @@ func prepareDir(dir string) error {
 
 func newSummary(c Config) *Summary {
 	s := &Summary{Name: c.Name, Task: c.Task, Algo: c.Algo, Updates: c.Updates, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
+		Split: c.Eval.split().String(), Test: c.Eval.Test,
 		Thresholds: c.thresholds(), Status: "running", Arms: map[string]*ArmSum{}, Baselines: []Baseline{}}
 	for _, a := range c.Arms {
 		s.ArmOrder = append(s.ArmOrder, a.Name)
-		s.Arms[a.Name] = &ArmSum{AREW: a.AREW, Runs: []RunSum{}}
+		s.Arms[a.Name] = &ArmSum{Family: a.Family, AREW: a.AREW, TaskConfig: a.TaskConfig, PPO: a.PPO, GRPO: a.GRPO, Runs: []RunSum{}}
 	}
 	return s
 }

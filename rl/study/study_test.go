@@ -104,7 +104,7 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), m.Key)
 	}
-	assert.Contains(t, log.String(), "vanilla seed 1 @ 0 greedy")
+	assert.Contains(t, log.String(), "vanilla seed 1 @ 0 val  greedy")
 	assert.Contains(t, log.String(), "ETA")
 }
 

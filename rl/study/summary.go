@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/json"
 	"math"
 
 	"arew/rl"
@@ -17,18 +18,27 @@ type Summary struct {
 	Algo       string             `json:"algo"`
 	Updates    int                `json:"updates"`
 	Episodes   int                `json:"eval_episodes"`
-	Modes      string             `json:"eval_modes"` // greedy, sampled or both
+	Split      string             `json:"eval_split"`              // the in-training evaluations' split
+	Test       int                `json:"test_episodes,omitempty"` // the final test evaluation's instances
+	Modes      string             `json:"eval_modes"`              // greedy, sampled or both
 	Thresholds []float64          `json:"thresholds"`
 	Status     string             `json:"status"`    // running, complete, interrupted, failed
 	ArmOrder   []string           `json:"arm_order"` // the arms in the config's order
 	Arms       map[string]*ArmSum `json:"arms"`
-	Baselines  []Baseline         `json:"baselines"` // scripted policies on the same test instances
+	Baselines  []Baseline         `json:"baselines"` // scripted policies on the in-training evaluation's instances
+	// TestBaselines are the scripted policies on the final test instances.
+	TestBaselines []Baseline `json:"test_baselines,omitempty"`
 }
 
-// ArmSum is one arm: its AREW setting and its runs in seed order.
+// ArmSum is one arm: its AREW setting, what else it changes (Arm), and
+// its runs in seed order.
 type ArmSum struct {
-	AREW rl.AREW  `json:"arew"`
-	Runs []RunSum `json:"runs"`
+	Family     string          `json:"family,omitempty"`
+	AREW       rl.AREW         `json:"arew"`
+	TaskConfig json.RawMessage `json:"task_config,omitempty"`
+	PPO        json.RawMessage `json:"ppo,omitempty"`
+	GRPO       json.RawMessage `json:"grpo,omitempty"`
+	Runs       []RunSum        `json:"runs"`
 }
 
 // RunSum is one run (arm × seed). Final is null unless the run completed;
@@ -42,6 +52,8 @@ type RunSum struct {
 	Final     *Modes          `json:"final"`
 	UpdatesTo map[string]*int `json:"updates_to"`
 	Curve     []Point         `json:"curve"` // every evaluation, in update order
+	// Test is the final evaluation on the test split (Eval.Test > 0).
+	Test *Modes `json:"test,omitempty"`
 }
 
 // Point is one evaluation of a run.

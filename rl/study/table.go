@@ -50,14 +50,20 @@ func (s *Summary) Table() string {
 	return markdown(header, 3, rows)
 }
 
-// BaselineTable is the Markdown table of the scripted baselines.
-func (s *Summary) BaselineTable() string {
+// BaselineTable is the Markdown table of the scripted baselines on the
+// in-training evaluation's instances.
+func (s *Summary) BaselineTable() string { return baselineTable(s.Baselines) }
+
+// TestBaselineTable is the same on the final test instances.
+func (s *Summary) TestBaselineTable() string { return baselineTable(s.TestBaselines) }
+
+func baselineTable(bs []Baseline) string {
 	header := []string{"policy"}
 	for _, m := range Reported {
 		header = append(header, m.Label)
 	}
 	var rows [][]string
-	for _, bl := range s.Baselines {
+	for _, bl := range bs {
 		row := []string{bl.Name}
 		for _, m := range Reported {
 			row = append(row, f3(Num(m.Get(bl.Measures))))

@@ -9,9 +9,11 @@ import (
 // a function building its Config. Adding one is a function and a line
 // here.
 var Presets = map[string]func() Config{
-	"smoke":   Smoke,
-	"default": Default,
-	"flodial": FloDial,
+	"smoke":                Smoke,
+	"default":              Default,
+	"flodial":              FloDial,
+	"tune-vanilla-flodial": TuneVanilla,
+	"tune-lambda-flodial":  TuneLambda,
 }
 
 // Preset is the named preset's Config.
@@ -64,9 +66,13 @@ func flodialRecipe(name string, arms []Arm, seeds []uint64, updates, every int) 
 		Name: name, Task: "flodial-easy", TaskConfig: hastyPerFault,
 		Base: Base{Shipped: "flodial-easy-locked"},
 		Arms: arms, Seeds: seeds, Algo: "ppo", Updates: updates, PPO: &p,
-		Eval: EvalConfig{Every: every, Episodes: 200, Modes: "both", Thresholds: DefaultThresholds},
+		Eval: EvalConfig{Every: every, Episodes: 200, Modes: "both", Split: "val", Thresholds: DefaultThresholds, Test: FinalTestEpisodes},
 	}
 }
+
+// FinalTestEpisodes is how many test instances a study's final evaluation
+// plays, greedy and sampled.
+const FinalTestEpisodes = 1000
 
 // recipeLambda is the AREW λ of flodialRecipe's arms.
 const recipeLambda = 3

@@ -1,0 +1,81 @@
+package study
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"arew/tasks/flodial"
+)
+
+// The seeds of the FloDial protocol (docs/arew.md, "Protocol"): tuning
+// sweeps use TuningSeeds and read only the validation split; final studies
+// use FinalSeeds. No earlier study used either.
+var (
+	TuningSeeds = []uint64{201, 202}
+	FinalSeeds  = []uint64{301, 302, 303, 304, 305}
+)
+
+// tuningRecipe is flodialRecipe for a sweep: the tuning seeds, 200
+// updates, evaluations on 200 validation instances every 50 updates, both
+// modes, no test split, and the arms ranked by the selection rule.
+func tuningRecipe(name string, arms []Arm) Config {
+	c := flodialRecipe(name, arms, TuningSeeds, 200, 50)
+	c.Eval.Split = "val"
+	c.Eval.Test = 0
+	c.Tuning = true
+	return c
+}
+
+// VanillaSweepArms are the vanilla recipes of the sweep that makes
+// vanilla-tuned: actor lr {1e-4, 3e-4, 1e-3} × entropy bonus {0, 0.01} ×
+// {1, 8} optimiser steps per update (one epoch of one 64-episode
+// minibatch, or the recipe's two epochs of four 16-episode minibatches).
+func VanillaSweepArms() []Arm {
+	var arms []Arm
+	for _, lr := range []float64{1e-4, 3e-4, 1e-3} {
+		for _, ent := range []float64{0, 0.01} {
+			for _, steps := range []struct{ epochs, mini int }{{1, 64}, {2, 16}} {
+				patch := fmt.Sprintf(`{"policy": {"epochs": %d, "mini_batch": %d, "entropy_coef": %g, "optim": {"lr": %g}}}`,
+					steps.epochs, steps.mini, ent, lr)
+				arms = append(arms, Arm{
+					Name: fmt.Sprintf("vanilla-lr%g-ent%g-steps%d", lr, ent, steps.epochs*64/steps.mini),
+					AREW: StandardArms(0, "step")[0].AREW,
+					PPO:  json.RawMessage(patch),
+				})
+			}
+		}
+	}
+	return arms
+}
+
+// TuneVanilla is the vanilla sweep on validation: the 12 recipes of
+// VanillaSweepArms × the 2 tuning seeds × 200 updates. Its selected arm is
+// vanilla-tuned in the final studies.
+func TuneVanilla() Config { return tuningRecipe("tune-vanilla-flodial", VanillaSweepArms()) }
+
+// SweepLambdas are the AREW margin weights each critique rule is tuned
+// over.
+var SweepLambdas = []float64{1, 3, 10}
+
+// LambdaSweepArms are AREW AS+BT under every FloDial critique rule at
+// every λ of SweepLambdas, with the recipe's other settings: arew-<rule>-l<λ>.
+func LambdaSweepArms() []Arm {
+	var arms []Arm
+	for _, rule := range flodial.CritiqueRules {
+		for _, lambda := range SweepLambdas {
+			a := StandardArms(lambda, "step")[1]
+			a.Name = fmt.Sprintf("arew-%s-l%g", rule, lambda)
+			a.Family = rule
+			a.TaskConfig = json.RawMessage(fmt.Sprintf(`{"Critiques": %q}`, rule))
+			arms = append(arms, a)
+		}
+	}
+	return arms
+}
+
+// TuneLambda is the λ sweep on validation: AREW AS+BT under each of the
+// five critique rules × λ ∈ SweepLambdas × the 2 tuning seeds × 200
+// updates. The selection rule, applied to each rule's three arms, fixes
+// that rule's λ in the final studies; the random-sign control takes
+// per-fault's.
+func TuneLambda() Config { return tuningRecipe("tune-lambda-flodial", LambdaSweepArms()) }

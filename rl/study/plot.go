@@ -80,6 +80,14 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 		}
 		out = append(out, filepath.Join(PlotsDir, name))
 	}
+	phase, legend, err := phasePlot(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := savePNG(filepath.Join(dir, PhasePlot), 8*vg.Inch, 6*vg.Inch, [][]*plot.Plot{{phase}}, legend); err != nil {
+		return nil, err
+	}
+	out = append(out, filepath.Join(PlotsDir, PhasePlot))
 	panels, legend, err := armPanels(s)
 	if err != nil {
 		return nil, err
@@ -90,6 +98,9 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 	}
 	return append(out, filepath.Join(PlotsDir, "arms.png")), nil
 }
+
+// PhasePlot is the phase plane's file in plots/ (phase.go).
+const PhasePlot = "phase.png"
 
 // plotMode is the evaluation mode the plots show.
 func plotMode(s *Summary) string {
@@ -180,7 +191,7 @@ func newPlot(title, ylabel string) *plot.Plot {
 
 // measurePlot overlays every arm's runs for one measure.
 func measurePlot(s *Summary, m Measure) (*plot.Plot, plot.Legend, error) {
-	p := newPlot(fmt.Sprintf("%s: %s (%s, %d test instances)", s.Name, m.Label, plotMode(s), s.Episodes), m.Label)
+	p := newPlot(fmt.Sprintf("%s: %s (%s, %d %s instances)", s.Name, m.Label, plotMode(s), s.Episodes, s.Split), m.Label)
 	legend := plot.NewLegend()
 	// Every seed first, so that no arm's thin lines hide another's mean.
 	for i, name := range s.ArmOrder {
@@ -238,7 +249,7 @@ func armPanels(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
 		if len(runs) == 1 {
 			seeds = "seed"
 		}
-		p := newPlot(fmt.Sprintf("%s (%d %s, %s)", name, len(runs), seeds, plotMode(s)), "mean over test instances")
+		p := newPlot(fmt.Sprintf("%s (%d %s, %s)", name, len(runs), seeds, plotMode(s)), "mean over "+s.Split+" instances")
 		for i, m := range Reported {
 			if err := addSeeds(p, runs, m, i+1, plotMode(s)); err != nil {
 				return nil, legend, err

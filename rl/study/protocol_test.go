@@ -140,6 +140,8 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 		assert.Contains(t, string(rep), want)
 	}
 	assert.Len(t, sum.Ranking(1), 4, "every arm complete: all ranked")
+	assert.FileExists(t, filepath.Join(dir, PlotsDir, PhasePlot))
+	assert.Contains(t, string(rep), "![phase](plots/phase.png)")
 }
 
 func TestRankingFollowsTheRule(t *testing.T) {

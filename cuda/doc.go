@@ -43,7 +43,8 @@
 //
 // The margin correction writes or adds λ·u per token, u = +w+ on the agent
 // tokens of positive steps and −w− on negative ones, in the four modes of
-// kernels.MarginMode (see kernels/doc_advantage.go for the weights and why).
+// kernels.MarginMode (kernels/doc_advantage.go gives the weights, optim/doc.go
+// "AREW" why they are the margin's gradient).
 // Version 1 is one thread per trajectory; version 2 one block per trajectory
 // with a warp per step, counting agent tokens with coalesced byte loads.
 //

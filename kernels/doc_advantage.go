@@ -72,24 +72,18 @@ package kernels
 //
 // # AREW margin correction (MarginCorrectionRef, MarginCorrection)
 //
-// Spec §2: in a trajectory τ with positive steps P = {t: z_t = +1} and
-// negative steps N = {t: z_t = −1}, the intra-trajectory likelihood margin is
-//
-//	L̂(τ) = (1/|P|) Σ_{t∈P} log π(step t) − (1/|N|) Σ_{t∈N} log π(step t),
-//
-// 0 unless both sets are non-empty. Its gradient is Σ_t u_t ∇ log π(step t)
-// with u_t = +1/|P| on P, −1/|N| on N, 0 otherwise (Σ_t u_t = 0). Since
-// log π(step t) = Σ_{k∈t} ℓ_k, the sum of its tokens' log-probs,
-//
-//	∇ L̂ = Σ_k u_{t(k)} ∇ ℓ_k,
-//
-// so the margin is a per-token advantage: a policy-gradient surrogate
-// Σ_k Â_k ℓ_k with Â = A + λ·u has, at ratio 1, the gradient of J + λ·L̂.
-// That is why AREW leaves PPO/GRPO/GSPO, the critic targets and the rewards
-// alone and only adds λ·u to the advantages (after whitening, as the released
-// code adds its modifier to verl's whitened GAE output). Only agent tokens
-// belong to a step; a step with no agent token has no log-prob and counts in
-// neither P nor N. Modes (w per agent token, u = +w on P, −w on N):
+// MarginCorrection writes λ·u, the per-token weights of AREW's
+// intra-trajectory likelihood margin L̂(ω;τ) (u_t = +1/|P| on steps
+// critiqued +1, −1/|N| on steps critiqued −1, 0 otherwise, and 0 on a
+// trajectory unless both P and N are non-empty). optim/doc.go ("AREW")
+// defines L̂ and derives why a policy-gradient surrogate with Â = A + λ·u
+// has, at ratio 1 and with the sampled trajectories held fixed, the
+// gradient of J + λ·L̂; that is why AREW leaves PPO/GRPO/GSPO, the critic
+// targets and the rewards alone and only adds λ·u to the advantages (after
+// whitening, as the released code adds its modifier to verl's whitened GAE
+// output). Only agent tokens belong to a step; a step with no agent token
+// has no log-prob and counts in neither P nor N. With ℓ_k the log-prob of
+// agent token k, the modes (w per agent token, u = +w on P, −w on N) are:
 //
 //	step (copied)    w = 1/|P|, 1/|N|: u_t copied to each token of step t. This
 //	                 is ∂L̂/∂ℓ_k exactly (TestMarginIsTheGradientOfThePaperMargin).
@@ -109,8 +103,8 @@ package kernels
 // also how two margins (say AS and BT critiques kept apart) stack.
 //
 // Copied or spread, and what the trainers should use. The copied form is the
-// paper's objective itself: the spec's equivalence test (gradient of RL loss +
-// λ·margin = gradient of the RL loss with Â) holds exactly with it, its
+// paper's objective itself: the equivalence of optim/doc.go (gradient of RL
+// loss + λ·margin = gradient of the RL loss with Â) holds exactly with it, its
 // per-token size 1/|P| sits on the scale of a per-token advantage whatever the
 // step length, and it is what both toy prototypes of docs/arew.md §6 used (in the
 // FloDial toy a step was one token, where the two forms coincide). Its cost:
@@ -136,17 +130,16 @@ package kernels
 // step_spread here (its λ = 50 on tau2 is λ = 25 here); it also falls back
 // to neutral steps as the missing side of a one-sided trajectory and can
 // truncate the negative steps (prefix/suffix) — neither is implemented: here
-// every mode is 0 on one-sided trajectories, as spec §2 asks. Its fixed_pos
+// every mode is 0 on one-sided trajectories, as docs/arew.md §2 defines. Its fixed_pos
 // and fixed_neg modes are not offered.
 //
 // # Fast paths
 //
 // The exported names without Ref (GAE, MaskedWhiten, GroupBaseline,
-// MarginCorrection, Broadcast) are the trainers' entry points; today each is
-// its reference. Every kernel's work is independent across trajectories, so
+// MarginCorrection, Broadcast) are the trainers' entry points; each is its
+// reference. Every kernel's work is independent across trajectories, so
 // the obvious fast path runs the reference's per-trajectory loop on disjoint
-// chunks of trajectories on several goroutines (bit-identical results). It
-// was built and measured (commit b62bef2) and did not pay on this 2-core
-// shared host: median ref/fast ratios 0.9–1.1 at 512 trajectories of 256
-// tokens (figures in gae.go, group_baseline.go, margin.go), where a whole
-// batch takes about a millisecond or less. So only the references remain.
+// chunks of trajectories on several goroutines (bit-identical results). On
+// the 2-core host that split does not pay, where a whole batch takes about
+// a millisecond or less (docs/bench.md, "Advantage kernels"), so only the
+// references exist.

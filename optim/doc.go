@@ -1,7 +1,7 @@
 // Package optim holds what turns token log-probs into a parameter update:
-// the RL objectives (PPO clip, value, entropy, KL, GSPO, the AREW margin),
-// the loss aggregation modes, AdamW, global-norm clipping and the
-// learning-rate schedule.
+// the RL objectives (PPO clip, value, entropy, KL, GSPO), the loss
+// aggregation modes, AdamW, global-norm clipping and the learning-rate
+// schedule, and the one derivation of AREW's margin as an advantage term.
 //
 // Every objective is written once, as a pure function on float64 slices
 // over a packed batch (Packed: B+1 offsets and an agent-token mask) that
@@ -129,38 +129,77 @@
 // advantages (TestGSPOTokenFormEqualsSequenceForm, equal up to verl's
 // n_i + 1e-8; TestGSPOHandValues; TestGSPOGradientFiniteDifference).
 //
-// # AREW: why the margin becomes an advantage term
+// # AREW: the margin, its objective, and why it trains as an advantage term
 //
-// AREW (docs/arew.md §2) adds λ·L̂_τ to the objective, with
-// L̂_τ = (1/|P|) Σ_{s∈P} log π(s) − (1/|N|) Σ_{s∈N} log π(s) over the
-// steps critiqued +1 (P) and −1 (N), log π(s) the sum of the step's agent
-// token log-probs, and L̂_τ = 0 unless both sets are non-empty. The margin
-// is maximised, so as a loss it enters with a minus sign; weighting
-// trajectory τ by the ω_τ of the policy loss's aggregation,
+// This is the project's one derivation of AREW; docs/arew.md §2 states the
+// method, and rl, kernels and cuda, which compute parts of it, link here.
+// Here ω is the policy's parameters (the paper's notation), t indexes a
+// trajectory's steps and k its agent tokens; the aggregation weight of
+// τ's agent tokens (ω_i above) is written w_τ.
 //
-//	MarginLoss = −λ Σ_τ ω_τ L̂_τ,   ∂/∂logp_t = −λ ω_τ u_s   (t ∈ step s)
+// The margin. Every step t of a trajectory τ (one AS query, one BT belief)
+// carries a critique z_t ∈ {−1, 0, +1}. With P = {t : z_t = +1},
+// N = {t : z_t = −1} and log π_ω(step t) the sum of the log-probs of the
+// step's agent tokens, the intra-trajectory likelihood margin is
 //
-// with u_s = +1/|P|, −1/|N| or 0. The clipped surrogate's gradient at ratio 1
-// is −ω_τ A_t (r = 1 lies inside every clip range, and below the dual-clip
-// cap), and is linear in A_t. So with Â_t = A_t + λ u_s on every token of
-// step s,
+//	L̂(ω;τ) = (1/|P|) Σ_{t∈P} log π_ω(step t) − (1/|N|) Σ_{t∈N} log π_ω(step t),
 //
-//	∇ PPO(Â) = −ω_τ (A_t + λ u_s) = ∇ PPO(A) + ∇ MarginLoss,
+// and L̂ = 0 unless P and N are both non-empty. For a fixed τ,
 //
-// which is why AREW trains by changing the advantage only. Precisely: the
-// equality is exact at ratio 1 (on-policy: the first minibatch of the first
-// epoch) for all four aggregations, provided the margin is aggregated with
-// the same ω_τ (MarginConfig.Agg = the policy loss's Agg)
+//	∇_ω L̂(ω;τ) = Σ_t u_t ∇_ω log π_ω(step t) = Σ_k u_{t(k)} ∇_ω log π_ω(y_k),
+//	u_t = +1/|P| if t ∈ P,   −1/|N| if t ∈ N,   0 otherwise,
+//
+// t(k) the step of token k (u = 0 on tokens in no step, and on every token
+// of a one-sided trajectory). Σ_t u_t = 0: over steps the margin moves
+// likelihood between them without a net push.
+//
+// The objective. AREW maximises J(ω) + λ E_{τ∼π_ω}[L̂(ω;τ)], with
+// J(ω) = E_{τ∼π_ω}[R(τ)] and ∇J = E[Σ_k A_k ∇ log π_ω(y_k)].
+//
+// What the advantage form equals, exactly. The trainers follow the
+// gradient of a batch surrogate, not of that objective. Trajectories are
+// sampled from π_old = π_{ω_old} and then held fixed; with r_k = π_ω(y_k) /
+// π_old(y_k) the surrogate is
+//
+//	S(ω) = Σ_τ w_τ [ Σ_k A_k r_k(ω) + λ L̂(ω;τ) ],
+//
+// and at ω = ω_old, where every r_k = 1 and ∇r_k = ∇ log π_ω(y_k),
+//
+//	∇S = Σ_τ w_τ Σ_k (A_k + λ u_{t(k)}) ∇ log π_ω(y_k):
+//
+// the gradient of the policy-gradient surrogate with Â = A + λu. That is
+// the whole statement: ∇(J + λE[L̂]) = E[Σ_k (A_k + λu_k) ∇ log π(y_k)]
+// holds for the batch surrogate with the sampling policy fixed, at ratio 1
+// and unclipped, and not for the true objective. Differentiating the
+// expectation over τ ∼ π_ω adds E[L̂(ω;τ) ∇_ω log π_ω(τ)], the margin acting
+// as a reward, which the advantage form (the paper's and the released
+// code's) leaves out.
+//
+// The losses. As losses to minimise, with the policy loss's aggregation
+// weights w_τ,
+//
+//	MarginLoss = −λ Σ_τ w_τ L̂(ω;τ),   ∂/∂logp_k = −λ w_τ u_{t(k)},
+//
+// and the clipped surrogate's gradient at ratio 1 is −w_τ A_k (r = 1 lies
+// inside every clip range, and below the dual-clip cap), linear in A_k. So
+//
+//	∂PPO(Â)/∂logp_k = −w_τ (A_k + λ u_{t(k)}) = ∂PPO(A)/∂logp_k + ∂MarginLoss/∂logp_k,
+//
+// which is why AREW trains by changing the advantage only. The equality is
+// exact at ratio 1 (on-policy: the first minibatch of the first epoch) for
+// all four aggregations, provided the margin is weighted with the same w_τ
+// (MarginConfig.Agg = the policy loss's Agg)
 // (TestAREWMarginEqualsAdvantageCorrection; through gorgonia,
-// TestGraphObjectivesAdd). The paper's E_τ[L̂] = (1/B') Σ_τ L̂_τ is the
+// TestGraphObjectivesAdd). The paper's E_τ[L̂] = (1/B') Σ_τ L̂ is the
 // seq-mean-token-sum weighting; next to a token-mean policy loss it is
 // stronger than λ·u by T/B' (TestAREWMarginUnderMismatchedAggregation).
 // Off policy the advantage form is the margin importance-weighted and
 // clipped like every other term: inside the clip range its gradient is
-// r_t · ∇MarginLoss (TestAREWMarginOffPolicyIsScaledByRatio). u is copied
-// to each token of a step (the spec's "step" mode), so it sums to zero over
-// steps, not over tokens. MarginLoss is for teaching and tests; training
-// computes Â elsewhere (the advantage kernels).
+// r_k · ∂MarginLoss/∂logp_k (TestAREWMarginOffPolicyIsScaledByRatio). u is
+// copied to each token of a step (the "step" mode), so it sums to zero over
+// steps, not over tokens; kernels/doc_advantage.go describes the other
+// modes. MarginLoss (margin_ref_test.go) is the reference the tests compare
+// against; training computes Â with kernels.MarginCorrection.
 //
 // # The optimiser
 //

@@ -68,14 +68,3 @@ func KLPenaltyNode(logp *G.Node, refLogp []float64, b Packed, cfg KLConfig) (*G.
 	})
 	return n, last, err
 }
-
-// MarginLossNode is AREW's MarginLoss over the log-prob node logp.
-func MarginLossNode(logp *G.Node, b Packed, steps []Step, cfg MarginConfig) (*G.Node, *MarginResult, error) {
-	last := new(MarginResult)
-	n, err := SliceLoss(logp, "arew_margin", len(b.Mask), func(x []float64) (float64, []float64, error) {
-		r, err := MarginLoss(x, b, steps, cfg)
-		*last = r
-		return r.Loss, r.DLogp, err
-	})
-	return n, last, err
-}

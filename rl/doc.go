@@ -66,12 +66,10 @@
 //
 // After the first update, which allocates what every later one reuses
 // (graph outputs, batches, trajectories, episodes, decoders), an update
-// allocates little: BenchmarkPPOUpdateFloDial (64 episodes of
-// flodial-easy, small preset, minibatches of 16, 2 epochs, a separate
-// critic) measured 181 allocations and 0.2 MB per update at one thread,
-// against 16.5k and 1.1 MB before the engine ran its programs itself and
-// the rollout recycled its episodes; most of what remains is the attention
-// kernels' worker closures and the update's bookkeeping.
+// allocates little; most of what it allocates is the attention kernels'
+// worker closures and the update's bookkeeping. BenchmarkPPOUpdateFloDial
+// (64 episodes of flodial-easy, small preset, minibatches of 16, 2 epochs,
+// a separate critic) reports it; its figures are in docs/bench.md.
 //
 // # From the policy gradient to the loss
 //
@@ -107,35 +105,42 @@
 //
 // GRPO drops the critic: the G rollouts of one prompt share the baseline
 // b = their mean reward, A_i = (r_i − b)/(σ + ε) (Dr.GRPO: r_i − b) on every
-// agent token of rollout i. A baseline only centres the estimate when it
-// does not depend on the rollout it scores; the group mean includes r_i,
-// which scales the expected gradient by (G−1)/G — a constant, the bias
-// verl accepts. Dividing by σ reweights prompts (low-variance groups count
-// more), which Dr.GRPO removes. A group whose rewards agree teaches nothing
-// (A = 0). Tests: kernels.TestGroupAdvantagesHandComputed,
-// TestGroupBaselineProperties; TestGRPOEpisodeLayout (G rollouts of each
+// agent token of rollout i. A baseline leaves the expected gradient alone
+// only when it does not depend on the rollout it scores, and the group mean
+// includes r_i. For Dr.GRPO (mean, no σ) the effect is exact: r_i − b =
+// ((G−1)/G)·(r_i − b_{−i}), with b_{−i} the mean of the other G−1 rewards,
+// which is independent of rollout i, so the expected gradient is (G−1)/G
+// times the policy gradient — a constant, provided each rollout's tokens
+// are weighted by a constant (seq-mean-token-sum, or Dr.GRPO's
+// seq-mean-token-sum-norm; token-mean's 1/T depends on the lengths). The
+// std-normalised GRPO (verl's default) divides by σ + ε, and σ depends on
+// every reward of the group, r_i included: its expected gradient is a sum
+// over prompts of the prompt's policy gradient times a factor that depends
+// on that prompt's reward distribution and on G, not a constant multiple of
+// ∇J. With 0/1 rewards and G = 8 the factor is 1.74 at success rate 0.5 and
+// 2.18 at 0.1 (exact enumeration of the 2^8 outcomes); as G grows it tends
+// to 1/σ_q, the prompt's reward standard deviation, so prompts whose
+// rewards vary little count more, the reweighting Dr.GRPO removes. A group
+// whose rewards agree teaches nothing (A = 0). Tests:
+// kernels.TestGroupAdvantagesHandComputed, TestGroupBaselineProperties; TestGRPOEpisodeLayout (G rollouts of each
 // prompt share a group id); TestGRPOLearnsBandit, TestGSPOLearnsBandit.
 //
-// # AREW: why the margin becomes the advantage term Â = A + λu
+// # AREW: the correction Â = A + λu
 //
-// AREW maximises J + λ E[L̂_τ], with L̂_τ the mean log-likelihood of the
-// steps critiqued +1 minus that of the steps critiqued −1 (docs/arew.md §2).
-// A step's log-likelihood is the sum of its tokens' log π, so
-//
-//	∇ L̂_τ = Σ_s u_s ∇ log π(step s) = Σ_t u_{s(t)} ∇ log π(y_t),
-//	u_s = +1/|P|, −1/|N| or 0,
-//
-// a sum of exactly the policy-gradient form with u in the place of A. So
-// ∇(J + λ L̂) = E[Σ_t (A_t + λ u_t) ∇ log π(y_t)]: the policy gradient with
-// Â = A + λu. The kernel writes λu onto each token of its step
-// (kernels.TestMarginIsTheGradientOfThePaperMargin); at ratio 1 the clipped
-// surrogate's gradient with Â equals that of PPO(A) plus λ·MarginLoss under
-// the same aggregation (optim.TestAREWMarginEqualsAdvantageCorrection,
-// through gorgonia optim.TestGraphObjectivesAdd); off policy the correction
-// is importance-weighted and clipped like the rest
-// (optim.TestAREWMarginOffPolicyIsScaledByRatio). One-sided trajectories
-// get no correction (kernels.TestMarginOneSidedIsZero). The correction is
-// added after GAE and whitening, as in the released code
+// AREW adds λu to the advantages, u the per-step weights of the margin
+// L̂(ω;τ); optim/doc.go ("AREW") defines both and derives the equality
+// ∇(J + λE[L̂]) = E[Σ_t (A_t + λu_t) ∇ log π(y_t)] and its scope: it holds
+// for the batch surrogate, with the sampling policy (the sampled
+// trajectories) held fixed, at ratio 1 and unclipped, not for the true
+// objective, whose gradient has the extra term E[L̂ ∇ log π(τ)] that the
+// advantage form leaves out (optim.TestAREWMarginEqualsAdvantageCorrection,
+// through gorgonia optim.TestGraphObjectivesAdd; off policy the correction
+// is importance-weighted and clipped like the rest,
+// optim.TestAREWMarginOffPolicyIsScaledByRatio). This package computes u
+// from the steps' critiques and the kernel writes λu onto each token of its
+// step (kernels.TestMarginIsTheGradientOfThePaperMargin). One-sided
+// trajectories get no correction (kernels.TestMarginOneSidedIsZero).
+// The correction is added after GAE and whitening, as in the released code
 // (TestAdvantagesAREWStepMode; separate AS and BT margins:
 // TestAdvantagesSeparateMargins; selection and perturbation of critiques:
 // TestSelectCritiques, TestFlipRate). A turn the task judges token by

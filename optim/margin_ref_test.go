@@ -3,7 +3,16 @@ package optim
 import (
 	"fmt"
 	"sort"
+
+	G "gorgonia.org/gorgonia"
 )
+
+// This file is the reference implementation of AREW's margin as a loss,
+// which the tests compare the advantage form against
+// (TestAREWMarginEqualsAdvantageCorrection, TestGraphObjectivesAdd and
+// their neighbours). Training never computes this loss: it adds λ·u to the
+// advantages (kernels.MarginCorrection, called by rl's advantage step).
+// doc.go ("AREW") derives why the two agree and when.
 
 // Step is one decision of a trajectory (an AS query or a BT belief): the
 // tokens [Start, End) of the packed batch, inside one sequence, and its
@@ -17,7 +26,7 @@ type Step struct {
 type MarginConfig struct {
 	Lambda float64 // λ, the margin's weight
 	// Agg is the aggregation of the policy loss the margin is added to; the
-	// margin of trajectory τ is weighted by the weight ω_τ that Agg gives
+	// margin of trajectory τ is weighted by the weight w_τ that Agg gives
 	// τ's agent tokens. This is what makes the margin's gradient equal to
 	// the advantage correction λ·u under that aggregation.
 	Agg Agg
@@ -25,8 +34,8 @@ type MarginConfig struct {
 
 // MarginResult is the margin loss, its gradient and metrics.
 type MarginResult struct {
-	Loss  float64   // −λ Σ_τ ω_τ L̂_τ
-	DLogp []float64 // ∂Loss/∂logp_t (N) = −λ ω_τ u_t on agent tokens of steps
+	Loss  float64   // −λ Σ_τ w_τ L̂_τ
+	DLogp []float64 // ∂Loss/∂logp_t (N) = −λ w_τ u_t on agent tokens of steps
 	// MeanMargin is the mean of L̂_τ over the active trajectories.
 	MeanMargin float64
 	// Active counts the trajectories with both a +1 and a −1 step.
@@ -34,18 +43,17 @@ type MarginResult struct {
 }
 
 // MarginLoss is AREW's intra-trajectory likelihood margin as a loss to
-// minimise (docs/arew.md §2). For trajectory τ with steps s, let
-// log π(s) = Σ logp_t over the agent tokens of s, P_τ the steps with z = +1
-// and N_τ those with z = −1. Then
+// minimise, the reference the tests hold the advantage form to. For
+// trajectory τ with steps s, let log π(s) = Σ logp_t over the agent tokens
+// of s, P_τ the steps with z = +1 and N_τ those with z = −1. Then
 //
 //	L̂_τ  = (1/|P_τ|) Σ_{s∈P_τ} log π(s) − (1/|N_τ|) Σ_{s∈N_τ} log π(s)   (0 unless both sets are non-empty)
-//	Loss = −λ Σ_τ ω_τ L̂_τ
+//	Loss = −λ Σ_τ w_τ L̂_τ
 //
-// so ∂Loss/∂logp_t = −λ ω_τ u_s for t in step s, with u_s = +1/|P_τ|,
+// so ∂Loss/∂logp_t = −λ w_τ u_s for t in step s, with u_s = +1/|P_τ|,
 // −1/|N_τ| or 0: the same as adding λ·u_s to the advantage of every token
 // of s in a policy loss aggregated by cfg.Agg, at ratio 1
-// (TestAREWMarginEqualsAdvantageCorrection). Training uses that advantage
-// form; this loss is for teaching and for the test.
+// (TestAREWMarginEqualsAdvantageCorrection; doc.go, "AREW").
 //
 // Steps may come in any order; each must be non-empty, lie inside one
 // sequence and not overlap another.
@@ -130,4 +138,16 @@ func stepSequences(b Packed, steps []Step) ([]int, error) {
 		}
 	}
 	return seqOf, nil
+}
+
+// MarginLossNode is MarginLoss over the log-prob node logp, for the graph
+// tests.
+func MarginLossNode(logp *G.Node, b Packed, steps []Step, cfg MarginConfig) (*G.Node, *MarginResult, error) {
+	last := new(MarginResult)
+	n, err := SliceLoss(logp, "arew_margin", len(b.Mask), func(x []float64) (float64, []float64, error) {
+		r, err := MarginLoss(x, b, steps, cfg)
+		*last = r
+		return r.Loss, r.DLogp, err
+	})
+	return n, last, err
 }

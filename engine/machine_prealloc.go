@@ -15,8 +15,9 @@ import (
 // inserts where a node has several readers) in place when the register
 // allocator lets it overwrite an input, and otherwise clones its left
 // input and adds into the clone: a fresh tensor on every run. For the small
-// preset's PPO update that was ~38 MB per update, most of what a run still
-// allocated once the matmul outputs were kept (machine.go).
+// preset's PPO update those clones would be ~38 MB per update, more than
+// anything else a run allocates once the matmul outputs are kept
+// (machine.go).
 //
 // How. When the Machine is built it finds, among the program's exec
 // instructions, those of such ops that run on neither of gorgonia's other

@@ -25,9 +25,9 @@ package kernels
 // broadcasts its 6 values one at a time, so it can read them where they
 // are stored: from 6 row streams of a row-major A, or, for a transposed A,
 // from 6 adjacent values per k step, lda apart. A is reused only n/16
-// times, and for this model's n = 16..256 copying it cost 15–35% of the
-// kernel time (measured; for the attention backward's T×T by T×16
-// products, as much as the product), so A is packed into (k,6) slivers
+// times, and for this model's n = 16..256 copying it costs 15–35% of the
+// kernel time (for the attention backward's T×T by T×16 products, as much
+// as the product), so A is packed into (k,6) slivers
 // only for a last partial sliver.
 // Edge tiles need no special kernel: the full tile is computed into a
 // scratch tile and only its valid part is kept.

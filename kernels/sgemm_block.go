@@ -18,8 +18,7 @@ const (
 	// sgemmMinWork is the number of multiply-adds a goroutine must get
 	// before splitting pays: 2¹⁹ is 10–20 µs of work, more than handing a
 	// share to a helper and joining it costs even when the other core is
-	// busy (as measured when each share started a goroutine: 64×64×192 was
-	// slower on 2 goroutines than on 1 here).
+	// busy (docs/bench.md, "Sgemm's split threshold").
 	sgemmMinWork = 1 << 19
 )
 

@@ -8,7 +8,7 @@ import (
 // Helpers shared by the tasks whose hypothesis space is a small finite set
 // (MediQ's four options, FloDial's K faults): beliefs stated as one level
 // token per hypothesis, the consistent set C of hypotheses the evidence has
-// not ruled out, the consistent-set critiques (issue 3, item 5), expected
+// not ruled out, the consistent-set critiques, expected
 // information gain, and the per-episode belief measures.
 
 // LevelFormat is a belief written as one level token per hypothesis: level

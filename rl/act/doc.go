@@ -174,29 +174,27 @@
 // # Learnability
 //
 // The choice prompt puts the two candidates right after <bos>, before the
-// state (textworld.CriticPrompt). Placed after the state, where a state of
-// 100 to 316 tokens put them at a different position in every prompt, the
-// tiny model (learned absolute positions, two layers, d = 32) did not find
-// them: SFT on the correct choices of 1460 ALFWorld examples memorised the
-// training set (0.80 after 12 epochs) and stayed at chance held out (0.49
-// on 428 examples from 20 test games); the small preset did no better
-// (0.48), and neither did dropping the history (0.47) or the admissible list
-// (0.51) alone. Dropping both gave 0.73, and the candidates first with the
-// whole state after them 0.78–0.82, so the cause was where the candidates
-// sit, not the data size or the content. TestSupervisedALFWorldChoiceGeneralises
-// is that check on the shipped format.
+// state (textworld.CriticPrompt). After the state, where a state of 100 to
+// 316 tokens puts them at a different position in every prompt, the tiny
+// model (learned absolute positions, two layers, d = 32) does not find
+// them: SFT on the correct choices of 1460 ALFWorld examples memorises the
+// training set and stays at chance held out (0.49 on 428 examples from 20
+// test games), at the small preset too; with the candidates first and the
+// whole state after them it reaches 0.78–0.82. So what matters is where
+// the candidates sit, not the data size or the content (docs/act.md §7 has
+// the table). TestSupervisedALFWorldChoiceGeneralises is that check on the
+// shipped format.
 //
-// The ACT stage then needed two more changes (docs/act.md §7 has the
-// runs). π_θ0's coin-answered format examples (one random answer per
-// prompt) left it with a random preference per prompt, and GRPO from it
-// stayed at 0.52–0.56 held out; FormatData now shows every prompt with both
-// answers. Minibatches of 16 answers made the steps noise, and at lr 2e-3
-// the policy could collapse onto one slot; DefaultGRPOStage is 64 prompts ×
-// G = 4, the 256 answers one minibatch, lr 1e-3, under which the held-out
-// greedy accuracy climbed from 0.49 to 0.63 in 80 updates (sampled 0.48 →
-// 0.72) on π_θ0's own critic data. TestACTLearnsTheALFWorldChoice asserts
-// the climb on the real critic data: 0.52 → 0.65 held out in 100 updates,
-// sampled 0.48 → 0.69.
+// Two defaults of the ACT stage follow from docs/act.md §7's runs.
+// FormatData shows every prompt with both answers: with one random answer
+// per prompt, π_θ0 keeps a random preference per prompt and GRPO from it
+// stays at 0.52–0.56 held out. DefaultGRPOStage is 64 prompts × G = 4, the
+// 256 answers one minibatch, lr 1e-3: minibatches of 16 answers make the
+// steps noise, and at lr 2e-3 the policy can collapse onto one slot; under
+// the default the held-out greedy accuracy climbs from 0.49 to 0.63 in 80
+// updates (sampled 0.48 → 0.72) on π_θ0's own critic data.
+// TestACTLearnsTheALFWorldChoice asserts the climb on the real critic data:
+// 0.52 → 0.65 held out in 100 updates, sampled 0.48 → 0.69.
 //
 // # Studies
 //

@@ -85,7 +85,8 @@ func (m Modes) Get(mode string) *Measures {
 }
 
 // Measures are the means over the evaluated test instances
-// (tasks.Summary); the five the issue names first, then the others.
+// (tasks.Summary); the five measures of docs/arew.md ("Measures") first,
+// then the others.
 type Measures struct {
 	Success   Num `json:"success"`
 	ASProxy   Num `json:"as_proxy"`

@@ -25,8 +25,8 @@
 // (BT); the fifth belief is the final answer. Reward 1 if its argmax is the
 // true fault and unique, else 0.
 //
-// Easy and Hard differ, as issue 3 asks, in the number of candidates and in
-// the share of uninformative questions: Easy K = 6, PUseless 0.5, PNarrow 0.25
+// Easy and Hard differ in the number of candidates and in the share of
+// uninformative questions: Easy K = 6, PUseless 0.5, PNarrow 0.25
 // (the prototype's measured design); Hard K = 8, PUseless 0.6, PNarrow 0.2, so
 // a Hard table has on average 4.8 informative questions for 8 faults against
 // Easy's 6 for 6. Both: Q = 12, PUnknown 0.1, Levels 4. Every field of Config
@@ -147,7 +147,7 @@
 // yet the BT rule asks the belief to stay put, and once C = {truth} no reply
 // can raise the weight, so after YES/NO the right belief earns −1.
 //
-// Critiques "consistent" (the prototype's rules, issue 3 item 5), with C the
+// Critiques "consistent" (the prototype's rules), with C the
 // faults consistent with every reply before the turn:
 //
 //	AS: malformed −1; 0 once |C| ≤ 1; −1 for a repeat or a question whose

@@ -67,9 +67,9 @@ func EasyConfig() Config {
 		PUnknown: 0.1, Levels: 4, Critiques: "spec", Seed: 1}
 }
 
-// HardConfig is flodial-hard: K = 8 and more useless questions (issue 3:
-// Easy and Hard differ in the number of candidates and in how many questions
-// are uninformative).
+// HardConfig is flodial-hard: K = 8 and more useless questions (Easy and
+// Hard differ in the number of candidates and in how many questions are
+// uninformative).
 func HardConfig() Config {
 	c := EasyConfig()
 	c.Faults = 8

@@ -38,12 +38,12 @@
 // The reply to a query is the fact's value (absent, present, normal, low,
 // high), or unknown when the patient cannot answer. The paper's code answers
 // a question about an already-revealed fact (asked before, or given in the
-// prompt) with the same "cannot answer" text; issue 3 asks a repeated query to
-// get its own token. Reconciled: such a query gets REP, distinct from a
-// genuine unknown, and the critiques treat REP exactly as the paper treats the
-// revealed-fact "unknown" (AS −1; BT judged as after a reply with no new
-// fact). Only the token differs, so the agent can tell "you asked this
-// already" from "the patient does not know". A malformed query gets BAD.
+// prompt) with the same "cannot answer" text; here such a query gets its
+// own token, REP, distinct from a genuine unknown, and the critiques treat
+// REP exactly as the paper treats the revealed-fact "unknown" (AS −1; BT
+// judged as after a reply with no new fact). Only the token differs, so the
+// agent can tell "you asked this already" from "the patient does not know".
+// A malformed query gets BAD.
 //
 // # Tokens and the belief format
 //

@@ -223,8 +223,7 @@
 // 0.98–1.00. The random policy's C_BT is large because its guesses jump
 // about (only the positive jumps count); its BT proxy is negative.
 //
-// A strong episode costs 3–15 ms on this machine (BenchmarkStrongEpisode:
-// pe-g-s2 6.6, pe-g-s3 15, pe-f-d6 3.3, pe-f-d8 4.6 ms): the entropies
-// skip dominated queries, whose entropy is exactly 0 when every hypothesis
+// A strong episode costs a few milliseconds (BenchmarkStrongEpisode;
+// docs/bench.md, "Task episodes"): the entropies skip dominated queries, whose entropy is exactly 0 when every hypothesis
 // has positive weights (checked per task, tested against brute force).
 package pe

@@ -88,8 +88,8 @@ func specDual(f facts) int8 {
 	return -1
 }
 
-// consistentZ is the consistent-set critique (issue 3 item 5, adapted to
-// tool use):
+// consistentZ is the consistent-set critique (tasks/discrete.go's, adapted
+// to tool use):
 //
 //	−1  malformed or repeated
 //	±1  a diagnostic step: +1 if it splits the configurations still

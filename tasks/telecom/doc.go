@@ -1,5 +1,5 @@
 // Package telecom is a toy telecom support desk modelled on τ²-bench's telecom
-// domain (docs/arew.md §4, issue 3 item 2): a customer whose line or phone is
+// domain (docs/arew.md §4): a customer whose line or phone is
 // broken in one or two ways calls an agent, who reads the account and the
 // phone, repairs, and closes the call. Two settings are registered:
 //

@@ -23,8 +23,10 @@
 //     a paired comparison;
 //  4. write <dir>/<arm>/seed-<s>/: config.json (the run's resolved
 //     config), metrics.jsonl (one rl.Metrics per update), eval.jsonl (one
-//     EvalRecord per evaluation and mode) and checkpoints/policy.safetensors
-//     (the final policy).
+//     EvalRecord per evaluation and mode), tb/ (the same as TensorBoard
+//     events, verl's tag names where verl logs the quantity: tb.go),
+//     provenance.json (run.Provenance: commit, kernel set, CPU, wall time)
+//     and checkpoints/policy.safetensors (the final policy).
 //
 // After each run <dir>/summary.json is rewritten; at the end (or when ctx
 // is cancelled: the run in progress stops after its update) the summary,

@@ -12,6 +12,8 @@ import (
 
 	"arew/model"
 	"arew/rl"
+	"arew/run"
+	"arew/run/tensorboard"
 	"arew/tasks"
 )
 
@@ -22,6 +24,10 @@ const (
 	EvalFile      = "eval.jsonl"    // one EvalRecord per evaluation and mode
 	SamplesFile   = "samples.jsonl" // one Sample per transcribed episode
 	PolicyFile    = "checkpoints/policy.safetensors"
+	// ProvenanceFile is where and when the run ran (run.Provenance); it is
+	// the only file of a run with wall times.
+	ProvenanceFile = "provenance.json"
+	TBDir          = "tb" // TensorBoard event files (tb.go)
 )
 
 // RunConfig is one run of a study: its config.json.
@@ -126,6 +132,16 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		return nil, fmt.Errorf("study: %s seed %d: %w", arm.Name, seed, err)
 	}
 	defer tr.Close()
+	start := time.Now()
+	prov := run.Collect(start)
+	if err := writeJSON(filepath.Join(dir, ProvenanceFile), prov); err != nil {
+		return nil, err
+	}
+	tb, err := tensorboard.Create(filepath.Join(dir, TBDir))
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	defer tb.Close()
 
 	name := fmt.Sprintf("%s seed %d", arm.Name, seed)
 	r := &RunSum{Seed: seed, Status: "running", Curve: []Point{}}
@@ -135,10 +151,11 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 			return err
 		}
 		p, err := s.evaluate(policy, rc, evalPlan{update, s.cfg.Eval.split(), s.cfg.Eval.Episodes, ms}, evals, samples, name, arm.Name)
-		if err == nil {
-			r.Curve = append(r.Curve, p)
+		if err != nil {
+			return err
 		}
-		return err
+		r.Curve = append(r.Curve, p)
+		return tb.Scalars(int64(update), evalScalars("eval", p.Modes))
 	}
 	finish := func(status string, err error) (*RunSum, error) {
 		r.Status = status
@@ -149,6 +166,10 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		if status == "complete" {
 			last := r.Curve[len(r.Curve)-1].Modes
 			r.Final = &last
+		}
+		prov.Finish(time.Now(), time.Since(start))
+		if perr := writeJSON(filepath.Join(dir, ProvenanceFile), prov); perr != nil && err == nil {
+			err = perr
 		}
 		meta := map[string]string{"study": s.cfg.Name, "arm": arm.Name, "seed": strconv.FormatUint(seed, 10),
 			"update": strconv.Itoa(r.Done), "status": status}
@@ -178,6 +199,9 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		if err := metrics.Write(m); err != nil {
 			return finish("failed", err)
 		}
+		if err := tb.Scalars(int64(r.Done), metricScalars(m)); err != nil {
+			return finish("failed", err)
+		}
 		if s.afterUpdate != nil {
 			s.afterUpdate(arm.Name, seed, r.Done)
 		}
@@ -194,6 +218,9 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 			return finish("failed", err)
 		}
 		r.Test = &p.Modes
+		if err := tb.Scalars(int64(r.Done), evalScalars("test", p.Modes)); err != nil {
+			return finish("failed", err)
+		}
 	}
 	return finish("complete", nil)
 }

@@ -3,6 +3,7 @@ package study
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"os"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"arew/run"
 )
 
 // An arm's task config is merged onto the study's, its PPO patch decoded
@@ -141,6 +144,37 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 	}
 	assert.Len(t, sum.Ranking(1), 4, "every arm complete: all ranked")
 	assert.FileExists(t, filepath.Join(dir, PlotsDir, PhasePlot))
+
+	// Provenance: the study's attempts and each run's wall time.
+	var attempts []run.Provenance
+	data, err = os.ReadFile(filepath.Join(dir, ProvenanceFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &attempts))
+	require.Len(t, attempts, 1)
+	assert.NotEmpty(t, attempts[0].KernelSet)
+	assert.False(t, attempts[0].End.IsZero())
+	var prov run.Provenance
+	data, err = os.ReadFile(filepath.Join(dir, "mass", "seed-3", ProvenanceFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &prov))
+	assert.Positive(t, prov.WallSeconds)
+
+	// TensorBoard: the version event, 3 updates, evaluations at 0, 2, 3
+	// and the final test evaluation.
+	events, err := filepath.Glob(filepath.Join(dir, "mass", "seed-3", TBDir, "events.out.tfevents.*"))
+	require.NoError(t, err)
+	require.Len(t, events, 1)
+	data, err = os.ReadFile(events[0])
+	require.NoError(t, err)
+	records := 0
+	for len(data) >= 16 {
+		n := int(binary.LittleEndian.Uint64(data))
+		require.LessOrEqual(t, 16+n, len(data))
+		data = data[16+n:]
+		records++
+	}
+	assert.Empty(t, data)
+	assert.Equal(t, 1+3+3+1, records)
 	assert.Contains(t, string(rep), "![phase](plots/phase.png)")
 }
 

@@ -2,18 +2,22 @@ package study
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"arew/engine"
 	"arew/model"
 	"arew/rl"
 	"arew/rl/progress"
+	"arew/run"
 	"arew/tasks"
 )
 
@@ -117,6 +121,10 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 			return nil, err
 		}
 	}
+	attempts, err := s.startProvenance(resume)
+	if err != nil {
+		return nil, err
+	}
 	s.sum = newSummary(cfg)
 	fmt.Fprintf(progressOut, "== study %s → %s: %d arms × %d seeds × %d updates on %s (%s)\n",
 		cfg.Name, dir, len(cfg.Arms), len(cfg.Seeds), cfg.Updates, cfg.Task, cfg.Algo)
@@ -135,7 +143,33 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 	if werr := s.writeOutputs(); werr != nil && err == nil {
 		err = werr
 	}
+	attempts[len(attempts)-1].Finish(time.Now(), time.Since(s.start))
+	if werr := writeJSON(filepath.Join(dir, ProvenanceFile), attempts); werr != nil && err == nil {
+		err = werr
+	}
 	return s.sum, err
+}
+
+// startProvenance writes <dir>/provenance.json: the attempts of the study
+// so far (a resume appends one), each where and when it ran. It returns
+// them, the last one this attempt's, for the end to finish.
+func (s *study) startProvenance(resume bool) ([]run.Provenance, error) {
+	var attempts []run.Provenance
+	path := filepath.Join(s.dir, ProvenanceFile)
+	if resume {
+		data, err := engine.ReadFile(path, maxSummaryBytes)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, fmt.Errorf("study: resume: %w", err)
+		default:
+			if err := json.Unmarshal(data, &attempts); err != nil {
+				return nil, inputErr(fmt.Errorf("study: resume: %s: %w", ProvenanceFile, err))
+			}
+		}
+	}
+	attempts = append(attempts, run.Collect(s.start))
+	return attempts, writeJSON(path, attempts)
 }
 
 // armTask is the task of arm: the study's own when the arm changes

@@ -1,0 +1,64 @@
+// Package run holds what every run folder records beside its results, so a
+// reader can tell where a number came from: the provenance (commit, kernel
+// set, CPU, wall time) here, and the TensorBoard event files in
+// run/tensorboard.
+package run
+
+import (
+	"context"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"arew/kernels"
+)
+
+// Provenance is where and when a run (or a study) ran. Commit is the git
+// HEAD of the working directory the command ran in, with "+dirty" when
+// tracked files differ from it, or "unknown" where git or a checkout is
+// missing (a binary may run far from its source: the field says what the
+// directory held, which is what `go run` builds).
+type Provenance struct {
+	Commit      string    `json:"commit"`
+	KernelSet   string    `json:"kernel_set"` // kernels.Impl: avx512, avx2-fma or go
+	CPU         string    `json:"cpu"`        // the CPU's name and the SIMD features the kernels look at
+	Go          string    `json:"go"`
+	OS          string    `json:"os"`
+	Arch        string    `json:"arch"`
+	CPUs        int       `json:"cpus"`
+	GOMAXPROCS  int       `json:"gomaxprocs"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end,omitzero"`
+	WallSeconds float64   `json:"wall_seconds,omitempty"`
+}
+
+// Collect describes this process, started at start.
+func Collect(start time.Time) Provenance {
+	return Provenance{Commit: gitCommit(), KernelSet: kernels.Impl(), CPU: kernels.CPUFeatures(),
+		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0), Start: start.UTC().Round(time.Second)}
+}
+
+// Finish records the end and the wall time since Start.
+func (p *Provenance) Finish(end time.Time, wall time.Duration) {
+	p.End = end.UTC().Round(time.Second)
+	p.WallSeconds = wall.Round(time.Millisecond).Seconds()
+}
+
+// gitCommit is HEAD of the working directory's checkout ("+dirty" when a
+// tracked file differs), or "unknown"; git gets two seconds.
+func gitCommit() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	head, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	commit := strings.TrimSpace(string(head))
+	status, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
+	if err == nil && len(strings.TrimSpace(string(status))) > 0 {
+		commit += "+dirty"
+	}
+	return commit
+}

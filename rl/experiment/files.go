@@ -10,7 +10,7 @@ import (
 	"arew/tasks"
 )
 
-// The files of a run folder (README "Single runs"), each written through
+// The files of a run folder, each written through
 // rl's run-file writers (whole files atomically, logs one JSON line per
 // write):
 //

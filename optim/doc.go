@@ -168,7 +168,7 @@
 //	∇S = Σ_τ w_τ Σ_k (A_k + λ u_{t(k)}) ∇ log π_ω(y_k):
 //
 // the gradient of the policy-gradient surrogate with Â = A + λu. That is
-// the whole statement: ∇(J + λE[L̂]) = E[Σ_k (A_k + λu_k) ∇ log π(y_k)]
+// the whole statement: ∇(J + λE[L̂]) = E[Σ_k (A_k + λu_{t(k)}) ∇ log π(y_k)]
 // holds for the batch surrogate with the sampling policy fixed, at ratio 1
 // and unclipped, and not for the true objective. Differentiating the
 // expectation over τ ∼ π_ω adds E[L̂(ω;τ) ∇_ω log π_ω(τ)], the margin acting

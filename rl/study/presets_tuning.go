@@ -9,7 +9,7 @@ import (
 
 // The seeds of the FloDial protocol (docs/arew.md, "Protocol"): tuning
 // sweeps use TuningSeeds and read only the validation split; final studies
-// use FinalSeeds. No earlier study used either.
+// use FinalSeeds. No study reported in docs/arew.md §6 uses either.
 var (
 	TuningSeeds = []uint64{201, 202}
 	FinalSeeds  = []uint64{301, 302, 303, 304, 305}

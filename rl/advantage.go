@@ -95,6 +95,17 @@ type AdvantageStats struct {
 	// MeanAbsCorrection is the mean |λ·u| over agent tokens.
 	MeanAbsCorrection float64
 	Flipped           int
+	// AS and BT split the correction by the kind of step it lands on: the
+	// share of MeanAbsCorrection on that kind's tokens (the two add up to
+	// it), and the fractions of that kind's steps whose selected critique
+	// is +1 and −1 (after any perturbation) — where the credit goes.
+	AS, BT KindStats
+}
+
+// KindStats is AdvantageStats' view of one step kind.
+type KindStats struct {
+	AbsCorrection float64 // Σ |λ·u| on this kind's tokens / all agent tokens
+	Pos, Neg      float64 // fractions of this kind's steps with z = +1, −1
 }
 
 // Advantages fills b.Adv and b.Returns: the estimator, optional whitening,
@@ -164,6 +175,7 @@ func Advantages(b *Batch, cfg AdvantageConfig, update int, rng *rand.Rand) (Adva
 	}
 	if n > 0 {
 		st.MeanAbsCorrection = sum / float64(n)
+		st.AS, st.BT = kindStats(b, z, before, tasks.AS, n), kindStats(b, z, before, tasks.BT, n)
 	}
 	k := 0
 	for _, x := range both {
@@ -175,6 +187,35 @@ func Advantages(b *Batch, cfg AdvantageConfig, update int, rng *rand.Rand) (Adva
 		st.MarginTrajectories = float64(k) / float64(len(both))
 	}
 	return st, nil
+}
+
+// kindStats is the correction's share on kind's tokens (over agentTokens)
+// and the signs of kind's selected critiques z.
+func kindStats(b *Batch, z []int8, before []float32, kind tasks.Kind, agentTokens int) KindStats {
+	var ks KindStats
+	steps, pos, neg, sum := 0, 0, 0, 0.0
+	for i, k := range b.StepKinds {
+		if tasks.Kind(k) != kind {
+			continue
+		}
+		steps++
+		switch z[i] {
+		case 1:
+			pos++
+		case -1:
+			neg++
+		}
+		for j := b.Steps.Start[i]; j < b.Steps.End[i]; j++ {
+			if b.Packed.Mask[j] == 1 {
+				sum += math.Abs(float64(b.Adv[j] - before[j]))
+			}
+		}
+	}
+	ks.AbsCorrection = sum / float64(agentTokens)
+	if steps > 0 {
+		ks.Pos, ks.Neg = float64(pos)/float64(steps), float64(neg)/float64(steps)
+	}
+	return ks
 }
 
 // splitByKind returns the critiques of the AS steps and of the BT steps as

@@ -29,6 +29,12 @@ func TestAdvantagesAREWStepMode(t *testing.T) {
 	assert.InDeltaSlice(t, []float32{0, 1, 1, 0, 1, 0, 1}, b.Returns, 1e-6)
 	assert.Equal(t, 1.0, st.MarginTrajectories)
 	assert.InDelta(t, (0.2*3+0.4)/4, st.MeanAbsCorrection, 1e-6)
+	// Per kind: AS carries 0.2 on three tokens, BT 0.4 on one; the shares add up.
+	assert.InDelta(t, 0.6/4, st.AS.AbsCorrection, 1e-6)
+	assert.InDelta(t, 0.4/4, st.BT.AbsCorrection, 1e-6)
+	assert.InDelta(t, st.MeanAbsCorrection, st.AS.AbsCorrection+st.BT.AbsCorrection, 1e-9)
+	assert.Equal(t, KindStats{AbsCorrection: st.AS.AbsCorrection, Pos: 1, Neg: 0}, st.AS)
+	assert.Equal(t, KindStats{AbsCorrection: st.BT.AbsCorrection, Pos: 0, Neg: 1}, st.BT)
 
 	// Outside its window the correction is off.
 	cfg.AREW.Start = 5

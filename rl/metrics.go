@@ -40,8 +40,15 @@ type Metrics struct {
 	AREWTrajectories float64 `json:"arew_margin_trajectories"` // fraction with both a +1 and a −1 critique
 	AREWMeanAbs      float64 `json:"arew_mean_abs_correction"` // mean |λu| over agent tokens
 	AREWFlipped      int     `json:"arew_flipped"`
-	AdvMean          float64 `json:"adv_mean"` // over agent tokens, after the correction
-	AdvStd           float64 `json:"adv_std"`
+	// Where the correction goes, per step kind (AdvantageStats.AS, .BT).
+	AREWASAbs float64 `json:"arew_as_abs_correction"`
+	AREWBTAbs float64 `json:"arew_bt_abs_correction"`
+	AREWASPos float64 `json:"arew_as_pos"`
+	AREWASNeg float64 `json:"arew_as_neg"`
+	AREWBTPos float64 `json:"arew_bt_pos"`
+	AREWBTNeg float64 `json:"arew_bt_neg"`
+	AdvMean   float64 `json:"adv_mean"` // over agent tokens, after the correction
+	AdvStd    float64 `json:"adv_std"`
 
 	// Optimisation.
 	PolicyLoss     float64 `json:"policy_loss"` // the surrogate alone

@@ -183,6 +183,8 @@ func (t *trainer) Update() (Metrics, error) {
 	}
 	m.AREWActive = t.spec.adv.AREW.Active(u)
 	m.AREWTrajectories, m.AREWMeanAbs, m.AREWFlipped = st.MarginTrajectories, st.MeanAbsCorrection, st.Flipped
+	m.AREWASAbs, m.AREWBTAbs = st.AS.AbsCorrection, st.BT.AbsCorrection
+	m.AREWASPos, m.AREWASNeg, m.AREWBTPos, m.AREWBTNeg = st.AS.Pos, st.AS.Neg, st.BT.Pos, st.BT.Neg
 	m.AdvMean, m.AdvStd = agentMeanStd(b.Adv, b.Packed.Mask)
 	m.PrepSeconds = time.Since(start).Seconds()
 

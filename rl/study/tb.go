@@ -51,6 +51,12 @@ func metricScalars(m rl.Metrics) []tensorboard.Scalar {
 		{Tag: "arew/margin_trajectories", Value: m.AREWTrajectories},
 		{Tag: "arew/mean_abs_correction", Value: m.AREWMeanAbs},
 		{Tag: "arew/flipped", Value: float64(m.AREWFlipped)},
+		{Tag: "arew/as_abs_correction", Value: m.AREWASAbs},
+		{Tag: "arew/bt_abs_correction", Value: m.AREWBTAbs},
+		{Tag: "arew/as_pos", Value: m.AREWASPos},
+		{Tag: "arew/as_neg", Value: m.AREWASNeg},
+		{Tag: "arew/bt_pos", Value: m.AREWBTPos},
+		{Tag: "arew/bt_neg", Value: m.AREWBTNeg},
 		{Tag: "arew/skipped_steps", Value: float64(m.SkippedSteps)},
 	}
 }

@@ -24,7 +24,7 @@ func TestStudyModeRunsThePreset(t *testing.T) {
 	assert.Contains(t, stdout, "== study s: complete")
 	assert.Regexp(t, `\| arew-bt +\| final +\| sampled +\| +2 \|`, stdout)
 	assert.Regexp(t, `\| scripted strong +\|`, stdout)
-	assert.Contains(t, stdout, filepath.Join(dir, "plots", "arms.png"))
+	assert.Contains(t, stdout, filepath.Join(dir, "plots", "eval.png"))
 	assert.Contains(t, stdout, filepath.Join(dir, study.ReportFile))
 
 	// The study's base as -init: no base is built, the runs start from it.

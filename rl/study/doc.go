@@ -66,12 +66,15 @@
 //
 // # The plots
 //
-// Sampled evaluations against updates: <measure>.png overlays the arms
-// for one measure, arms.png has one panel per arm with every measure
-// (where the order of events — AS rising first, evidence use dipping, BT
-// recovering — can be read off one arm). A thin line is one seed, the bold
-// line with dots the mean over the seeds evaluated at that update; dashed
-// horizontal lines are the scripted baselines.
+// <measure>.png overlays the arms' sampled evaluations against updates
+// for one measure (thin: one seed; bold with dots: the mean over the seeds
+// evaluated at that update; dashed: the scripted baselines). eval.png has
+// one panel per measure and mode, each arm's mean over seeds with a ±1
+// standard deviation band; training.png the per-update training curves
+// (reward, approximate KL, entropy, clip fraction, margin size) from each
+// run's metrics.jsonl, smoothed over 10 updates, with the same bands; and
+// phase.png every run's path in the exact (I_AS, C_BT) plane with the
+// self-locking region drawn (docs/arew.md §3).
 //
 // # Shipped bases
 //

@@ -18,12 +18,11 @@ import (
 	"arew/engine"
 )
 
-// The plots (PNG) of a study's sampled evaluations (greedy ones in a
-// study that evaluates only greedily) against updates: one
-// file per measure with the arms overlaid (<key>.png), and arms.png with
-// one panel per arm holding every measure. In each, a thin line is one
-// seed and the bold line with dots is the mean over the seeds that reached
-// that update.
+// The plots (PNG) of a study: one file per measure with the arms overlaid
+// (<key>.png, the sampled evaluations, greedy ones in a study that
+// evaluates only greedily; a thin line is one seed, the bold line with dots
+// the mean over the seeds that reached that update), eval.png and
+// training.png (mean ± std bands, bands.go), and phase.png (phase.go).
 const (
 	plotDPI   = 110
 	seedWidth = 0.8 // points
@@ -88,16 +87,31 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 		return nil, err
 	}
 	out = append(out, filepath.Join(PlotsDir, PhasePlot))
-	panels, legend, err := armPanels(s)
+	panels, legend, err := evalBands(s)
 	if err != nil {
 		return nil, err
 	}
-	w, h := vg.Length(len(panels[0]))*5*vg.Inch+1.4*vg.Inch, vg.Length(len(panels))*3.6*vg.Inch
-	if err := savePNG(filepath.Join(dir, "arms.png"), w, h, panels, legend); err != nil {
+	w, h := vg.Length(len(panels[0]))*5*vg.Inch+2.2*vg.Inch, vg.Length(len(panels))*3*vg.Inch
+	if err := savePNG(filepath.Join(dir, EvalPlot), w, h, panels, legend); err != nil {
 		return nil, err
 	}
-	return append(out, filepath.Join(PlotsDir, "arms.png")), nil
+	out = append(out, filepath.Join(PlotsDir, EvalPlot))
+	panels, legend, err = trainingBands(s, filepath.Dir(dir))
+	if err != nil || panels == nil {
+		return out, err
+	}
+	w, h = vg.Length(len(panels[0]))*5*vg.Inch+2.2*vg.Inch, vg.Length(len(panels))*3*vg.Inch
+	if err := savePNG(filepath.Join(dir, TrainingPlot), w, h, panels, legend); err != nil {
+		return nil, err
+	}
+	return append(out, filepath.Join(PlotsDir, TrainingPlot)), nil
 }
+
+// The band plots' files in plots/ (bands.go).
+const (
+	EvalPlot     = "eval.png"
+	TrainingPlot = "training.png"
+)
 
 // PhasePlot is the phase plane's file in plots/ (phase.go).
 const PhasePlot = "phase.png"
@@ -232,50 +246,6 @@ var baselineDashes = [][]vg.Length{
 	{vg.Points(2), vg.Points(2)},
 	{vg.Points(6), vg.Points(3)},
 	{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)},
-}
-
-// armPanels is one panel per arm (two columns) with every measure.
-func armPanels(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
-	legend := plot.NewLegend()
-	cols := min(2, len(s.ArmOrder))
-	rows := (len(s.ArmOrder) + cols - 1) / cols
-	panels := make([][]*plot.Plot, rows)
-	for i := range panels {
-		panels[i] = make([]*plot.Plot, cols)
-	}
-	for a, name := range s.ArmOrder {
-		runs := s.Arms[name].Runs
-		seeds := "seeds"
-		if len(runs) == 1 {
-			seeds = "seed"
-		}
-		p := newPlot(fmt.Sprintf("%s (%d %s, %s)", name, len(runs), seeds, plotMode(s)), "mean over "+s.Split+" instances")
-		for i, m := range Reported {
-			if err := addSeeds(p, runs, m, i+1, plotMode(s)); err != nil {
-				return nil, legend, err
-			}
-		}
-		for i, m := range Reported {
-			th, err := addMean(p, runs, m, i+1, plotMode(s))
-			if err != nil {
-				return nil, legend, err
-			}
-			if a == 0 && th != nil {
-				legend.Add(m.Label, th)
-			}
-		}
-		fitY(p)
-		panels[a/cols][a%cols] = p
-	}
-	for r := range panels {
-		for c := range panels[r] {
-			if panels[r][c] == nil {
-				panels[r][c] = plot.New()
-				panels[r][c].HideAxes()
-			}
-		}
-	}
-	return panels, legend, nil
 }
 
 // fitY widens the [0, 1] range to any value outside it.

@@ -96,10 +96,10 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 	report, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	require.NoError(t, err)
 	for _, want := range []string{`\| vanilla +\| base +\| greedy +\| +2 \|`, `\| arew-bt +\| final +\| sampled +\| +2 \| .* ± `,
-		`\| arew \| 0.8 \|`, `\| scripted strong +\|`, `!\[success\]\(plots/success.png\)`, `!\[arms\]\(plots/arms.png\)`} {
+		`\| arew \| 0.8 \|`, `\| scripted strong +\|`, `!\[success\]\(plots/success.png\)`, `!\[eval\]\(plots/eval.png\)`, `!\[training\]\(plots/training.png\)`} {
 		assert.Regexp(t, want, string(report))
 	}
-	for _, m := range append(Reported, Measure{Key: "arms"}) {
+	for _, m := range append(Reported, Measure{Key: "eval"}, Measure{Key: "training"}, Measure{Key: "phase"}) {
 		png, err := os.ReadFile(filepath.Join(dir, PlotsDir, m.Key+".png"))
 		require.NoError(t, err)
 		assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), m.Key)

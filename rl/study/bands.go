@@ -1,0 +1,259 @@
+package study
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"arew/rl"
+)
+
+// The band plots: one panel per measure, each arm's mean over its seeds as
+// a line with a ±1 standard deviation band around it (no band for one
+// seed). eval.png has the in-training evaluations, a row per measure and
+// a column per mode (greedy, sampled); training.png has the per-update
+// training curves read from each run's metrics.jsonl, smoothed over
+// trainWindow updates.
+
+// trainWindow is the moving-average window of the training curves.
+const trainWindow = 10
+
+// curve is one run's values against updates.
+type curve []plotter.XY
+
+// meanBand is the mean and sample std over curves at every x some curve
+// has (std NaN where fewer than two do).
+func meanBand(curves []curve) (xs, mean, std []float64) {
+	at := map[float64][]float64{}
+	for _, c := range curves {
+		for _, p := range c {
+			if !math.IsNaN(p.Y) {
+				at[p.X] = append(at[p.X], p.Y)
+			}
+		}
+	}
+	for x := range at {
+		xs = append(xs, x)
+	}
+	slices.Sort(xs)
+	for _, x := range xs {
+		m, s, _ := MeanStd(at[x])
+		mean, std = append(mean, m), append(std, s)
+	}
+	return xs, mean, std
+}
+
+// addBand draws curves' mean in colour i with its ±std band; it returns the
+// line for the legend (nil when there is nothing to draw).
+func addBand(p *plot.Plot, curves []curve, i int) (plot.Thumbnailer, error) {
+	xs, mean, std := meanBand(curves)
+	if len(xs) == 0 {
+		return nil, nil
+	}
+	var band plotter.XYs
+	for k := range xs {
+		if !math.IsNaN(std[k]) {
+			band = append(band, plotter.XY{X: xs[k], Y: mean[k] + std[k]})
+		}
+	}
+	for k := len(xs) - 1; k >= 0; k-- {
+		if !math.IsNaN(std[k]) {
+			band = append(band, plotter.XY{X: xs[k], Y: mean[k] - std[k]})
+		}
+	}
+	if len(band) >= 4 {
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+		poly.Color = colour(i, 0x38)
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+	}
+	line := make(plotter.XYs, len(xs))
+	for k := range xs {
+		line[k] = plotter.XY{X: xs[k], Y: mean[k]}
+	}
+	l, err := plotter.NewLine(line)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	l.Color, l.Width = colour(i, 0xff), vg.Points(2)
+	p.Add(l)
+	return l, nil
+}
+
+// evalBands is eval.png's panels: a row per Reported measure, a column per
+// evaluated mode, every arm's mean ± std over seeds, and the scripted
+// baselines dashed.
+func evalBands(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
+	legend := plot.NewLegend()
+	var modes []string
+	for _, mode := range []string{"greedy", "sampled"} {
+		if s.Modes == mode || s.Modes == "both" {
+			modes = append(modes, mode)
+		}
+	}
+	panels := make([][]*plot.Plot, len(Reported))
+	for r, m := range Reported {
+		for c, mode := range modes {
+			p := newPlot(fmt.Sprintf("%s, %s (%d %s instances)", m.Label, mode, s.Episodes, s.Split), m.Label)
+			for i, name := range s.ArmOrder {
+				var curves []curve
+				for _, run := range s.Arms[name].Runs {
+					curves = append(curves, curve(series(run, m, mode)))
+				}
+				th, err := addBand(p, curves, i)
+				if err != nil {
+					return nil, legend, err
+				}
+				if r == 0 && c == 0 && th != nil {
+					legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(curves))), th)
+				}
+			}
+			for k, bl := range s.Baselines {
+				v := m.Get(bl.Measures)
+				if math.IsNaN(v) {
+					continue
+				}
+				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: v}, {X: float64(s.Updates), Y: v}})
+				if err != nil {
+					return nil, legend, fmt.Errorf("plots: %w", err)
+				}
+				l.Color, l.Width, l.Dashes = colour(0, 0xc0), vg.Points(1), baselineDashes[k%len(baselineDashes)]
+				p.Add(l)
+				if r == 0 && c == 0 {
+					legend.Add(bl.Name, l)
+				}
+			}
+			fitY(p)
+			panels[r] = append(panels[r], p)
+		}
+	}
+	return panels, legend, nil
+}
+
+// trainingCurves are the per-update training measures of training.png.
+var trainingCurves = []struct {
+	label string
+	get   func(rl.Metrics) float64
+}{
+	{"reward (train episodes)", func(m rl.Metrics) float64 { return m.Reward }},
+	{"approx. KL (ppo_kl)", func(m rl.Metrics) float64 { return m.ApproxKL }},
+	{"entropy", func(m rl.Metrics) float64 { return m.Entropy }},
+	{"clip fraction", func(m rl.Metrics) float64 { return m.ClipFrac }},
+	{"margin size (mean |λu|)", func(m rl.Metrics) float64 { return m.AREWMeanAbs }},
+}
+
+// readMetrics reads a run's metrics.jsonl (nil if it has none).
+func readMetrics(path string) ([]rl.Metrics, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	defer f.Close()
+	var out []rl.Metrics
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var m rl.Metrics
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			return nil, fmt.Errorf("plots: %s: %w", path, err)
+		}
+		out = append(out, m)
+	}
+	return out, sc.Err()
+}
+
+// smoothed is get over ms as a curve against the update (1-based), each
+// point the mean of the last trainWindow finite values.
+func smoothed(ms []rl.Metrics, get func(rl.Metrics) float64) curve {
+	var out curve
+	var window []float64
+	for k, m := range ms {
+		if v := get(m); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			window = append(window, v)
+		}
+		if len(window) > trainWindow {
+			window = window[1:]
+		}
+		if len(window) > 0 {
+			mean, _, _ := MeanStd(window)
+			out = append(out, plotter.XY{X: float64(k + 1), Y: mean})
+		}
+	}
+	return out
+}
+
+// trainingBands is training.png's panels (two columns) from the runs'
+// metrics.jsonl under dir; nil when no run has metrics.
+func trainingBands(s *Summary, dir string) ([][]*plot.Plot, plot.Legend, error) {
+	legend := plot.NewLegend()
+	metrics := map[string][][]rl.Metrics{}
+	any := false
+	for _, name := range s.ArmOrder {
+		for _, r := range s.Arms[name].Runs {
+			ms, err := readMetrics(filepath.Join(dir, name, "seed-"+strconv.FormatUint(r.Seed, 10), MetricsFile))
+			if err != nil {
+				return nil, legend, err
+			}
+			metrics[name] = append(metrics[name], ms)
+			any = any || len(ms) > 0
+		}
+	}
+	if !any {
+		return nil, legend, nil
+	}
+	cols := 2
+	rows := (len(trainingCurves) + cols - 1) / cols
+	panels := make([][]*plot.Plot, rows)
+	for k, tc := range trainingCurves {
+		p := newPlot(fmt.Sprintf("%s (mean of the last %d updates)", tc.label, trainWindow), tc.label)
+		p.Y.Min, p.Y.Max = math.Inf(1), math.Inf(-1)
+		for i, name := range s.ArmOrder {
+			var curves []curve
+			for _, ms := range metrics[name] {
+				curves = append(curves, smoothed(ms, tc.get))
+			}
+			th, err := addBand(p, curves, i)
+			if err != nil {
+				return nil, legend, err
+			}
+			if k == 0 && th != nil {
+				legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(curves))), th)
+			}
+		}
+		if math.IsInf(p.Y.Min, 0) { // nothing drawn
+			p.Y.Min, p.Y.Max = 0, 1
+		}
+		panels[k/cols] = append(panels[k/cols], p)
+	}
+	for r := range panels {
+		for len(panels[r]) < cols {
+			empty := plot.New()
+			empty.HideAxes()
+			panels[r] = append(panels[r], empty)
+		}
+	}
+	return panels, legend, nil
+}
+
+// seedCount is "1 seed" or "n seeds".
+func seedCount(n int) string {
+	if n == 1 {
+		return "1 seed"
+	}
+	return strconv.Itoa(n) + " seeds"
+}

@@ -1,3 +1,5 @@
+//go:build long
+
 package act
 
 import (
@@ -38,9 +40,6 @@ func learnableChoices(t *testing.T, env *Env, n int, seed uint64) ([]CriticExamp
 // at chance, GRPO on the choice task raises both the sampled accuracy and
 // the greedy held-out accuracy — the reward reaches the right slot.
 func TestACTLearnsALearnableChoice(t *testing.T) {
-	if testing.Short() {
-		t.Skip("GRPO on a tiny model")
-	}
 	env := mustEnv(t)
 	train, pairs := learnableChoices(t, env, 256, 1)
 	test, _ := learnableChoices(t, env, 64, 2)
@@ -74,9 +73,6 @@ func TestACTLearnsALearnableChoice(t *testing.T) {
 // expert's action lifts a policy that knows the commands but not which
 // state wants which from chance (1/3) towards the expert.
 func TestRLLearnsALearnableNextAction(t *testing.T) {
-	if testing.Short() {
-		t.Skip("GRPO on a tiny model")
-	}
 	env := mustEnv(t)
 	v := env.Vocab
 	cmds := []string{"go to fridge 1", "go to cabinet 2", "open drawer 1", "look"}

@@ -1,3 +1,5 @@
+//go:build long
+
 package act
 
 import (
@@ -42,9 +44,6 @@ func alfworldChoices(t *testing.T) (*Env, *model.Model, []CriticExample, []Criti
 // data judges held-out states well above chance. With the candidates
 // after the state (the first format) the same check stayed at 0.49.
 func TestSupervisedALFWorldChoiceGeneralises(t *testing.T) {
-	if testing.Short() {
-		t.Skip("SFT on 1.4k choice prompts")
-	}
 	env, pi0, train, held := alfworldChoices(t)
 	v := env.Vocab
 	var demos []*rl.Trajectory
@@ -72,9 +71,6 @@ func TestSupervisedALFWorldChoiceGeneralises(t *testing.T) {
 // accuracy climbs and the greedy held-out accuracy ends well above π_θ0's
 // chance.
 func TestACTLearnsTheALFWorldChoice(t *testing.T) {
-	if testing.Short() {
-		t.Skip("100 GRPO updates on the ALFWorld choice")
-	}
 	env, pi0, train, held := alfworldChoices(t)
 	before, _, err := ChoiceAccuracy(pi0, env.Vocab, ChoiceSlot, held)
 	require.NoError(t, err)

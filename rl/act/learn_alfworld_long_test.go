@@ -4,6 +4,7 @@ package act
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,23 +21,47 @@ import (
 // expert pairs, act-table1's π_θ0 settings), D_critic on those 60 training
 // games and held-out critic examples on 20 test games. act-table1 itself
 // now trains on 200 games (§8); 60 keep these checks at about two
-// minutes.
+// minutes. It is built once and shared by the tests below: none of them
+// changes π_θ0 or the data (TrainACT and TrainSFT train copies).
 func alfworldChoices(t *testing.T) (*Env, *model.Model, []CriticExample, []CriticExample) {
 	t.Helper()
+	alfworldOnce.Do(func() { alfworldFix, alfworldErr = buildALFWorldChoices() })
+	require.NoError(t, alfworldErr)
+	return alfworldFix.env, alfworldFix.pi0, alfworldFix.train, alfworldFix.held
+}
+
+type choiceFixture struct {
+	env         *Env
+	pi0         *model.Model
+	train, held []CriticExample
+}
+
+var (
+	alfworldOnce sync.Once
+	alfworldFix  choiceFixture
+	alfworldErr  error
+)
+
+func buildALFWorldChoices() (f choiceFixture, err error) {
 	cfg := tableRun("alfworld", 0)
 	cfg.Games = 60
 	cfg.Seed, cfg.Collect.Seed = 1, 1
-	env := mustEnv(t)
-	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, textworld.History)
-	require.NoError(t, err)
-	ctx := AutoContext(env, pairs, cfg.Collect.MaxAction)
-	pi0, _, err := InitialPolicy(context.Background(), env.Vocab, cfg.Preset, ctx, pairs, cfg.InitShare, ChoiceSlot, cfg.Init, cfg.Seed)
-	require.NoError(t, err)
-	train, _, err := CriticData(pi0, env, textworld.Train, 0, cfg.Games, cfg.Collect)
-	require.NoError(t, err)
-	held, _, err := CriticData(pi0, env, textworld.Test, 0, cfg.HeldOut, cfg.Collect)
-	require.NoError(t, err)
-	return env, pi0, train, held
+	if f.env, err = NewEnv("alfworld", nil); err != nil {
+		return f, err
+	}
+	pairs, err := f.env.ExpertPairs(textworld.Train, 0, cfg.Games, textworld.History)
+	if err != nil {
+		return f, err
+	}
+	ctx := AutoContext(f.env, pairs, cfg.Collect.MaxAction)
+	if f.pi0, _, err = InitialPolicy(context.Background(), f.env.Vocab, cfg.Preset, ctx, pairs, cfg.InitShare, ChoiceSlot, cfg.Init, cfg.Seed); err != nil {
+		return f, err
+	}
+	if f.train, _, err = CriticData(f.pi0, f.env, textworld.Train, 0, cfg.Games, cfg.Collect); err != nil {
+		return f, err
+	}
+	f.held, _, err = CriticData(f.pi0, f.env, textworld.Test, 0, cfg.HeldOut, cfg.Collect)
+	return f, err
 }
 
 // TestSupervisedALFWorldChoiceGeneralises: the capability check. A fresh

@@ -30,9 +30,6 @@ func tinyConfig(t *testing.T) Config {
 }
 
 func TestRunWritesEveryRow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains seven tiny models")
-	}
 	cfg := tinyConfig(t)
 	rep, err := Run(context.Background(), cfg)
 	require.NoError(t, err)
@@ -78,9 +75,6 @@ func (c endsAfter) Err() error {
 // with context.Canceled and no report; with checks to spare the same run
 // completes (so the checks are on the path, one per update or epoch).
 func TestRunStopsWhenTheContextEnds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains tiny models")
-	}
 	checks := -1
 	for _, n := range []int{0, 1, 3, 6, 1 << 30} {
 		cfg := tinyConfig(t)
@@ -108,9 +102,6 @@ func mustEnv(t *testing.T) *Env {
 }
 
 func TestTransferReusesTheLargerPresetsData(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains two presets")
-	}
 	src, dst := tinyConfig(t), tinyConfig(t)
 	src.Preset, src.Dir = "small", ""
 	dst.Rows = []string{RowACT, RowILwACT}
@@ -134,9 +125,6 @@ func TestTransferReusesTheLargerPresetsData(t *testing.T) {
 }
 
 func TestRunOnEveryEnvironment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains tiny models on three environments")
-	}
 	for _, c := range []struct {
 		env string
 		ood bool

@@ -3,8 +3,6 @@ package act
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,63 +10,42 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSmokeStudies runs both smoke presets end to end: every run's folder,
-// summary.json with the table's shape, report.md and the plots.
-func TestSmokeStudies(t *testing.T) {
-	if testing.Short() {
-		t.Skip("twelve small pipeline runs")
+// tinyStudy is a one-seed table study at unit-test size: ALFWorld and
+// WebShop pipelines of tinyConfig's size with four rows each.
+func tinyStudy(t *testing.T) StudyConfig {
+	var runs []Config
+	for _, env := range []string{"alfworld", "webshop"} {
+		c := tinyConfig(t)
+		c.Env, c.Games, c.Episodes, c.OODEpisodes = env, 2, 1, 0
+		c.Rows = []string{RowACT, RowIL, RowILwACT, RowRL}
+		runs = append(runs, c)
 	}
-	for _, tc := range []struct {
-		preset string
-		rows   int
-		folder string
-	}{
-		{"act-smoke", len(AllRows), "webshop/seed-2/report.json"},
-		{"act-transfer-smoke", 2 * len(AllRows), "transfer/seed-1/source-critic.jsonl"},
-	} {
-		t.Run(tc.preset, func(t *testing.T) {
-			cfg, err := StudyPreset(tc.preset)
-			require.NoError(t, err)
-			dir := t.TempDir()
-			sum, err := RunStudy(context.Background(), cfg, dir, testWriter{t})
-			require.NoError(t, err)
-			assert.Len(t, sum.Table, tc.rows)
-			for _, f := range []string{"summary.json", "report.md", "study.json", "plots/act-stage.png", "plots/table.png", tc.folder} {
-				assert.FileExists(t, filepath.Join(dir, f))
-			}
-			var back map[string]any
-			b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(b, &back))
-			assert.Len(t, back["table"], tc.rows)
-			assert.NotEmpty(t, sum.Orderings)
-			if tc.preset == "act-smoke" {
-				require.NotNil(t, sum.Table[0].WebShopReward, "the WebShop mean reward beside the table")
-				assert.Len(t, sum.Table[0].WebShopReward.PerSeed, len(cfg.Seeds))
-			}
-			assert.Len(t, sum.Curves, len(cfg.Seeds)*len(sum.order))
-			again, err := Summarize(dir)
-			require.NoError(t, err)
-			for _, pair := range [][2]any{{sum.Table, again.Table}, {sum.Offline, again.Offline}, {sum.Orderings, again.Orderings}} {
-				want, err := json.Marshal(pair[0]) // NaN cells compare as null
-				require.NoError(t, err)
-				got, err := json.Marshal(pair[1])
-				require.NoError(t, err)
-				assert.JSONEq(t, string(want), string(got), "rebuilt from the runs' report.json")
-			}
-		})
-	}
+	return StudyConfig{Name: "tiny", Kind: KindTable1, Seeds: []uint64{1}, Runs: runs}
 }
 
-// TestStudyStopsInsideARun: a context that ends during the second run of
-// act-smoke ends the study with ErrInterrupted, keeping the first run.
-func TestStudyStopsInsideARun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("small pipeline runs")
-	}
-	cfg, err := StudyPreset("act-smoke")
+// TestTinyStudyRunsAndStops is the quick version of TestSmokeStudies and
+// TestStudyStopsInsideARun (study_long_test.go, -tags long): a complete
+// tiny study writes its outputs and summarises back to the same table,
+// and one cut inside its second run ends with ErrInterrupted, keeping
+// the first.
+func TestTinyStudyRunsAndStops(t *testing.T) {
+	cfg := tinyStudy(t)
+	dir := t.TempDir()
+	sum, err := RunStudy(context.Background(), cfg, dir, testWriter{t})
 	require.NoError(t, err)
-	cfg.Seeds = cfg.Seeds[:1]
+	assert.Len(t, sum.Table, 4)
+	for _, f := range []string{"summary.json", "report.md", "study.json", "plots/act-stage.png", "plots/table.png",
+		"alfworld/seed-1/report.json", "webshop/seed-1/report.json"} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+	again, err := Summarize(dir)
+	require.NoError(t, err)
+	want, err := json.Marshal(sum.Table) // NaN cells compare as null
+	require.NoError(t, err)
+	got, err := json.Marshal(again.Table)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got), "rebuilt from the runs' report.json")
+
 	first := cfg
 	first.Runs = cfg.Runs[:1]
 	const plenty = 1 << 30
@@ -76,14 +53,11 @@ func TestStudyStopsInsideARun(t *testing.T) {
 	_, err = RunStudy(endsAfter{context.Background(), &left}, first, t.TempDir(), testWriter{t})
 	require.NoError(t, err)
 	left = plenty - left + 5 // the first run's checks and the study's, then 5 into the second run
-	dir := t.TempDir()
-	sum, err := RunStudy(endsAfter{context.Background(), &left}, cfg, dir, testWriter{t})
-	require.Error(t, err)
-	assert.True(t, errors.Is(err, ErrInterrupted), "%v", err)
+	dir = t.TempDir()
+	_, err = RunStudy(endsAfter{context.Background(), &left}, cfg, dir, testWriter{t})
+	assert.ErrorIs(t, err, ErrInterrupted)
 	assert.FileExists(t, filepath.Join(dir, "alfworld/seed-1/report.json"), "the finished run is kept")
 	assert.NoFileExists(t, filepath.Join(dir, "webshop/seed-1/report.json"), "the cut run is not")
-	assert.FileExists(t, filepath.Join(dir, "summary.json"))
-	require.NotNil(t, sum)
 }
 
 func TestStudyConfigRejectsBadInput(t *testing.T) {

@@ -11,22 +11,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestACTModeRunsThePreset(t *testing.T) {
-	if testing.Short() {
-		t.Skip("six small pipeline runs")
-	}
+// TestACTModeStopsAndRefusesAnExistingFolder is the quick part of
+// TestACTModeRunsThePreset (act_long_test.go, -tags long): with the
+// context already ended, -act writes the (empty) study's summary and
+// report, prints the table and exits 130; the folder it leaves needs
+// -force.
+func TestACTModeStopsAndRefusesAnExistingFolder(t *testing.T) {
 	out := t.TempDir()
-	stdout := runOK(t, "-act", "act-smoke", "-out", out, "-name", "a")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"-act", "act-smoke", "-out", out, "-name", "a"}, &stdout, &stderr, nil)
+	assert.Equal(t, exitInterrupted, code, "stderr: %s", stderr.String())
 	dir := filepath.Join(out, "a")
-	for _, f := range []string{"summary.json", "report.md", "plots/table.png", "plots/act-stage.png", "alfworld/seed-1/report.json"} {
+	for _, f := range []string{"study.json", "summary.json", "report.md"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
-	assert.Contains(t, stdout, "# ACT study a")
-	assert.Regexp(t, `\| rl-w-act +\|`, stdout)
-	assert.Contains(t, stdout, filepath.Join(dir, "report.md"))
+	assert.Contains(t, stdout.String(), "# ACT study a")
+	assert.Contains(t, stdout.String(), filepath.Join(dir, "report.md"))
 
-	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"-act", "act-smoke", "-out", out, "-name", "a"}, &bytes.Buffer{}, &stderr, nil)
+	stderr.Reset()
+	code = run(context.Background(), []string{"-act", "act-smoke", "-out", out, "-name", "a"}, &bytes.Buffer{}, &stderr, nil)
 	assert.Equal(t, exitUsage, code, "an existing folder needs -force")
 	assert.Contains(t, stderr.String(), "-force")
 }

@@ -120,20 +120,12 @@ func evalBands(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
 					legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(curves))), th)
 				}
 			}
-			for k, bl := range s.Baselines {
-				v := m.Get(bl.Measures)
-				if math.IsNaN(v) {
-					continue
-				}
-				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: v}, {X: float64(s.Updates), Y: v}})
-				if err != nil {
-					return nil, legend, fmt.Errorf("plots: %w", err)
-				}
-				l.Color, l.Width, l.Dashes = colour(0, 0xc0), vg.Points(1), baselineDashes[k%len(baselineDashes)]
-				p.Add(l)
-				if r == 0 && c == 0 {
-					legend.Add(bl.Name, l)
-				}
+			var lg *plot.Legend
+			if r == 0 && c == 0 {
+				lg = &legend
+			}
+			if err := addBaselines(p, s, m, lg); err != nil {
+				return nil, legend, err
 			}
 			fitY(p)
 			panels[r] = append(panels[r], p)

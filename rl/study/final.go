@@ -23,16 +23,7 @@ func (s *Summary) TestTable() string {
 			if len(evals) == 0 {
 				continue
 			}
-			row := []string{name, mode, strconv.Itoa(len(evals))}
-			for _, m := range Reported {
-				xs := make([]float64, len(evals))
-				for i, e := range evals {
-					xs[i] = m.Get(e)
-				}
-				mean, std, _ := MeanStd(xs)
-				row = append(row, f3(Num(mean))+" ± "+f3(Num(std)))
-			}
-			rows = append(rows, row)
+			rows = append(rows, append([]string{name, mode, strconv.Itoa(len(evals))}, meanStdCells(evals)...))
 		}
 	}
 	if len(rows) == 0 {

@@ -223,6 +223,16 @@ func measurePlot(s *Summary, m Measure) (*plot.Plot, plot.Legend, error) {
 			legend.Add(fmt.Sprintf("%s (mean of %d)", name, len(runs)), th)
 		}
 	}
+	if err := addBaselines(p, s, m, &legend); err != nil {
+		return nil, legend, err
+	}
+	fitY(p)
+	return p, legend, nil
+}
+
+// addBaselines draws the scripted baselines' values of m as dashed
+// horizontal lines, adding them to legend unless it is nil.
+func addBaselines(p *plot.Plot, s *Summary, m Measure, legend *plot.Legend) error {
 	for i, bl := range s.Baselines {
 		v := m.Get(bl.Measures)
 		if math.IsNaN(v) {
@@ -230,15 +240,16 @@ func measurePlot(s *Summary, m Measure) (*plot.Plot, plot.Legend, error) {
 		}
 		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: v}, {X: float64(s.Updates), Y: v}})
 		if err != nil {
-			return nil, legend, fmt.Errorf("plots: %w", err)
+			return fmt.Errorf("plots: %w", err)
 		}
 		l.Color, l.Width = color.Gray{Y: 0x30}, vg.Points(1)
 		l.Dashes = baselineDashes[i%len(baselineDashes)]
 		p.Add(l)
-		legend.Add(bl.Name, l)
+		if legend != nil {
+			legend.Add(bl.Name, l)
+		}
 	}
-	fitY(p)
-	return p, legend, nil
+	return nil
 }
 
 // baselineDashes tell the scripted baselines' lines apart.

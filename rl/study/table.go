@@ -34,20 +34,25 @@ func (s *Summary) Table() string {
 				if len(evals) == 0 {
 					continue
 				}
-				row := []string{name, phase, mode, fmt.Sprint(len(evals))}
-				for _, m := range Reported {
-					xs := make([]float64, len(evals))
-					for i, e := range evals {
-						xs[i] = m.Get(e)
-					}
-					mean, std, _ := MeanStd(xs)
-					row = append(row, f3(Num(mean))+" ± "+f3(Num(std)))
-				}
-				rows = append(rows, row)
+				rows = append(rows, append([]string{name, phase, mode, fmt.Sprint(len(evals))}, meanStdCells(evals)...))
 			}
 		}
 	}
 	return markdown(header, 3, rows)
+}
+
+// meanStdCells are "mean ± std" over evals of each Reported measure.
+func meanStdCells(evals []*Measures) []string {
+	var cells []string
+	for _, m := range Reported {
+		xs := make([]float64, len(evals))
+		for i, e := range evals {
+			xs[i] = m.Get(e)
+		}
+		mean, std, _ := MeanStd(xs)
+		cells = append(cells, f3(Num(mean))+" ± "+f3(Num(std)))
+	}
+	return cells
 }
 
 // BaselineTable is the Markdown table of the scripted baselines on the

@@ -3,6 +3,7 @@ package pe
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 
 	"arew/tasks"
 )
@@ -124,14 +125,33 @@ func DefaultConfig(setting string) (Config, error) {
 	return c, nil
 }
 
-// Limits that keep the vocabulary and the episode small.
+// Limits that keep the vocabulary and the episode small, and bound what one
+// task and one reset cost (docs/envserver.md, "Bounds"; measured by
+// tasks/serve's TestResetCostAtBounds): the particle set holds 16 bytes per
+// particle and attribute (≤ 512 KiB), an episode 4 bytes per particle, and
+// a table draw scans at most maxQuerySpace queries.
 const (
-	maxDims      = 12
-	maxMovies    = 16
-	maxScore     = 9
-	maxLevels    = 10
-	maxQueries   = 10
-	maxParticles = 1 << 16
+	maxDims          = 12
+	maxMovies        = 16
+	maxScore         = 9
+	maxLevels        = 10
+	maxQueries       = 10
+	maxParticles     = 1 << 14
+	maxParticleCells = 1 << 15 // Particles·Dims
+	maxQuerySpace    = 2048    // C(D, S)·C(M, 2), the distinct queries
+)
+
+// The feasibility check of MinInformative: of feasibilityDraws tables drawn
+// as instances draw theirs, at least feasibilityPass must have enough
+// non-dominated queries, so that an instance needs a few draws, not the
+// maxTableDraws that an impossible demand would scan before failing. A
+// query space of at most cheapQuerySpace queries is exempt: even
+// maxTableDraws scans of it take a few milliseconds.
+const (
+	feasibilityStream = 0x5045_4645_4153 // "PEFEAS"
+	feasibilityDraws  = 16
+	feasibilityPass   = 8
+	cheapQuerySpace   = 128
 )
 
 // Validate reports the first invalid field.
@@ -171,9 +191,48 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Critiques %q: want \"spec\" or \"consistent\"", c.Critiques)
 	case c.Particles < 2 || c.Particles > maxParticles:
 		return fmt.Errorf("Particles %d outside [2, %d]", c.Particles, maxParticles)
+	case c.Particles*c.Dims > maxParticleCells:
+		return fmt.Errorf("Particles·Dims = %d·%d over %d", c.Particles, c.Dims, maxParticleCells)
+	case c.numQueries() > maxQuerySpace:
+		return fmt.Errorf("C(Dims, Focus)·C(Movies, 2) = %d distinct queries, over %d: fewer movies or attributes", c.numQueries(), maxQuerySpace)
 	}
 	if c.Queries > c.numQueries() {
 		return fmt.Errorf("Queries %d exceeds the %d distinct queries", c.Queries, c.numQueries())
+	}
+	return c.feasible()
+}
+
+// feasible draws feasibilityDraws tables from the configuration's own
+// stream and requires that at least feasibilityPass of them have
+// MinInformative non-dominated queries: a demand the tables rarely meet
+// (a small ScoreSpread, a large MinInformative) is refused here rather than
+// costing every reset up to maxTableDraws scans of the query space.
+func (c Config) feasible() error {
+	need := c.MinInformative
+	if need == 0 {
+		need = c.Queries
+	}
+	if c.numQueries() <= cheapQuerySpace {
+		return nil
+	}
+	probe := &Task{cfg: c, qs: newQuerySpace(c.Dims, c.focusSize(), c.Movies)}
+	rng := rand.New(rand.NewPCG(c.Seed, feasibilityStream))
+	pass := 0
+	for range feasibilityDraws {
+		table := probe.drawTable(rng)
+		n := 0
+		for i := 0; i < probe.qs.size() && n < need; i++ {
+			if !dominated(probe.qs.query(i), table) {
+				n++
+			}
+		}
+		if n >= need {
+			pass++
+		}
+	}
+	if pass < feasibilityPass {
+		return fmt.Errorf("MinInformative %d is rarely met: %d of %d tables drawn have that many non-dominated queries (need %d): raise ScoreSpread or lower MinInformative",
+			need, pass, feasibilityDraws, feasibilityPass)
 	}
 	return nil
 }

@@ -53,8 +53,8 @@ func (c Config) validate() ([]fault, error) {
 	if c.MaxTurns < 2 || c.MaxTurns > maxTurnsLimit {
 		return nil, fmt.Errorf("MaxTurns must be in [2, %d], got %d", maxTurnsLimit, c.MaxTurns)
 	}
-	if c.LateTurn < 1 {
-		return nil, fmt.Errorf("LateTurn must be ≥ 1, got %d", c.LateTurn)
+	if c.LateTurn < 1 || c.LateTurn > maxTurnsLimit {
+		return nil, fmt.Errorf("LateTurn must be in [1, %d], got %d", maxTurnsLimit, c.LateTurn)
 	}
 	if !(c.PTwo >= 0 && c.PTwo <= 1) {
 		return nil, fmt.Errorf("PTwo must be in [0, 1], got %v", c.PTwo)

@@ -19,7 +19,9 @@ type ResetRequest struct {
 	Seed   *int64          `json:"seed,omitempty"`
 	Config json.RawMessage `json:"config,omitempty"` // the task's JSON overrides
 	// EpisodeID optionally names the episode (OpenEnv lets the client
-	// choose); by default the server draws one.
+	// choose); by default the server draws one. It is a label, not a
+	// secret and not necessarily unique: the token returned with it is
+	// what names the episode.
 	EpisodeID string `json:"episode_id,omitempty"`
 }
 
@@ -27,12 +29,14 @@ type ResetRequest struct {
 // JSON string or as an object {"text": "..."}.
 type StepRequest struct {
 	EpisodeID string          `json:"episode_id"`
+	Token     string          `json:"token"` // the episode's secret, from /reset
 	Action    json.RawMessage `json:"action"`
 }
 
 // CloseRequest is the body of POST /close.
 type CloseRequest struct {
 	EpisodeID string `json:"episode_id"`
+	Token     string `json:"token"`
 }
 
 // TurnInfo describes the turn the agent takes next.
@@ -56,7 +60,11 @@ type Observation struct {
 // Result is the reply to /reset and /step, in OpenEnv's shape plus the
 // episode id and info.
 type Result struct {
-	EpisodeID   string      `json:"episode_id"`
+	EpisodeID string `json:"episode_id"`
+	// Token is the episode's secret (in the reply to /reset only): /step,
+	// /state and /close must carry it; with a wrong one the episode is
+	// unknown (404).
+	Token       string      `json:"token,omitempty"`
 	Observation Observation `json:"observation"`
 	Reward      float64     `json:"reward"` // the outcome, at the end; 0 before
 	Done        bool        `json:"done"`
@@ -181,6 +189,9 @@ func actionText(raw json.RawMessage) (string, error) {
 	}
 	var obj struct {
 		Text *string `json:"text"`
+	}
+	if err := checkJSON([]byte(trimmed), map[string]bool{"text": true}); err != nil {
+		return "", fmt.Errorf(`action must be a string or {"text": string}: %v`, err)
 	}
 	dec := json.NewDecoder(strings.NewReader(trimmed))
 	dec.DisallowUnknownFields()

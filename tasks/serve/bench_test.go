@@ -84,17 +84,17 @@ func load(b *testing.B, loadClients int) {
 					failed.Store(err)
 					return
 				}
-				id := res.EpisodeID
+				first := res
 				for !res.Done {
 					t0 := time.Now()
-					if err := post(client, srv.URL+"/step", map[string]any{"episode_id": id, "action": randomMove(res.Observation.Turn, rng)}, &res); err != nil {
+					if err := post(client, srv.URL+"/step", act(first, randomMove(res.Observation.Turn, rng)), &res); err != nil {
 						failed.Store(err)
 						return
 					}
 					lat[c] = append(lat[c], time.Since(t0))
 				}
 				var closed map[string]any
-				if err := post(client, srv.URL+"/close", map[string]any{"episode_id": id}, &closed); err != nil {
+				if err := post(client, srv.URL+"/close", closeBody(first), &closed); err != nil {
 					failed.Store(err)
 					return
 				}

@@ -11,7 +11,7 @@ import (
 )
 
 // allowed are the statuses a handler may answer arbitrary input with.
-var allowed = map[int]bool{200: true, 400: true, 404: true, 409: true, 413: true, 503: true}
+var allowed = map[int]bool{200: true, 400: true, 404: true, 409: true, 413: true, 429: true, 503: true}
 
 // FuzzHandlers sends arbitrary bodies to /reset, /step and /close and
 // arbitrary episode ids to /state: the server must answer with one of the
@@ -64,13 +64,13 @@ func FuzzStepText(f *testing.F) {
 	s := testServer(f, func(c *Config) { c.MaxActionBytes = 1024 })
 	h := s.Handler()
 	var res Result
-	id := ""
+	id, token := "", ""
 	f.Fuzz(func(t *testing.T, text string) {
 		if id == "" || res.Done {
 			require.Equal(t, 200, call(t, h, "POST", "/reset", `{"task": "mediq"}`, &res))
-			id = res.EpisodeID
+			id, token = res.EpisodeID, res.Token
 		}
-		body, err := json.Marshal(map[string]string{"episode_id": id, "action": text})
+		body, err := json.Marshal(map[string]string{"episode_id": id, "token": token, "action": text})
 		require.NoError(t, err)
 		var step struct {
 			Result

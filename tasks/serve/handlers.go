@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -19,6 +21,10 @@ func (s *Server) health(*http.Request) (int, any, error) {
 var validID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // reset starts an episode: POST /reset {task, split, index | seed, config}.
+// The order keeps refusals cheap: the request is checked, then a slot is
+// reserved (the per-client and global limits, O(1)), and only then is the
+// task built (once per configuration, outside the store's lock) and the
+// episode made. A client that leaves meanwhile releases its slot.
 func (s *Server) reset(r *http.Request) (int, any, error) {
 	var req ResetRequest
 	if status, err := s.decode(r, &req); err != nil {
@@ -48,30 +54,109 @@ func (s *Server) reset(r *http.Request) (int, any, error) {
 	if req.EpisodeID != "" && !validID.MatchString(req.EpisodeID) {
 		return http.StatusBadRequest, nil, fmt.Errorf("episode_id must be 1 to 64 of A-Z a-z 0-9 _ . -")
 	}
-	ct, err := s.store.task(req.Task, req.Config)
-	if err != nil {
+	if err := s.checkConfig(req.Task, req.Config); err != nil {
 		return http.StatusBadRequest, nil, err
 	}
-	ep, err := ct.task.NewEpisode(split, int(index))
-	if err != nil {
-		return http.StatusBadRequest, nil, err
-	}
-	te := tasks.NewTextEpisode(ct.face, ep)
-	l := &live{task: req.Task, split: split, index: index, ep: te}
-	id, err := s.store.add(req.EpisodeID, l)
-	switch {
-	case errors.Is(err, errTaken):
-		return http.StatusConflict, nil, fmt.Errorf("episode_id %q is already in use", req.EpisodeID)
+	client := clientOf(r)
+	switch err := s.store.reserve(client); {
+	case errors.Is(err, errClientFull):
+		return http.StatusTooManyRequests, nil, fmt.Errorf("%d live episodes from %s, the limit per client: close finished ones (POST /close) or wait %v for idle ones to expire", s.cfg.MaxEpisodesPerClient, client, s.cfg.IdleTTL)
 	case errors.Is(err, errFull):
 		return http.StatusServiceUnavailable, nil, fmt.Errorf("%d live episodes, the limit: close finished ones (POST /close) or wait %v for idle ones to expire", s.cfg.MaxEpisodes, s.cfg.IdleTTL)
 	case err != nil:
 		return http.StatusInternalServerError, nil, err
 	}
+	committed := false
+	var entry *taskEntry
+	defer func() {
+		if !committed {
+			s.store.release(client)
+			if entry != nil {
+				s.store.unpin(entry)
+			}
+		}
+	}()
+	ctx := r.Context()
+	entry, status, err := s.store.task(ctx, req.Task, req.Config)
+	if err != nil {
+		return status, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return statusClientGone, nil, err
+	}
+	ep, err := entry.task.NewEpisode(split, int(index))
+	if err != nil {
+		return http.StatusBadRequest, nil, err
+	}
+	te := tasks.NewTextEpisode(entry.face, ep)
+	obs := Observation{Text: te.Observation(), System: entry.face.System(), Turn: turnOf(te)}
+	if err := ctx.Err(); err != nil {
+		return statusClientGone, nil, err
+	}
+	id := req.EpisodeID
+	if id == "" {
+		id = newID()
+	}
+	l := &live{id: id, client: client, task: req.Task, split: split, index: index, ep: te, entry: entry}
+	token := s.store.commit(l)
+	committed = true
 	return http.StatusOK, Result{
 		EpisodeID:   id,
-		Observation: Observation{Text: te.Observation(), System: ct.face.System(), Turn: turnOf(te)},
-		Info:        ResetInfo{Task: req.Task, Split: split.String(), Index: index, MaxTokens: ct.task.MaxTokens()},
+		Token:       token,
+		Observation: obs,
+		Info:        ResetInfo{Task: req.Task, Split: split.String(), Index: index, MaxTokens: entry.task.MaxTokens()},
 	}, nil
+}
+
+// checkConfig requires the config's keys to be exactly (in case too) the
+// field names of the task's configuration, as GET /tasks lists them; the
+// task's own decoder would match them case-insensitively.
+func (s *Server) checkConfig(name string, config json.RawMessage) error {
+	if len(config) == 0 {
+		return nil
+	}
+	fields, err := s.configFields(name)
+	if err != nil {
+		return err
+	}
+	if err := checkJSON(config, fields); err != nil {
+		return fmt.Errorf("config: %v", err)
+	}
+	return nil
+}
+
+// configFields is the set of top-level field names of the task's
+// configuration (made once per task name from its defaults).
+func (s *Server) configFields(name string) (map[string]bool, error) {
+	if f, ok := s.fields.Load(name); ok {
+		return f.(map[string]bool), nil
+	}
+	entry, status, err := s.store.task(context.Background(), name, nil)
+	if err != nil {
+		if status == http.StatusBadRequest {
+			return nil, err
+		}
+		return nil, fmt.Errorf("task %s: %v", name, err)
+	}
+	defer s.store.unpin(entry)
+	var m map[string]json.RawMessage
+	fields := map[string]bool{}
+	if err := json.Unmarshal(configOf(entry.task), &m); err == nil {
+		for k := range m {
+			fields[k] = true
+		}
+	}
+	s.fields.Store(name, fields)
+	return fields, nil
+}
+
+// clientOf is the remote IP of a request, the unit of the per-client limit.
+func clientOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // step plays one move: POST /step {episode_id, action}.
@@ -87,7 +172,7 @@ func (s *Server) step(r *http.Request) (int, any, error) {
 	if len(text) > s.cfg.MaxActionBytes {
 		return http.StatusBadRequest, nil, fmt.Errorf("action of %d bytes, over the limit of %d", len(text), s.cfg.MaxActionBytes)
 	}
-	l, status, err := s.lookup(req.EpisodeID)
+	l, status, err := s.lookup(req.EpisodeID, req.Token)
 	if err != nil {
 		return status, nil, err
 	}
@@ -106,6 +191,7 @@ func (s *Server) step(r *http.Request) (int, any, error) {
 		Tokens: append([]int32{}, ts.Parsed.Tokens...)}
 	res := Result{EpisodeID: l.id, Observation: Observation{Text: ts.Observation, Turn: turnOf(l.ep)}, Done: l.ep.Done()}
 	if res.Done {
+		s.store.markDone(l)
 		m := l.ep.Measures()
 		info.Measures = measureOf(m)
 		res.Reward = m.Reward
@@ -114,9 +200,18 @@ func (s *Server) step(r *http.Request) (int, any, error) {
 	return http.StatusOK, res, nil
 }
 
-// state reports an episode: GET /state?episode_id=….
+// state reports an episode: GET /state?episode_id=…&token=….
 func (s *Server) state(r *http.Request) (int, any, error) {
-	l, status, err := s.lookup(r.URL.Query().Get("episode_id"))
+	q := r.URL.Query()
+	for k, v := range q {
+		if k != "episode_id" && k != "token" {
+			return http.StatusBadRequest, nil, fmt.Errorf("unknown query parameter %q (episode_id and token)", k)
+		}
+		if len(v) > 1 {
+			return http.StatusBadRequest, nil, fmt.Errorf("query parameter %q given %d times", k, len(v))
+		}
+	}
+	l, status, err := s.lookup(q.Get("episode_id"), q.Get("token"))
 	if err != nil {
 		return status, nil, err
 	}
@@ -140,35 +235,56 @@ func (s *Server) close(r *http.Request) (int, any, error) {
 	if status, err := s.decode(r, &req); err != nil {
 		return status, nil, err
 	}
-	if req.EpisodeID == "" {
-		return http.StatusBadRequest, nil, fmt.Errorf(`missing "episode_id"`)
+	if status, err := checkIDs(req.EpisodeID, req.Token); err != nil {
+		return status, nil, err
 	}
-	if !s.store.remove(req.EpisodeID) {
-		return http.StatusNotFound, nil, fmt.Errorf("unknown episode %q", req.EpisodeID)
+	if !s.store.remove(req.EpisodeID, req.Token) {
+		return http.StatusNotFound, nil, s.unknown(req.EpisodeID)
 	}
 	return http.StatusOK, map[string]any{"episode_id": req.EpisodeID, "closed": true}, nil
 }
 
-func (s *Server) lookup(id string) (*live, int, error) {
-	if id == "" {
-		return nil, http.StatusBadRequest, fmt.Errorf(`missing "episode_id"`)
+// lookup finds the episode with this id and token; a wrong token answers
+// exactly as an unknown id.
+func (s *Server) lookup(id, token string) (*live, int, error) {
+	if status, err := checkIDs(id, token); err != nil {
+		return nil, status, err
 	}
-	l, err := s.store.get(id)
+	l, err := s.store.get(id, token)
 	if err != nil {
-		return nil, http.StatusNotFound, fmt.Errorf("unknown episode %q (never started, closed, or idle for over %v)", id, s.cfg.IdleTTL)
+		return nil, http.StatusNotFound, s.unknown(id)
 	}
 	return l, 0, nil
 }
 
+func checkIDs(id, token string) (int, error) {
+	switch {
+	case id == "":
+		return http.StatusBadRequest, fmt.Errorf(`missing "episode_id"`)
+	case token == "":
+		return http.StatusBadRequest, fmt.Errorf(`missing "token" (the episode's secret, returned by /reset)`)
+	}
+	return 0, nil
+}
+
+// unknown is the one answer to an unknown id and to a wrong token.
+func (s *Server) unknown(id string) error {
+	return fmt.Errorf("unknown episode %q (never started, closed, idle for over %v, or not with this token)", id, s.cfg.IdleTTL)
+}
+
 // tasks lists the registered settings: GET /tasks.
-func (s *Server) tasks(*http.Request) (int, any, error) {
+func (s *Server) tasks(r *http.Request) (int, any, error) {
 	var out []TaskInfo
 	for _, name := range tasks.Names() {
-		ct, err := s.store.task(name, nil)
+		e, status, err := s.store.task(r.Context(), name, nil)
 		if err != nil {
-			return http.StatusInternalServerError, nil, err
+			if status == http.StatusBadRequest {
+				status = http.StatusInternalServerError
+			}
+			return status, nil, err
 		}
-		out = append(out, TaskInfo{Name: name, Config: configOf(ct.task), MaxTokens: ct.task.MaxTokens(), System: ct.face.System()})
+		out = append(out, TaskInfo{Name: name, Config: configOf(e.task), MaxTokens: e.task.MaxTokens(), System: e.face.System()})
+		s.store.unpin(e)
 	}
 	return http.StatusOK, map[string]any{"tasks": out, "answer_rules": tasks.AnswerRules}, nil
 }

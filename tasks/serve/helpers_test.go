@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 
@@ -70,6 +71,21 @@ func (s *shadow) move(t testing.TB) string {
 	_, _, err = s.ep.Step(a)
 	require.NoError(t, err)
 	return "<answer>" + s.face.Format(a) + "</answer>"
+}
+
+// act is the body of a step of episode res.
+func act(res Result, action any) map[string]any {
+	return map[string]any{"episode_id": res.EpisodeID, "token": res.Token, "action": action}
+}
+
+// closeBody is the body of POST /close for episode res.
+func closeBody(res Result) map[string]any {
+	return map[string]any{"episode_id": res.EpisodeID, "token": res.Token}
+}
+
+// stateURL is the path of GET /state for episode res.
+func stateURL(res Result) string {
+	return "/state?" + url.Values{"episode_id": {res.EpisodeID}, "token": {res.Token}}.Encode()
 }
 
 // clock is a settable time source.

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,18 +22,27 @@ type Config struct {
 	// MaxEpisodes bounds the live episodes; a reset beyond it first drops
 	// expired and finished episodes, else gets 503.
 	MaxEpisodes int
+	// MaxEpisodesPerClient bounds the live episodes started from one remote
+	// IP address (429 beyond it), so that one client cannot take every slot.
+	MaxEpisodesPerClient int
 	// IdleTTL: an episode untouched for longer is dropped (404 after).
 	IdleTTL time.Duration
-	// MaxTasks bounds the configured tasks kept for reuse.
-	MaxTasks int
+	// MaxTaskBytes bounds the estimated heap of the configured tasks held,
+	// whether cached for reuse or pinned by live episodes: the least
+	// recently used unpinned ones are dropped to make room, and a reset
+	// whose new configuration does not fit gets 503.
+	MaxTaskBytes int64
+	// MaxBuilds bounds the task builds (new configurations) that run at
+	// once; further ones queue.
+	MaxBuilds int
 	// Now is the clock (time.Now when nil), replaceable in tests.
 	Now func() time.Time
 }
 
 // DefaultConfig is what cmd/envserver starts with.
 func DefaultConfig() Config {
-	return Config{MaxBodyBytes: 64 << 10, MaxActionBytes: 16 << 10, MaxEpisodes: 4096,
-		IdleTTL: 10 * time.Minute, MaxTasks: 64}
+	return Config{MaxBodyBytes: 64 << 10, MaxActionBytes: 16 << 10, MaxEpisodes: 4096, MaxEpisodesPerClient: 1024,
+		IdleTTL: 10 * time.Minute, MaxTaskBytes: 64 << 20, MaxBuilds: 2}
 }
 
 // Validate reports the first bad field.
@@ -43,19 +54,24 @@ func (c Config) Validate() error {
 		return fmt.Errorf("MaxActionBytes must lie in [1, MaxBodyBytes], got %d", c.MaxActionBytes)
 	case c.MaxEpisodes < 1:
 		return fmt.Errorf("MaxEpisodes must be positive, got %d", c.MaxEpisodes)
+	case c.MaxEpisodesPerClient < 1:
+		return fmt.Errorf("MaxEpisodesPerClient must be positive, got %d", c.MaxEpisodesPerClient)
 	case c.IdleTTL <= 0:
 		return fmt.Errorf("IdleTTL must be positive, got %v", c.IdleTTL)
-	case c.MaxTasks < 1:
-		return fmt.Errorf("MaxTasks must be positive, got %d", c.MaxTasks)
+	case c.MaxTaskBytes < 1<<20:
+		return fmt.Errorf("MaxTaskBytes must be at least 1 MiB (one task at the config bounds), got %d", c.MaxTaskBytes)
+	case c.MaxBuilds < 1:
+		return fmt.Errorf("MaxBuilds must be positive, got %d", c.MaxBuilds)
 	}
 	return nil
 }
 
 // Server serves the registered tasks' text episodes over HTTP and JSON.
 type Server struct {
-	cfg   Config
-	store *store
-	mux   *http.ServeMux
+	cfg    Config
+	store  *store
+	fields sync.Map // task name → its config's field names
+	mux    *http.ServeMux
 	// methods maps each endpoint's path to its method, for 405 answers.
 	methods map[string]string
 }
@@ -69,7 +85,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, store: newStore(cfg.MaxEpisodes, cfg.MaxTasks, cfg.IdleTTL, cfg.Now), mux: http.NewServeMux(), methods: map[string]string{}}
+	s := &Server{cfg: cfg, store: newStore(cfg), mux: http.NewServeMux(), methods: map[string]string{}}
 	s.route("GET /health", s.health)
 	s.route("GET /metadata", s.metadata)
 	s.route("GET /schema", s.schema)
@@ -90,7 +106,22 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Handler is the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
+
+// serveHTTP answers a path that is not clean (//reset, /./health,
+// /a/../reset, /reset/) with a JSON 404 where http.ServeMux would redirect
+// with an HTML body, then routes.
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if p == "" || p[0] != '/' || path.Clean(p) != p || r.Method == http.MethodConnect {
+		fail(w, http.StatusNotFound, "no such endpoint %s %q (see GET /metadata)", r.Method, p)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// TaskBytes is the estimated heap of the configured tasks held.
+func (s *Server) TaskBytes() int64 { return s.store.TaskBytes() }
 
 // Live is the number of episodes held.
 func (s *Server) Live() int { return s.store.Len() }
@@ -146,8 +177,9 @@ func fail(w http.ResponseWriter, status int, format string, args ...any) {
 	w.Write(append(b, '\n'))
 }
 
-// decode reads a bounded JSON body into v, rejecting unknown fields and
-// trailing data. It returns the status to answer with on failure.
+// decode reads a bounded JSON body into v, rejecting unknown fields, field
+// names in another case than v's, duplicate keys and trailing data. It
+// returns the status to answer with on failure.
 func (s *Server) decode(r *http.Request, v any) (int, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
@@ -160,7 +192,10 @@ func (s *Server) decode(r *http.Request, v any) (int, error) {
 	if strings.TrimSpace(string(body)) == "" {
 		body = []byte("{}")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	if err := checkJSON(body, jsonFields(v)); err != nil {
+		return http.StatusBadRequest, fmt.Errorf("bad JSON: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return http.StatusBadRequest, fmt.Errorf("bad JSON: %v", err)

@@ -61,7 +61,7 @@ func playHTTP(t *testing.T, h http.Handler, name string, config json.RawMessage,
 	for !res.Done {
 		require.Less(t, len(out), 100)
 		res = Result{}
-		require.Equal(t, http.StatusOK, call(t, h, "POST", "/step", map[string]any{"episode_id": out[0].EpisodeID, "action": sh.move(t)}, &res))
+		require.Equal(t, http.StatusOK, call(t, h, "POST", "/step", act(out[0], sh.move(t)), &res))
 		out = append(out, res)
 	}
 	return out
@@ -97,7 +97,7 @@ func TestPlayEqualsTokens(t *testing.T) {
 			again := playHTTP(t, h, name, config, 3)
 			require.Len(t, again, len(first))
 			for i := range first {
-				again[i].EpisodeID = first[i].EpisodeID
+				again[i].EpisodeID, again[i].Token = first[i].EpisodeID, first[i].Token
 				a, _ := json.Marshal(first[i])
 				b, _ := json.Marshal(again[i])
 				assert.JSONEq(t, string(a), string(b), "reply %d", i)
@@ -116,21 +116,21 @@ func TestStepInfo(t *testing.T) {
 		Info        StepInfo
 	}
 	// An unknown word: malformed by the parser, penalised as tokens.
-	require.Equal(t, http.StatusOK, call(t, h, "POST", "/step", map[string]any{"episode_id": res.EpisodeID, "action": "I ask:\nq99"}, &step))
+	require.Equal(t, http.StatusOK, call(t, h, "POST", "/step", act(res, "I ask:\nq99"), &step))
 	assert.True(t, step.Info.Malformed)
 	assert.Equal(t, int8(-1), step.Info.Critique)
 	assert.Contains(t, step.Info.ParseError, "q99")
 	assert.Contains(t, step.Observation.Text, "BAD")
 	assert.Nil(t, step.Info.TruthMass)
 	// The object form of an action; a belief has a truth mass.
-	require.Equal(t, http.StatusOK, call(t, h, "POST", "/step", map[string]any{"episode_id": res.EpisodeID, "action": map[string]string{"text": "<answer>1 1 1 1 1 1</answer>"}}, &step))
+	require.Equal(t, http.StatusOK, call(t, h, "POST", "/step", act(res, map[string]string{"text": "<answer>1 1 1 1 1 1</answer>"}), &step))
 	assert.Equal(t, "BT", step.Info.Kind)
 	assert.False(t, step.Info.Malformed)
 	require.NotNil(t, step.Info.TruthMass)
 	assert.InDelta(t, 1.0/6, *step.Info.TruthMass, 1e-9)
 
 	var st State
-	require.Equal(t, http.StatusOK, call(t, h, "GET", "/state?episode_id="+res.EpisodeID, nil, &st))
+	require.Equal(t, http.StatusOK, call(t, h, "GET", stateURL(res), nil, &st))
 	assert.Equal(t, 2, st.StepCount)
 	assert.Equal(t, int64(2), st.Index)
 	assert.Equal(t, "train", st.Split)
@@ -143,9 +143,10 @@ func TestErrors(t *testing.T) {
 	var res Result
 	require.Equal(t, http.StatusOK, call(t, h, "POST", "/reset", `{"task": "telecom-solo", "episode_id": "mine"}`, &res))
 	require.Equal(t, "mine", res.EpisodeID)
+	mine := res
 	done := Result{}
 	require.Equal(t, http.StatusOK, call(t, h, "POST", "/reset", `{"task": "telecom-solo"}`, &done))
-	require.Equal(t, http.StatusOK, call(t, h, "POST", "/step", map[string]any{"episode_id": done.EpisodeID, "action": "done"}, &done))
+	require.Equal(t, http.StatusOK, call(t, h, "POST", "/step", act(done, "done"), &done))
 	require.True(t, done.Done)
 
 	for _, c := range []struct {
@@ -166,20 +167,33 @@ func TestErrors(t *testing.T) {
 		{"config not an object", "POST", "/reset", `{"task": "mediq", "config": [1]}`, 400, "object"},
 		{"unknown config field", "POST", "/reset", `{"task": "mediq", "config": {"Roundz": 2}}`, 400, "Roundz"},
 		{"bad episode id", "POST", "/reset", `{"task": "mediq", "episode_id": "a b"}`, 400, "episode_id"},
-		{"episode id taken", "POST", "/reset", `{"task": "mediq", "episode_id": "mine"}`, 409, "in use"},
 		{"body too big", "POST", "/reset", `{"task": "` + strings.Repeat("x", 3000) + `"}`, 413, "over"},
-		{"no action", "POST", "/step", `{"episode_id": "mine"}`, 400, "action"},
-		{"action not text", "POST", "/step", `{"episode_id": "mine", "action": 3}`, 400, "action"},
-		{"action object with other fields", "POST", "/step", `{"episode_id": "mine", "action": {"message": "q1"}}`, 400, "action"},
-		{"action too long", "POST", "/step", map[string]any{"episode_id": "mine", "action": strings.Repeat("a ", 51)}, 400, "limit"},
+		{"duplicate key", "POST", "/reset", `{"task": "mediq", "task": "flodial-easy"}`, 400, "duplicate"},
+		{"duplicate nested key", "POST", "/reset", `{"task": "mediq", "config": {"Rounds": 2, "Rounds": 3}}`, 400, "duplicate"},
+		{"field in another case", "POST", "/reset", `{"Task": "mediq"}`, 400, "case-sensitive"},
+		{"config field in another case", "POST", "/reset", `{"task": "mediq", "config": {"rounds": 2}}`, 400, "case-sensitive"},
+		{"token field in another case", "POST", "/step", map[string]any{"episode_id": "mine", "Token": mine.Token, "action": "q1"}, 400, "case-sensitive"},
+		{"action field in another case", "POST", "/step", map[string]any{"episode_id": "mine", "token": mine.Token, "action": map[string]string{"Text": "q1"}}, 400, "action"},
+		{"no action", "POST", "/step", map[string]any{"episode_id": "mine", "token": mine.Token}, 400, "action"},
+		{"action not text", "POST", "/step", map[string]any{"episode_id": "mine", "token": mine.Token, "action": 3}, 400, "action"},
+		{"action object with other fields", "POST", "/step", map[string]any{"episode_id": "mine", "token": mine.Token, "action": map[string]string{"message": "q1"}}, 400, "action"},
+		{"action too long", "POST", "/step", act(mine, strings.Repeat("a ", 51)), 400, "limit"},
 		{"no episode id", "POST", "/step", `{"action": "q1"}`, 400, "episode_id"},
-		{"unknown episode", "POST", "/step", `{"episode_id": "nope", "action": "q1"}`, 404, "unknown episode"},
-		{"step after the end", "POST", "/step", map[string]any{"episode_id": done.EpisodeID, "action": "done"}, 409, "over"},
-		{"state of unknown episode", "GET", "/state?episode_id=nope", nil, 404, "unknown episode"},
+		{"no token", "POST", "/step", `{"episode_id": "mine", "action": "q1"}`, 400, "token"},
+		{"unknown episode", "POST", "/step", `{"episode_id": "nope", "token": "x", "action": "q1"}`, 404, "unknown episode"},
+		{"step after the end", "POST", "/step", act(done, "done"), 409, "over"},
+		{"state of unknown episode", "GET", "/state?episode_id=nope&token=x", nil, 404, "unknown episode"},
 		{"state without id", "GET", "/state", nil, 400, "episode_id"},
-		{"close unknown", "POST", "/close", `{"episode_id": "nope"}`, 404, "unknown episode"},
+		{"state without token", "GET", "/state?episode_id=mine", nil, 400, "token"},
+		{"state with a repeated parameter", "GET", stateURL(mine) + "&token=x", nil, 400, "times"},
+		{"state with an unknown parameter", "GET", stateURL(mine) + "&x=1", nil, 400, "unknown"},
+		{"close unknown", "POST", "/close", `{"episode_id": "nope", "token": "x"}`, 404, "unknown episode"},
 		{"wrong method", "GET", "/reset", nil, 405, "use POST"},
 		{"unknown path", "GET", "/play", nil, 404, "no such endpoint"},
+		{"double slash", "POST", "//reset", `{"task": "mediq"}`, 404, "no such endpoint"},
+		{"dot segment", "GET", "/./health", nil, 404, "no such endpoint"},
+		{"dot-dot segment", "GET", "/tasks/../health", nil, 404, "no such endpoint"},
+		{"trailing slash", "GET", "/health/", nil, 404, "no such endpoint"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var e map[string]string
@@ -188,8 +202,8 @@ func TestErrors(t *testing.T) {
 		})
 	}
 	var closed map[string]any
-	require.Equal(t, http.StatusOK, call(t, h, "POST", "/close", `{"episode_id": "mine"}`, &closed))
-	assert.Equal(t, http.StatusNotFound, call(t, h, "POST", "/step", `{"episode_id": "mine", "action": "q1"}`, nil))
+	require.Equal(t, http.StatusOK, call(t, h, "POST", "/close", map[string]any{"episode_id": "mine", "token": mine.Token}, &closed))
+	assert.Equal(t, http.StatusNotFound, call(t, h, "POST", "/step", act(mine, "q1"), nil))
 }
 
 func TestCapacityAndExpiry(t *testing.T) {
@@ -208,17 +222,17 @@ func TestCapacityAndExpiry(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, code, "full, nothing finished or expired")
 
 	// A finished episode makes room.
-	require.Equal(t, 200, call(t, h, "POST", "/step", map[string]any{"episode_id": a.EpisodeID, "action": "done"}, nil))
+	require.Equal(t, 200, call(t, h, "POST", "/step", act(a, "done"), nil))
 	c, code := reset()
 	require.Equal(t, 200, code)
-	assert.Equal(t, http.StatusNotFound, call(t, h, "GET", "/state?episode_id="+a.EpisodeID, nil, nil))
+	assert.Equal(t, http.StatusNotFound, call(t, h, "GET", stateURL(a), nil, nil))
 
 	// Idle past the TTL: gone.
 	clk.t = clk.t.Add(30 * time.Second)
-	require.Equal(t, 200, call(t, h, "GET", "/state?episode_id="+c.EpisodeID, nil, nil)) // touch c
+	require.Equal(t, 200, call(t, h, "GET", stateURL(c), nil, nil)) // touch c
 	clk.t = clk.t.Add(45 * time.Second)
-	assert.Equal(t, http.StatusNotFound, call(t, h, "POST", "/step", map[string]any{"episode_id": b.EpisodeID, "action": "bar"}, nil))
-	assert.Equal(t, 200, call(t, h, "POST", "/step", map[string]any{"episode_id": c.EpisodeID, "action": "bar"}, nil))
+	assert.Equal(t, http.StatusNotFound, call(t, h, "POST", "/step", act(b, "bar"), nil))
+	assert.Equal(t, 200, call(t, h, "POST", "/step", act(c, "bar"), nil))
 	clk.t = clk.t.Add(2 * time.Minute)
 	s.Sweep()
 	assert.Equal(t, 0, s.Live())
@@ -240,9 +254,9 @@ func TestConcurrentEpisodes(t *testing.T) {
 				t.Errorf("reset %s", name)
 				return
 			}
-			id := res.EpisodeID
+			first := res
 			for !res.Done {
-				if call(t, h, "POST", "/step", map[string]any{"episode_id": id, "action": sh.move(t)}, &res) != 200 {
+				if call(t, h, "POST", "/step", act(first, sh.move(t)), &res) != 200 {
 					t.Errorf("step %s", name)
 					return
 				}
@@ -261,7 +275,9 @@ func TestConfigValidate(t *testing.T) {
 		func(c *Config) { c.MaxActionBytes = int(c.MaxBodyBytes) + 1 },
 		func(c *Config) { c.MaxEpisodes = 0 },
 		func(c *Config) { c.IdleTTL = 0 },
-		func(c *Config) { c.MaxTasks = 0 },
+		func(c *Config) { c.MaxTaskBytes = 1000 },
+		func(c *Config) { c.MaxEpisodesPerClient = 0 },
+		func(c *Config) { c.MaxBuilds = 0 },
 	} {
 		c := DefaultConfig()
 		mod(&c)

@@ -2,10 +2,14 @@ package serve
 
 import (
 	"bytes"
+	"container/list"
+	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -15,77 +19,228 @@ import (
 // live is one episode held by the server. Its mutex orders the steps of
 // one episode; different episodes step concurrently.
 type live struct {
-	mu       sync.Mutex
-	id       string
-	task     string
-	split    tasks.Split
-	index    int64
-	ep       *tasks.TextEpisode
-	lastUsed time.Time // guarded by the store's mutex
+	mu     sync.Mutex
+	id     string // the client's name for it (not secret, not unique)
+	token  string // the server's secret: every call must carry it
+	client string // the remote IP that started it, for the per-client limit
+	task   string
+	split  tasks.Split
+	index  int64
+	ep     *tasks.TextEpisode
+	entry  *taskEntry // the configured task it pins
+
+	// Guarded by the store's mutex.
+	lastUsed time.Time
+	done     bool
+	elem     *list.Element // in store.active, or store.finished once done
 }
 
-// store holds the live episodes, at most max of them, and the configured
-// tasks they were made from.
+// taskEntry is one configured task, built once by the first request that
+// names its configuration (others wait on ready) and shared by every
+// episode of that configuration.
+type taskEntry struct {
+	key   string
+	ready chan struct{} // closed when the build ends; the fields below are then fixed
+	task  tasks.Task
+	face  *tasks.TextFace
+	err   error
+	code  int // the status err answers with
+
+	// Guarded by the store's mutex.
+	bytes int64         // estimated heap of task, face and key (sizeOf)
+	refs  int           // live episodes and requests holding it
+	idle  *list.Element // in store.idleTasks while built and unreferenced
+	built bool
+}
+
+// store holds the live episodes, at most maxEpisodes of them (perClient
+// for one remote IP), and the configured tasks they were made from, at
+// most maxTaskBytes of them (cached or pinned by episodes). Every
+// operation under its mutex is O(1) amortised: episodes sit in two lists,
+// unfinished and finished, each in order of last use, so expiry pops from
+// the back and eviction takes the back of the finished list.
 type store struct {
-	mu       sync.Mutex
-	max      int
-	ttl      time.Duration
-	now      func() time.Time
-	episodes map[string]*live
+	max, perClient int
+	ttl            time.Duration
+	now            func() time.Time
+	maxTaskBytes   int64
+	builds         chan struct{}    // a slot per concurrent task build
+	buildHook      func(key string) // tests: called as a build starts
 
-	tasksMu   sync.Mutex
-	maxTasks  int
-	taskList  []string // keys in insertion order, for eviction
-	taskByKey map[string]*cachedTask
-}
-
-type cachedTask struct {
-	task tasks.Task
-	face *tasks.TextFace
+	mu               sync.Mutex
+	byToken          map[string]*live
+	active, finished list.List // of *live, front = most recently used
+	pending          int       // reserved slots of resets in progress
+	clients          map[string]int
+	taskByKey        map[string]*taskEntry
+	idleTasks        list.List // of *taskEntry, front = most recently used
+	taskBytes        int64     // of the built entries in taskByKey
 }
 
 var (
-	errFull     = errors.New("too many live episodes")
-	errTaken    = errors.New("episode id already in use")
-	errNotFound = errors.New("unknown episode")
+	errFull       = errors.New("too many live episodes")
+	errClientFull = errors.New("too many live episodes for this client")
+	errNotFound   = errors.New("unknown episode")
 )
 
-func newStore(maxEpisodes, maxTasks int, ttl time.Duration, now func() time.Time) *store {
-	return &store{max: maxEpisodes, ttl: ttl, now: now, episodes: map[string]*live{},
-		maxTasks: maxTasks, taskByKey: map[string]*cachedTask{}}
+func newStore(cfg Config) *store {
+	s := &store{max: cfg.MaxEpisodes, perClient: cfg.MaxEpisodesPerClient, ttl: cfg.IdleTTL, now: cfg.Now,
+		maxTaskBytes: cfg.MaxTaskBytes, builds: make(chan struct{}, cfg.MaxBuilds),
+		byToken: map[string]*live{}, clients: map[string]int{}, taskByKey: map[string]*taskEntry{}}
+	s.active.Init()
+	s.finished.Init()
+	s.idleTasks.Init()
+	return s
 }
 
-// task makes (or reuses) the named task with config. Tasks are immutable
-// once made, so episodes of one configuration share one.
-func (s *store) task(name string, config json.RawMessage) (*cachedTask, error) {
+// task returns the named task with config, built once per configuration
+// outside the store's lock, and pins it: the caller must unpin it, or hand
+// the pin to an episode (commit). A caller whose ctx ends stops waiting
+// (the build, bounded by the tasks' config validation, completes for the
+// next caller, unless no one waits for it any more when its turn to build
+// comes). The status is that of the error.
+func (s *store) task(ctx context.Context, name string, config json.RawMessage) (*taskEntry, int, error) {
 	key, err := taskKey(name, config)
 	if err != nil {
-		return nil, err
+		return nil, http.StatusBadRequest, err
 	}
-	s.tasksMu.Lock()
-	defer s.tasksMu.Unlock()
-	if c, ok := s.taskByKey[key]; ok {
-		return c, nil
+	s.mu.Lock()
+	e, ok := s.taskByKey[key]
+	if !ok {
+		e = &taskEntry{key: key, ready: make(chan struct{})}
+		s.taskByKey[key] = e
+		go s.build(e, name, config)
 	}
-	t, err := tasks.New(name, config)
-	if err != nil {
-		return nil, err
+	s.pinLocked(e)
+	s.mu.Unlock()
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		s.unpin(e)
+		return nil, statusClientGone, fmt.Errorf("request cancelled while the task was built: %w", ctx.Err())
 	}
-	face, err := tasks.TextFaceOf(t)
-	if err != nil {
-		return nil, err
+	if e.err != nil {
+		s.unpin(e)
+		return nil, e.code, e.err
 	}
-	if len(s.taskList) >= s.maxTasks { // forget the oldest; its live episodes keep it
-		delete(s.taskByKey, s.taskList[0])
-		s.taskList = s.taskList[1:]
-	}
-	c := &cachedTask{task: t, face: face}
-	s.taskByKey[key] = c
-	s.taskList = append(s.taskList, key)
-	return c, nil
+	return e, 0, nil
 }
 
-// taskKey is name plus the compacted config; no config, null and {} are
+// statusClientGone answers a request whose client left (nobody reads it).
+const statusClientGone = http.StatusRequestTimeout
+
+// build makes e's task, at most cap(builds) at a time, then charges its
+// size to the task budget, evicting unreferenced tasks as needed; if the
+// budget is still exceeded (tasks pinned by live episodes fill it), the
+// build is refused with 503.
+func (s *store) build(e *taskEntry, name string, config json.RawMessage) {
+	s.builds <- struct{}{}
+	defer func() { <-s.builds }()
+	s.mu.Lock()
+	wanted := e.refs > 0
+	if !wanted {
+		s.failLocked(e, statusClientGone, errors.New("abandoned: every request for it left"))
+	}
+	s.mu.Unlock()
+	if !wanted {
+		return
+	}
+	if s.buildHook != nil {
+		s.buildHook(e.key)
+	}
+	t, face, err := buildTask(name, config)
+	var size int64
+	if err == nil {
+		size = sizeOf(t) + sizeOf(face) + int64(len(e.key))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.failLocked(e, http.StatusBadRequest, err)
+		return
+	}
+	s.evictTasksLocked(s.maxTaskBytes - size)
+	if s.taskBytes+size > s.maxTaskBytes {
+		s.failLocked(e, http.StatusServiceUnavailable, fmt.Errorf("task memory full: the configured tasks held by live episodes take %d of %d bytes and this one needs %d; close episodes of other configurations, or use a configuration already in use",
+			s.taskBytes, s.maxTaskBytes, size))
+		return
+	}
+	e.task, e.face, e.bytes, e.built = t, face, size, true
+	s.taskBytes += size
+	if e.refs == 0 {
+		e.idle = s.idleTasks.PushFront(e)
+	}
+	close(e.ready)
+}
+
+// buildTask makes the task and its text face; a panic (a task bug) is an
+// error, not a crashed server.
+func buildTask(name string, config json.RawMessage) (t tasks.Task, face *tasks.TextFace, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, face, err = nil, nil, fmt.Errorf("task %s: internal error: %v", name, p)
+		}
+	}()
+	if t, err = tasks.New(name, config); err != nil {
+		return nil, nil, err
+	}
+	if face, err = tasks.TextFaceOf(t); err != nil {
+		return nil, nil, err
+	}
+	return t, face, nil
+}
+
+// failLocked ends e's build with an error and forgets e, so that the next
+// request for its configuration tries again.
+func (s *store) failLocked(e *taskEntry, code int, err error) {
+	e.err, e.code = err, code
+	if s.taskByKey[e.key] == e {
+		delete(s.taskByKey, e.key)
+	}
+	close(e.ready)
+}
+
+func (s *store) pinLocked(e *taskEntry) {
+	e.refs++
+	if e.idle != nil {
+		s.idleTasks.Remove(e.idle)
+		e.idle = nil
+	}
+}
+
+func (s *store) unpin(e *taskEntry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unpinLocked(e)
+}
+
+func (s *store) unpinLocked(e *taskEntry) {
+	e.refs--
+	if e.refs == 0 && e.built && s.taskByKey[e.key] == e {
+		e.idle = s.idleTasks.PushFront(e)
+	}
+}
+
+// evictTasksLocked forgets the least recently used unreferenced tasks
+// until the built ones take at most limit bytes (or none is left to drop).
+func (s *store) evictTasksLocked(limit int64) {
+	for s.taskBytes > limit && s.idleTasks.Len() > 0 {
+		e := s.idleTasks.Remove(s.idleTasks.Back()).(*taskEntry)
+		e.idle = nil
+		delete(s.taskByKey, e.key)
+		s.taskBytes -= e.bytes
+	}
+}
+
+// TaskBytes is the estimated heap of the configured tasks held (cached or
+// pinned by live episodes).
+func (s *store) TaskBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.taskBytes
+}
+
+// taskKey is name plus the config, compacted; no config, null and {} are
 // the same key.
 func taskKey(name string, config json.RawMessage) (string, error) {
 	if len(config) == 0 {
@@ -105,98 +260,153 @@ func taskKey(name string, config json.RawMessage) (string, error) {
 	return name + "\x00" + string(b), nil
 }
 
-// add registers an episode under id ("" draws one). When the store is
-// full it first drops expired episodes, then the least recently used
-// finished one; if none is finished it refuses.
-func (s *store) add(id string, l *live) (string, error) {
+// reserve takes a slot for a reset by client before anything is built, so
+// that a refusal costs O(1): over the client's limit (after dropping
+// expired episodes) it is errClientFull; when the store is full it first
+// drops expired episodes, then the least recently used finished one, and
+// else refuses with errFull. A reservation ends in commit or release.
+func (s *store) reserve(client string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if id == "" {
-		id = newID()
-	} else if _, taken := s.episodes[id]; taken {
-		return "", errTaken
+	now := s.now()
+	if s.clients[client] >= s.perClient {
+		s.expireLocked(now)
+		if s.clients[client] >= s.perClient {
+			return errClientFull
+		}
 	}
-	if len(s.episodes) >= s.max {
-		s.sweepLocked()
+	if len(s.byToken)+s.pending >= s.max {
+		s.expireLocked(now)
 	}
-	if len(s.episodes) >= s.max && !s.evictFinishedLocked() {
-		return "", errFull
+	if len(s.byToken)+s.pending >= s.max {
+		if s.finished.Len() == 0 {
+			return errFull
+		}
+		s.removeLocked(s.finished.Back().Value.(*live))
 	}
-	l.id, l.lastUsed = id, s.now()
-	s.episodes[id] = l
-	return id, nil
+	s.pending++
+	s.clients[client]++
+	return nil
 }
 
-// get finds a live episode and marks it used; an expired one is dropped.
-func (s *store) get(id string) (*live, error) {
+// release gives back a reservation that made no episode.
+func (s *store) release(client string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, ok := s.episodes[id]
-	if !ok {
+	s.pending--
+	s.dropClientLocked(client)
+}
+
+// commit turns a reservation into the live episode l (its entry's pin
+// passes to it) and returns its token.
+func (s *store) commit(l *live) string {
+	token := newToken()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending--
+	l.token, l.lastUsed = token, s.now()
+	l.elem = s.active.PushFront(l)
+	s.byToken[token] = l
+	return token
+}
+
+// get finds the episode with this id and token and marks it used; a wrong
+// token is exactly an unknown id. An expired episode is dropped.
+func (s *store) get(id, token string) (*live, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.byToken[token]
+	if l == nil || subtle.ConstantTimeCompare([]byte(l.id), []byte(id)) != 1 {
 		return nil, errNotFound
 	}
 	now := s.now()
 	if now.Sub(l.lastUsed) > s.ttl {
-		delete(s.episodes, id)
+		s.removeLocked(l)
 		return nil, errNotFound
 	}
 	l.lastUsed = now
+	if l.done {
+		s.finished.MoveToFront(l.elem)
+	} else {
+		s.active.MoveToFront(l.elem)
+	}
 	return l, nil
 }
 
-// remove drops an episode; it reports whether it was there.
-func (s *store) remove(id string) bool {
+// markDone moves an episode that has just ended to the finished list,
+// where a full store may evict it.
+func (s *store) markDone(l *live) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.episodes[id]
-	delete(s.episodes, id)
-	return ok
+	if l.done || s.byToken[l.token] != l {
+		return
+	}
+	l.done = true
+	s.active.Remove(l.elem)
+	l.elem = s.finished.PushFront(l)
+}
+
+// remove drops the episode with this id and token; it reports whether it
+// was there.
+func (s *store) remove(id, token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.byToken[token]
+	if l == nil || subtle.ConstantTimeCompare([]byte(l.id), []byte(id)) != 1 {
+		return false
+	}
+	s.removeLocked(l)
+	return true
+}
+
+func (s *store) removeLocked(l *live) {
+	delete(s.byToken, l.token)
+	if l.done {
+		s.finished.Remove(l.elem)
+	} else {
+		s.active.Remove(l.elem)
+	}
+	s.dropClientLocked(l.client)
+	s.unpinLocked(l.entry)
+}
+
+func (s *store) dropClientLocked(client string) {
+	if s.clients[client] <= 1 {
+		delete(s.clients, client)
+	} else {
+		s.clients[client]--
+	}
 }
 
 // Len is the number of episodes held (expired ones included until swept).
 func (s *store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.episodes)
+	return len(s.byToken)
 }
 
 // Sweep drops every episode idle for longer than the TTL.
 func (s *store) Sweep() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sweepLocked()
+	s.expireLocked(s.now())
 }
 
-func (s *store) sweepLocked() {
-	now := s.now()
-	for id, l := range s.episodes {
-		if now.Sub(l.lastUsed) > s.ttl {
-			delete(s.episodes, id)
+// expireLocked pops expired episodes from the backs of the two lists; the
+// cost is the number dropped.
+func (s *store) expireLocked(now time.Time) {
+	for _, lst := range []*list.List{&s.active, &s.finished} {
+		for lst.Len() > 0 {
+			l := lst.Back().Value.(*live)
+			if now.Sub(l.lastUsed) <= s.ttl {
+				break
+			}
+			s.removeLocked(l)
 		}
 	}
 }
 
-// evictFinishedLocked drops the least recently used finished episode. An
-// episode being stepped holds its own lock; TryLock skips it.
-func (s *store) evictFinishedLocked() bool {
-	var oldest *live
-	for _, l := range s.episodes {
-		if !l.mu.TryLock() {
-			continue
-		}
-		done := l.ep.Done()
-		l.mu.Unlock()
-		if done && (oldest == nil || l.lastUsed.Before(oldest.lastUsed)) {
-			oldest = l
-		}
-	}
-	if oldest == nil {
-		return false
-	}
-	delete(s.episodes, oldest.id)
-	return true
-}
-
-// newID is 128 random bits (crypto/rand): unguessable, so one client cannot
-// step another's episode by accident.
-func newID() string { return "ep-" + rand.Text() }
+// newID is a server-drawn episode id; newToken an episode's secret. Both
+// are 128 random bits from crypto/rand.
+func newID() string    { return "ep-" + rand.Text() }
+func newToken() string { return rand.Text() }

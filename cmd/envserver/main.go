@@ -7,7 +7,8 @@
 //	go run ./cmd/envserver -addr 127.0.0.1:0 -addr-file /tmp/envserver.addr
 //
 // It stops gracefully on SIGTERM or SIGINT: no new connections, requests
-// in flight finish (up to -grace), then it exits.
+// in flight finish (up to -grace, then their connections are closed), then
+// it exits; a second SIGTERM or SIGINT exits at once.
 package main
 
 import (
@@ -29,12 +30,25 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	go onSignals(sigs, cancel, func() { os.Exit(2) }, os.Stderr)
 	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "envserver:", err)
 		os.Exit(1)
 	}
+}
+
+// onSignals cancels the server on the first signal (a graceful shutdown)
+// and calls exit on the second.
+func onSignals(sigs <-chan os.Signal, cancel func(), exit func(), logOut io.Writer) {
+	sig := <-sigs
+	fmt.Fprintf(logOut, "envserver: %v: shutting down (again to exit at once)\n", sig)
+	cancel()
+	sig = <-sigs
+	fmt.Fprintf(logOut, "envserver: %v again: exiting now\n", sig)
+	exit()
 }
 
 // run serves until ctx is cancelled, then shuts down gracefully.
@@ -45,6 +59,10 @@ func run(ctx context.Context, args []string, logOut io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
 	addrFile := fs.String("addr-file", "", "write the bound address (host:port) to this file once listening")
 	maxEpisodes := fs.Int("max-episodes", def.MaxEpisodes, "most live episodes")
+	perClient := fs.Int("max-per-client", def.MaxEpisodesPerClient, "most live episodes started from one remote IP")
+	taskBytes := fs.Int64("max-task-bytes", def.MaxTaskBytes, "most bytes of configured tasks held (cached or used by live episodes)")
+	builds := fs.Int("max-builds", def.MaxBuilds, "most task builds (new configurations) at once")
+	readTimeout := fs.Duration("read-timeout", 10*time.Second, "most time to read a request's headers and body")
 	idle := fs.Duration("idle", def.IdleTTL, "an episode idle this long is dropped")
 	maxBody := fs.Int64("max-body", def.MaxBodyBytes, "most bytes in a request body")
 	maxAction := fs.Int("max-action", def.MaxActionBytes, "most bytes in the text of one move")
@@ -57,6 +75,10 @@ func run(ctx context.Context, args []string, logOut io.Writer) error {
 	}
 	cfg := def
 	cfg.MaxEpisodes, cfg.IdleTTL, cfg.MaxBodyBytes, cfg.MaxActionBytes = *maxEpisodes, *idle, *maxBody, *maxAction
+	cfg.MaxEpisodesPerClient, cfg.MaxTaskBytes, cfg.MaxBuilds = *perClient, *taskBytes, *builds
+	if *readTimeout <= 0 {
+		return fmt.Errorf("-read-timeout must be positive, got %v", *readTimeout)
+	}
 	s, err := serve.New(cfg)
 	if err != nil {
 		return err
@@ -73,12 +95,11 @@ func run(ctx context.Context, args []string, logOut io.Writer) error {
 			return fmt.Errorf("write -addr-file: %w", err)
 		}
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
-		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: logger}
+	srv := httpServer(s.Handler(), *readTimeout, logger)
 	go sweep(ctx, s, cfg.IdleTTL)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	logger.Printf("listening on http://%s (max %d episodes, idle %v)", bound, cfg.MaxEpisodes, cfg.IdleTTL)
+	logger.Printf("listening on http://%s (max %d episodes, %d per client, idle %v)", bound, cfg.MaxEpisodes, cfg.MaxEpisodesPerClient, cfg.IdleTTL)
 	select {
 	case err := <-served:
 		return err
@@ -88,12 +109,23 @@ func run(ctx context.Context, args []string, logOut io.Writer) error {
 	shutCtx, cancel := context.WithTimeout(context.Background(), *grace)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
+		srv.Close() // past the grace: drop the connections still open
+		<-served
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// httpServer bounds what one connection can hold: the headers and the body
+// of a request must arrive within readTimeout (a slow body is cut off),
+// a reply must be written within 30 s, an idle keep-alive connection
+// lasts 60 s, and headers are at most 16 KiB.
+func httpServer(h http.Handler, readTimeout time.Duration, logger *log.Logger) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
+		WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: logger}
 }
 
 // sweep drops idle episodes every quarter TTL until ctx ends.

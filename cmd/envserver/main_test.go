@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,10 +40,12 @@ func TestServeAndShutDown(t *testing.T) {
 	require.NoError(t, err)
 	var res struct {
 		EpisodeID string `json:"episode_id"`
+		Token     string `json:"token"`
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&res))
 	resp.Body.Close()
-	resp, err = http.Post(base+"/step", "application/json", strings.NewReader(`{"episode_id": "`+res.EpisodeID+`", "action": "done"}`))
+	require.NotEmpty(t, res.Token)
+	resp, err = http.Post(base+"/step", "application/json", strings.NewReader(`{"episode_id": "`+res.EpisodeID+`", "token": "`+res.Token+`", "action": "done"}`))
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, 200, resp.StatusCode)
@@ -58,8 +61,40 @@ func TestServeAndShutDown(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-max-episodes", "0"}, {"-idle", "-1s"}, {"extra"}, {"-nope"}} {
+	for _, args := range [][]string{{"-max-episodes", "0"}, {"-idle", "-1s"}, {"extra"}, {"-nope"},
+		{"-max-per-client", "0"}, {"-max-task-bytes", "1000"}, {"-max-builds", "0"}, {"-read-timeout", "0s"}} {
 		err := run(context.Background(), args, &bytes.Buffer{})
 		assert.Error(t, err, args)
 	}
+}
+
+// TestSecondSignalExits: the first signal cancels (a graceful shutdown),
+// the second exits at once.
+func TestSecondSignalExits(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	cancelled, exited := make(chan bool, 1), make(chan bool, 1)
+	var logs bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		onSignals(sigs, func() { cancelled <- true }, func() { exited <- true }, &logs)
+		close(done)
+	}()
+	sigs <- syscall.SIGTERM
+	assert.True(t, <-cancelled)
+	assert.Empty(t, exited)
+	sigs <- os.Interrupt
+	assert.True(t, <-exited)
+	<-done
+	assert.Contains(t, logs.String(), "exiting now")
+}
+
+// TestConnectionBounds: a request's headers and body must arrive within
+// -read-timeout.
+func TestConnectionBounds(t *testing.T) {
+	srv := httpServer(http.NotFoundHandler(), 3*time.Second, nil)
+	assert.Equal(t, 3*time.Second, srv.ReadHeaderTimeout)
+	assert.Equal(t, 3*time.Second, srv.ReadTimeout)
+	assert.Positive(t, srv.WriteTimeout)
+	assert.Positive(t, srv.IdleTimeout)
+	assert.Equal(t, 16<<10, srv.MaxHeaderBytes)
 }

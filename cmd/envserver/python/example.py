@@ -132,10 +132,16 @@ async def main():
     check(bad["info"]["parse_error"] != "", "parse_error says why")
     state = client.state(a["episode_id"])
     check(state["step_count"] == 1 and not state["done"], "GET /state")
+    # Ownership: a wrong token answers as an unknown episode does.
+    try:
+        client.step(b["episode_id"], "q1", token=a["token"])
+        check(False, "a wrong token is refused")
+    except ArewEnvError as e:
+        check(e.status == 404, "404 for a wrong token")
     for ep in (a, b):
         client.close(ep["episode_id"])
     try:
-        client.step(a["episode_id"], "q1")
+        client.step(a["episode_id"], "q1", token=a["token"])
         check(False, "a closed episode is gone")
     except ArewEnvError as e:
         check(e.status == 404, "404 for a closed episode")

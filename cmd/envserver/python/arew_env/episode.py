@@ -12,7 +12,7 @@ per-token correction.
 
 def play_episode(client, generate, task, split="train", index=0, config=None, max_turns=64):
     res = client.reset(task, split, index=index, config=config)
-    eid = res["episode_id"]
+    eid, token = res["episode_id"], res["token"]
     obs = res["observation"]
     messages = [{"role": "system", "content": obs["system"]}, {"role": "user", "content": obs["text"]}]
     turns = []
@@ -22,7 +22,7 @@ def play_episode(client, generate, task, split="train", index=0, config=None, ma
                 raise RuntimeError(f"episode {eid} still running after {max_turns} turns")
             out = generate(messages)
             text = out[0] if isinstance(out, tuple) else out
-            res = client.step(eid, text)
+            res = client.step(eid, text, token=token)
             info = res["info"]
             turns.append({"reply": text, "generated": out, "critique": info["critique"],
                           "kind": info["kind"], "malformed": info["malformed"]})
@@ -31,7 +31,7 @@ def play_episode(client, generate, task, split="train", index=0, config=None, ma
                 messages.append({"role": "user", "content": res["observation"]["text"]})
     finally:
         try:
-            client.close(eid)
+            client.close(eid, token=token)
         except Exception:  # already gone: nothing to release
             pass
     return {"messages": messages, "turns": turns, "reward": res["reward"],

@@ -10,10 +10,10 @@ calculate_score and finalize_interaction. This class has exactly those
 methods (it subclasses verl's BaseInteraction when verl is installed, and
 runs without it), each mapped onto the server:
 
-    start_interaction    POST /reset {task, split, index, config}
-    generate_response    POST /step  {episode_id, action: the last assistant message}
+    start_interaction    POST /reset {task, split, index, config} -> episode_id, token
+    generate_response    POST /step  {episode_id, token, action: the last assistant message}
     calculate_score      the outcome reward (info.measures.reward at the end)
-    finalize_interaction POST /close
+    finalize_interaction POST /close {episode_id, token}
 
 The dataset row's prompt must be the episode's first messages, which
 dataset_row() builds: resets are deterministic, so the episode that
@@ -56,7 +56,7 @@ class ArewInteraction(BaseInteraction):
                                       split or self.default_split, index=index, config=config)
         if instance_id is None:
             instance_id = res["episode_id"]
-        self._episodes[instance_id] = {"id": res["episode_id"], "reward": 0.0, "steps": [], "done": False,
+        self._episodes[instance_id] = {"id": res["episode_id"], "token": res["token"], "reward": 0.0, "steps": [], "done": False,
                                        "turn": res["observation"]["turn"]}
         return instance_id
 
@@ -67,7 +67,7 @@ class ArewInteraction(BaseInteraction):
             if m.get("role") == "assistant":
                 content = m.get("content") or ""
                 break
-        res = await asyncio.to_thread(self.client.step, ep["id"], content)
+        res = await asyncio.to_thread(self.client.step, ep["id"], content, ep["token"])
         info = res["info"]
         ep["steps"].append(info)
         ep["done"] = res["done"]
@@ -87,7 +87,7 @@ class ArewInteraction(BaseInteraction):
         ep = self._episodes.pop(instance_id, None)
         if ep is not None:
             try:
-                await asyncio.to_thread(self.client.close, ep["id"])
+                await asyncio.to_thread(self.client.close, ep["id"], ep["token"])
             except Exception:  # already expired or closed: nothing to release
                 pass
 
@@ -112,7 +112,7 @@ def dataset_row(client, task, split, index, config=None, interaction_name="arew"
     (the system prompt, then the first observation) and the
     interaction_kwargs that make start_interaction open the same episode."""
     res = client.reset(task, split, index=index, config=config)
-    client.close(res["episode_id"])
+    client.close(res["episode_id"], token=res["token"])
     obs = res["observation"]
     kwargs = {"name": interaction_name, "task": task, "split": split, "index": index}
     if config is not None:

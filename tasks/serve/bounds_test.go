@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
@@ -114,6 +115,49 @@ func TestResetCostAtBounds(t *testing.T) {
 	}
 	for _, name := range tasks.Names() {
 		assert.True(t, seen[name], "no configuration at the bounds for %s", name)
+	}
+}
+
+// TestLiveEpisodeAtBounds: a finished episode at the bounds (and at each
+// task's defaults), played to the end by the random policy through its
+// text face, keeps at most 128 KiB of its own beside its shared task, so
+// MaxEpisodes live episodes hold at most MaxEpisodes · 128 KiB.
+func TestLiveEpisodeAtBounds(t *testing.T) {
+	const n, maxEpisodeBytes = 64, 128 << 10
+	cases := append([]struct{ task, config string }{}, atBounds...)
+	for _, name := range tasks.Names() {
+		cases = append(cases, struct{ task, config string }{name, "{}"})
+	}
+	for _, c := range cases {
+		t.Run(c.task+c.config, func(t *testing.T) {
+			task, face, err := buildTask(c.task, json.RawMessage(c.config))
+			require.NoError(t, err)
+			p, err := task.Scripted(tasks.PolicySpec{Kind: "random"})
+			require.NoError(t, err)
+			rng := rand.New(rand.NewPCG(1, 2))
+			kept := make([]*tasks.TextEpisode, n)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			for i := range kept {
+				ep, err := task.NewEpisode(tasks.Train, i)
+				require.NoError(t, err)
+				te := tasks.NewTextEpisode(face, ep)
+				for !te.Done() {
+					a, err := p.Act(ep, rng)
+					require.NoError(t, err)
+					_, err = te.StepText(face.Format(a))
+					require.NoError(t, err)
+				}
+				kept[i] = te
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+			assert.LessOrEqual(t, per, int64(maxEpisodeBytes))
+			t.Logf("%d bytes per finished episode", per)
+			runtime.KeepAlive(kept)
+		})
 	}
 }
 

@@ -10,12 +10,16 @@
 // server holds many concurrent episodes:
 //
 //	POST /reset {task, split, index | seed, config, episode_id?}
-//	  → {episode_id, observation: {text, system, turn}, reward: 0, done: false, info}
-//	POST /step  {episode_id, action: "the model's text"}
+//	  → {episode_id, token, observation: {text, system, turn}, reward: 0, done: false, info}
+//	POST /step  {episode_id, token, action: "the model's text"}
 //	  → {episode_id, observation: {text, turn}, reward, done,
 //	     info: {kind, critique, malformed, parse_error, truth_mass, move, tokens, measures (at the end)}}
-//	GET  /state?episode_id=ID → {episode_id, step_count, steps, done, measures}
-//	POST /close {episode_id}  GET /tasks → the settings, their default configs and system prompts
+//	GET  /state?episode_id=ID&token=T → {episode_id, step_count, steps, done, measures}
+//	POST /close {episode_id, token}  GET /tasks → the settings, their default configs and system prompts
+//
+// The token is the episode's secret (128 bits from crypto/rand): every
+// call on the episode must carry it, and a wrong one answers exactly as an
+// unknown id (404), so ids, even client-chosen ones, reveal nothing.
 //
 // Each episode is a tasks.TextEpisode: the text move is parsed by the
 // task's text face into tokens and played on the token episode, so the
@@ -28,18 +32,30 @@
 //
 // An episode depends only on (task, config, split, index) and the moves:
 // the same reset and moves give the same replies (TestPlayEqualsTokens
-// replays each episode and compares every reply). Episode ids are random
-// (crypto/rand) unless the client names them; nothing else is.
+// replays each episode and compares every reply). Tokens, and episode ids
+// the client does not name, are random (crypto/rand); nothing else is.
 //
 // # Bounds
 //
-// Request bodies are bounded (413), as is the text of a move (400); live
-// episodes are bounded: a reset beyond the limit first drops episodes idle
-// past the TTL, then the least recently used finished one, else answers
-// 503. An episode idle past the TTL is gone (404). Bad JSON, unknown
-// fields, unknown tasks and invalid configs are 400 with a message; a step
-// after the end is 409; a wrong method 405 (TestErrors,
-// TestCapacityAndExpiry). FuzzHandlers and FuzzStepText feed arbitrary
-// bodies and moves; BenchmarkLoad measures episodes/s and step latency on
-// loopback.
+// Request bodies are bounded (413), as is the text of a move (400); JSON is
+// read strictly: unknown fields, field names in another case, duplicate
+// keys and trailing data are 400 (TestErrors, TestCheckJSON). Live
+// episodes are bounded, overall and per remote IP (429: TestPerClientLimit);
+// a reset beyond the overall limit first drops episodes idle past the TTL,
+// then the least recently used finished one, else answers 503. Slots are
+// reserved before anything is built, and expiry and eviction are O(1)
+// amortised (the episodes sit in two lists in order of use), so a refusal
+// is cheap. Each task's config validation bounds what one configured task
+// holds (≤ 1 MiB) and what a reset costs (TestResetCostAtBounds,
+// TestLiveEpisodeAtBounds, BenchmarkResetAtBounds); the configured tasks
+// held, cached or pinned by live episodes, are bounded in bytes
+// (Config.MaxTaskBytes, sizes estimated by sizeOf: TestTaskBudget). A new
+// configuration is built once, outside the store's lock, at most
+// Config.MaxBuilds at a time (TestBuildOutsideTheLock); a request whose
+// client leaves stops waiting, and a build nobody waits for is not run
+// (TestClientLeaves). Paths that are not clean are a JSON 404, not a
+// redirect. FuzzHandlers and FuzzStepText feed arbitrary bodies and moves;
+// BenchmarkLoad measures episodes/s and step latency on loopback, and
+// cmd/envserver's hostile-load test (build tag long) the server under
+// hostile clients.
 package serve

@@ -16,9 +16,10 @@ func (s *Server) metadata(*http.Request) (int, any, error) {
 		"version":     Version,
 		"tasks":       tasks.Names(),
 		"endpoints": []string{"GET /health", "GET /metadata", "GET /schema", "GET /tasks",
-			"POST /reset", "POST /step", "GET /state?episode_id=ID", "POST /close"},
+			"POST /reset", "POST /step", "GET /state?episode_id=ID&token=T", "POST /close"},
 		"limits": map[string]any{"max_body_bytes": s.cfg.MaxBodyBytes, "max_action_bytes": s.cfg.MaxActionBytes,
-			"max_episodes": s.cfg.MaxEpisodes, "idle_ttl_seconds": s.cfg.IdleTTL.Seconds()},
+			"max_episodes": s.cfg.MaxEpisodes, "max_episodes_per_client": s.cfg.MaxEpisodesPerClient,
+			"max_task_bytes": s.cfg.MaxTaskBytes, "idle_ttl_seconds": s.cfg.IdleTTL.Seconds()},
 	}, nil
 }
 

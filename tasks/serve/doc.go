@@ -51,7 +51,8 @@
 // held, cached or pinned by live episodes, are bounded in bytes
 // (Config.MaxTaskBytes, sizes estimated by sizeOf: TestTaskBudget). A new
 // configuration is built once, outside the store's lock, at most
-// Config.MaxBuilds at a time (TestBuildOutsideTheLock); a request whose
+// Config.MaxBuilds at a time and two queued per client
+// (TestBuildOutsideTheLock, TestClientBuilds); a request whose
 // client leaves stops waiting, and a build nobody waits for is not run
 // (TestClientLeaves). Paths that are not clean are a JSON 404, not a
 // redirect. FuzzHandlers and FuzzStepText feed arbitrary bodies and moves;

@@ -77,7 +77,7 @@ func (s *Server) reset(r *http.Request) (int, any, error) {
 		}
 	}()
 	ctx := r.Context()
-	entry, status, err := s.store.task(ctx, req.Task, req.Config)
+	entry, status, err := s.store.task(ctx, client, req.Task, req.Config)
 	if err != nil {
 		return status, nil, err
 	}
@@ -131,7 +131,7 @@ func (s *Server) configFields(name string) (map[string]bool, error) {
 	if f, ok := s.fields.Load(name); ok {
 		return f.(map[string]bool), nil
 	}
-	entry, status, err := s.store.task(context.Background(), name, nil)
+	entry, status, err := s.store.task(context.Background(), "", name, nil)
 	if err != nil {
 		if status == http.StatusBadRequest {
 			return nil, err
@@ -140,8 +140,9 @@ func (s *Server) configFields(name string) (map[string]bool, error) {
 	}
 	defer s.store.unpin(entry)
 	var m map[string]json.RawMessage
-	fields := map[string]bool{}
-	if err := json.Unmarshal(configOf(entry.task), &m); err == nil {
+	var fields map[string]bool // nil (no config to compare with): duplicates only
+	if err := json.Unmarshal(configOf(entry.task), &m); err == nil && m != nil {
+		fields = map[string]bool{}
 		for k := range m {
 			fields[k] = true
 		}
@@ -276,7 +277,7 @@ func (s *Server) unknown(id string) error {
 func (s *Server) tasks(r *http.Request) (int, any, error) {
 	var out []TaskInfo
 	for _, name := range tasks.Names() {
-		e, status, err := s.store.task(r.Context(), name, nil)
+		e, status, err := s.store.task(r.Context(), "", name, nil)
 		if err != nil {
 			if status == http.StatusBadRequest {
 				status = http.StatusInternalServerError

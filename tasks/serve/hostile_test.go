@@ -188,6 +188,39 @@ func TestBuildOutsideTheLock(t *testing.T) {
 	assert.Empty(t, started, "one build for four requests")
 }
 
+// TestClientBuilds: one client has at most maxClientBuilds new
+// configurations building at once; others still build theirs.
+func TestClientBuilds(t *testing.T) {
+	s := testServer(t, nil)
+	h := s.Handler()
+	require.Equal(t, 200, call(t, h, "GET", "/tasks", nil, nil)) // the defaults, built
+	release := make(chan struct{})
+	started := blockBuilds(s, release)
+	var wg sync.WaitGroup
+	for i := range maxClientBuilds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.Equal(t, 200, callFrom(t, h, context.Background(), "10.0.0.1:1", "POST", "/reset", map[string]any{"task": "pe-f-d8", "config": map[string]any{"Particles": 200 + i}}, nil))
+		}()
+	}
+	for range maxClientBuilds {
+		<-started
+	}
+	var e map[string]string
+	assert.Equal(t, http.StatusTooManyRequests, callFrom(t, h, context.Background(), "10.0.0.1:1", "POST", "/reset", map[string]any{"task": "pe-f-d8", "config": map[string]any{"Particles": 300}}, &e))
+	assert.Contains(t, e["error"], "being built")
+	// Asking for a configuration being built is not a new build.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		assert.Equal(t, 200, callFrom(t, h, context.Background(), "10.0.0.1:1", "POST", "/reset", map[string]any{"task": "pe-f-d8", "config": map[string]any{"Particles": 200}}, nil))
+	}()
+	close(release)
+	wg.Wait()
+	assert.Equal(t, 200, callFrom(t, h, context.Background(), "10.0.0.1:1", "POST", "/reset", map[string]any{"task": "pe-f-d8", "config": map[string]any{"Particles": 300}}, nil))
+}
+
 // TestClientLeaves: a request whose client goes away while its task builds
 // returns at once and gives its slot back; a build nobody waits for any
 // more is not run.

@@ -39,12 +39,13 @@ type live struct {
 // names its configuration (others wait on ready) and shared by every
 // episode of that configuration.
 type taskEntry struct {
-	key   string
-	ready chan struct{} // closed when the build ends; the fields below are then fixed
-	task  tasks.Task
-	face  *tasks.TextFace
-	err   error
-	code  int // the status err answers with
+	key    string
+	client string        // who asked for it first (its build counts against that client)
+	ready  chan struct{} // closed when the build ends; the fields below are then fixed
+	task   tasks.Task
+	face   *tasks.TextFace
+	err    error
+	code   int // the status err answers with
 
 	// Guarded by the store's mutex.
 	bytes int64         // estimated heap of task, face and key (sizeOf)
@@ -73,9 +74,13 @@ type store struct {
 	pending          int       // reserved slots of resets in progress
 	clients          map[string]int
 	taskByKey        map[string]*taskEntry
-	idleTasks        list.List // of *taskEntry, front = most recently used
-	taskBytes        int64     // of the built entries in taskByKey
+	idleTasks        list.List      // of *taskEntry, front = most recently used
+	taskBytes        int64          // of the built entries in taskByKey
+	building         map[string]int // client → builds it started, queued or running
 }
+
+// maxClientBuilds bounds the builds one client has queued or running.
+const maxClientBuilds = 2
 
 var (
 	errFull       = errors.New("too many live episodes")
@@ -86,7 +91,7 @@ var (
 func newStore(cfg Config) *store {
 	s := &store{max: cfg.MaxEpisodes, perClient: cfg.MaxEpisodesPerClient, ttl: cfg.IdleTTL, now: cfg.Now,
 		maxTaskBytes: cfg.MaxTaskBytes, builds: make(chan struct{}, cfg.MaxBuilds),
-		byToken: map[string]*live{}, clients: map[string]int{}, taskByKey: map[string]*taskEntry{}}
+		byToken: map[string]*live{}, clients: map[string]int{}, taskByKey: map[string]*taskEntry{}, building: map[string]int{}}
 	s.active.Init()
 	s.finished.Init()
 	s.idleTasks.Init()
@@ -99,7 +104,13 @@ func newStore(cfg Config) *store {
 // (the build, bounded by the tasks' config validation, completes for the
 // next caller, unless no one waits for it any more when its turn to build
 // comes). The status is that of the error.
-func (s *store) task(ctx context.Context, name string, config json.RawMessage) (*taskEntry, int, error) {
+//
+// A client (a remote IP; "" for the server itself) may have at most
+// maxClientBuilds builds of new configurations queued or running (429
+// beyond), so that one client's stream of new configurations cannot queue
+// up ahead of everyone else's. The defaults of the registered tasks (a
+// finite set, shared by all) do not count.
+func (s *store) task(ctx context.Context, client, name string, config json.RawMessage) (*taskEntry, int, error) {
 	key, err := taskKey(name, config)
 	if err != nil {
 		return nil, http.StatusBadRequest, err
@@ -107,8 +118,16 @@ func (s *store) task(ctx context.Context, name string, config json.RawMessage) (
 	s.mu.Lock()
 	e, ok := s.taskByKey[key]
 	if !ok {
-		e = &taskEntry{key: key, ready: make(chan struct{})}
+		if key == name {
+			client = ""
+		}
+		if client != "" && s.building[client] >= maxClientBuilds {
+			s.mu.Unlock()
+			return nil, http.StatusTooManyRequests, fmt.Errorf("%d new configurations of this client are being built: wait for them", maxClientBuilds)
+		}
+		e = &taskEntry{key: key, client: client, ready: make(chan struct{})}
 		s.taskByKey[key] = e
+		s.building[client]++
 		go s.build(e, name, config)
 	}
 	s.pinLocked(e)
@@ -134,6 +153,13 @@ const statusClientGone = http.StatusRequestTimeout
 // budget is still exceeded (tasks pinned by live episodes fill it), the
 // build is refused with 503.
 func (s *store) build(e *taskEntry, name string, config json.RawMessage) {
+	defer func() {
+		s.mu.Lock()
+		if s.building[e.client]--; s.building[e.client] <= 0 {
+			delete(s.building, e.client)
+		}
+		s.mu.Unlock()
+	}()
 	s.builds <- struct{}{}
 	defer func() { <-s.builds }()
 	s.mu.Lock()

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -26,8 +27,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The hostile-load test: go test -tags long -run Hostile -v ./cmd/envserver
-// (.ci/run runs it). It starts the command on 127.0.0.1:0 and, for a
+// The hostile-load test: go test -tags long -run 'Hostile|SecondSignal' -v
+// ./cmd/envserver (.ci/run runs it). It starts the command on 127.0.0.1:0 and, for a
 // bounded time with a bounded number of requests, lets hostile clients
 // send huge and infeasible configurations, new configurations at the
 // bounds, slow bodies, malformed JSON, unknown and foreign tokens, and
@@ -416,4 +417,60 @@ func TestHostileProbe(t *testing.T) {
 	slices.Sort(lat)
 	t.Logf("a normal reset while new configurations build: p50 %v, p90 %v, max %v", lat[len(lat)/2], lat[len(lat)*9/10], lat[len(lat)-1])
 	assert.Less(t, lat[len(lat)-1], maxGoodLatency)
+}
+
+// TestSecondSignal runs the built command: with a request in flight (a
+// slow body), SIGTERM starts a graceful shutdown that waits for it; a
+// second signal exits at once.
+func TestSecondSignal(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "envserver")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	addrFile := filepath.Join(dir, "addr")
+	var logs syncWriter
+	var logBuf bytes.Buffer
+	logs.w = &logBuf
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-addr-file", addrFile, "-grace", "60s", "-read-timeout", "60s")
+	cmd.Stderr = &logs
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	var addr string
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(addrFile)
+		addr = strings.TrimSpace(string(b))
+		return err == nil && addr != ""
+	}, 30*time.Second, 10*time.Millisecond)
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /reset HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"task\": ")
+	time.Sleep(200 * time.Millisecond) // the server has read the headers
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.Eventually(t, func() bool {
+		logs.mu.Lock()
+		defer logs.mu.Unlock()
+		return strings.Contains(logBuf.String(), "again to exit at once")
+	}, 10*time.Second, 10*time.Millisecond)
+	select {
+	case err := <-exited:
+		t.Fatalf("exited with a request in flight: %v", err)
+	case <-time.After(time.Second):
+	}
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, 2, ee.ExitCode())
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit after the second signal")
+	}
+	logs.mu.Lock()
+	assert.Contains(t, logBuf.String(), "exiting now")
+	logs.mu.Unlock()
 }

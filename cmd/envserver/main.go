@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -63,6 +64,7 @@ func run(ctx context.Context, args []string, logOut io.Writer) error {
 	taskBytes := fs.Int64("max-task-bytes", def.MaxTaskBytes, "most bytes of configured tasks held (cached or used by live episodes)")
 	builds := fs.Int("max-builds", def.MaxBuilds, "most task builds (new configurations) at once")
 	readTimeout := fs.Duration("read-timeout", 10*time.Second, "most time to read a request's headers and body")
+	maxConns := fs.Int("max-conns-per-client", 1024, "most open connections from one remote IP (more are closed at once)")
 	idle := fs.Duration("idle", def.IdleTTL, "an episode idle this long is dropped")
 	maxBody := fs.Int64("max-body", def.MaxBodyBytes, "most bytes in a request body")
 	maxAction := fs.Int("max-action", def.MaxActionBytes, "most bytes in the text of one move")
@@ -78,6 +80,9 @@ func run(ctx context.Context, args []string, logOut io.Writer) error {
 	cfg.MaxEpisodesPerClient, cfg.MaxTaskBytes, cfg.MaxBuilds = *perClient, *taskBytes, *builds
 	if *readTimeout <= 0 {
 		return fmt.Errorf("-read-timeout must be positive, got %v", *readTimeout)
+	}
+	if *maxConns < 1 {
+		return fmt.Errorf("-max-conns-per-client must be positive, got %d", *maxConns)
 	}
 	s, err := serve.New(cfg)
 	if err != nil {
@@ -98,7 +103,7 @@ func run(ctx context.Context, args []string, logOut io.Writer) error {
 	srv := httpServer(s.Handler(), *readTimeout, logger)
 	go sweep(ctx, s, cfg.IdleTTL)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(limitConns(ln, *maxConns)) }()
 	logger.Printf("listening on http://%s (max %d episodes, %d per client, idle %v)", bound, cfg.MaxEpisodes, cfg.MaxEpisodesPerClient, cfg.IdleTTL)
 	select {
 	case err := <-served:
@@ -126,6 +131,59 @@ func run(ctx context.Context, args []string, logOut io.Writer) error {
 func httpServer(h http.Handler, readTimeout time.Duration, logger *log.Logger) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
 		WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: logger}
+}
+
+// connLimiter closes, as soon as it accepts it, a connection from a remote
+// IP that already has max open, so that one client cannot hold every file
+// descriptor with idle or slow connections.
+type connLimiter struct {
+	net.Listener
+	max  int
+	mu   sync.Mutex
+	open map[string]int
+}
+
+func limitConns(ln net.Listener, max int) *connLimiter {
+	return &connLimiter{Listener: ln, max: max, open: map[string]int{}}
+}
+
+func (l *connLimiter) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		ip := c.RemoteAddr().String()
+		if host, _, err := net.SplitHostPort(ip); err == nil {
+			ip = host
+		}
+		l.mu.Lock()
+		if l.open[ip] >= l.max {
+			l.mu.Unlock()
+			c.Close()
+			continue
+		}
+		l.open[ip]++
+		l.mu.Unlock()
+		return &limitedConn{Conn: c, release: sync.OnceFunc(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.open[ip]--; l.open[ip] <= 0 {
+				delete(l.open, ip)
+			}
+		})}, nil
+	}
+}
+
+// limitedConn gives its slot back when closed (once, however often).
+type limitedConn struct {
+	net.Conn
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	c.release()
+	return c.Conn.Close()
 }
 
 // sweep drops idle episodes every quarter TTL until ctx ends.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -62,7 +63,8 @@ func TestServeAndShutDown(t *testing.T) {
 
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"-max-episodes", "0"}, {"-idle", "-1s"}, {"extra"}, {"-nope"},
-		{"-max-per-client", "0"}, {"-max-task-bytes", "1000"}, {"-max-builds", "0"}, {"-read-timeout", "0s"}} {
+		{"-max-per-client", "0"}, {"-max-task-bytes", "1000"}, {"-max-builds", "0"}, {"-read-timeout", "0s"},
+		{"-max-conns-per-client", "0"}} {
 		err := run(context.Background(), args, &bytes.Buffer{})
 		assert.Error(t, err, args)
 	}
@@ -97,4 +99,48 @@ func TestConnectionBounds(t *testing.T) {
 	assert.Positive(t, srv.WriteTimeout)
 	assert.Positive(t, srv.IdleTimeout)
 	assert.Equal(t, 16<<10, srv.MaxHeaderBytes)
+}
+
+// TestConnLimit: a remote IP gets at most max open connections; a closed
+// one frees its slot.
+func TestConnLimit(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := limitConns(ln, 2)
+	defer l.Close()
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	var clients []net.Conn
+	for range 3 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+		clients = append(clients, c)
+	}
+	a, b := <-accepted, <-accepted
+	// The third was closed by the server: a read sees the end.
+	buf := make([]byte, 1)
+	_, err = clients[2].Read(buf)
+	assert.Error(t, err)
+	assert.Empty(t, accepted)
+	// Closing one (twice: the slot is freed once) lets the next in.
+	require.NoError(t, a.Close())
+	a.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	d := <-accepted
+	require.NoError(t, d.Close())
+	require.NoError(t, b.Close())
+	l.mu.Lock()
+	assert.Empty(t, l.open)
+	l.mu.Unlock()
 }

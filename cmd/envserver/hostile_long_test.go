@@ -295,9 +295,7 @@ func TestHostileLoad(t *testing.T) {
 	}
 	wg.Wait()
 
-	if u := unexpected.Load(); u != nil {
-		t.Error(u)
-	}
+	assert.Nil(t, unexpected.Load(), "a hostile request got an undocumented status")
 	slices.Sort(lat)
 	p50, p99, worst := lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
 	t.Logf("well-behaved client: %d episodes, %d requests: p50 %v, p99 %v, max %v", episodes, len(lat), p50, p99, worst)
@@ -458,7 +456,7 @@ func TestSecondSignal(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond)
 	select {
 	case err := <-exited:
-		t.Fatalf("exited with a request in flight: %v", err)
+		require.Fail(t, "exited with a request in flight", "%v", err)
 	case <-time.After(time.Second):
 	}
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
@@ -468,7 +466,7 @@ func TestSecondSignal(t *testing.T) {
 		require.ErrorAs(t, err, &ee)
 		assert.Equal(t, 2, ee.ExitCode())
 	case <-time.After(10 * time.Second):
-		t.Fatal("no exit after the second signal")
+		require.Fail(t, "no exit after the second signal")
 	}
 	logs.mu.Lock()
 	assert.Contains(t, logBuf.String(), "exiting now")

@@ -39,6 +39,9 @@ func (c Config) Validate() error {
 	if c.TestOOD <= 0 {
 		return fmt.Errorf("TestOOD must be positive, got %d", c.TestOOD)
 	}
+	if c.Train > 100000 || c.Test > 100000 || c.TestOOD > 100000 {
+		return fmt.Errorf("split sizes must stay at most 100000")
+	}
 	if c.Layouts < len(rooms) || c.Layouts > 100000 {
 		return fmt.Errorf("Layouts must lie in [%d, 100000], got %d", len(rooms), c.Layouts)
 	}

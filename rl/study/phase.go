@@ -78,7 +78,7 @@ func phasePlot(s *Summary) (*plot.Plot, plot.Legend, error) {
 	p.Add(plotter.NewGrid())
 	legend := plot.NewLegend()
 
-	title := fmt.Sprintf("%s: paths in the (I_AS, C_BT) plane (%s, %d %s instances)", s.Name, mode, s.Episodes, s.Split)
+	title := fmt.Sprintf("%s: (I_AS, C_BT) paths, %s, %d %s instances", s.Name, mode, s.Episodes, s.Split)
 	if delta, eps, ok := lockRegion(s); ok {
 		box, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: delta, Y: 0}, {X: delta, Y: eps}, {X: 0, Y: eps}})
 		if err != nil {

@@ -83,7 +83,7 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := savePNG(filepath.Join(dir, PhasePlot), 8*vg.Inch, 6*vg.Inch, [][]*plot.Plot{{phase}}, legend); err != nil {
+	if err := savePNG(filepath.Join(dir, PhasePlot), 10*vg.Inch, 6*vg.Inch, [][]*plot.Plot{{phase}}, legend); err != nil {
 		return nil, err
 	}
 	out = append(out, filepath.Join(PlotsDir, PhasePlot))

@@ -17,11 +17,12 @@ type EvalConfig struct {
 	Rollout  RolloutConfig `json:"rollout"`
 }
 
-// DefaultEvalConfig plays 100 test instances greedily.
+// DefaultEvalConfig plays 100 validation instances greedily (the test
+// split is for a study's final numbers; name it explicitly).
 func DefaultEvalConfig() EvalConfig {
 	r := DefaultRolloutConfig()
 	r.Sampler = SamplerConfig{Greedy: true}
-	return EvalConfig{Split: tasks.Test, Episodes: 100, Seed: 1, Rollout: r}
+	return EvalConfig{Split: tasks.Val, Episodes: 100, Seed: 1, Rollout: r}
 }
 
 // EvalResult is the evaluation's summary and its trajectories.

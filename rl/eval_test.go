@@ -10,8 +10,8 @@ import (
 )
 
 // Greedy evaluation draws nothing: any seed gives the same episodes.
-// Sampled evaluation depends on its seed only. Both play the test split's
-// first instances and summarise them.
+// Sampled evaluation depends on its seed only. Both play the default
+// split's (validation's) first instances and summarise them.
 func TestEvaluate(t *testing.T) {
 	task := flodialEasy(t)
 	policy := tinyPolicy(t, task, 40, false)
@@ -25,7 +25,7 @@ func TestEvaluate(t *testing.T) {
 	assert.Equal(t, 6, a.Summary.Episodes)
 	for i := range a.Trajectories {
 		assert.Equal(t, a.Trajectories[i].Tokens, b.Trajectories[i].Tokens)
-		ep, err := task.NewEpisode(tasks.Test, i)
+		ep, err := task.NewEpisode(tasks.Val, i)
 		require.NoError(t, err)
 		assert.Equal(t, ep.Prompt(), a.Trajectories[i].Tokens[:len(ep.Prompt())])
 	}

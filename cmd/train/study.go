@@ -203,7 +203,7 @@ func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(out, "\n== base %s (first %d test instances)\n%s\n", sum.Name, sum.Episodes, study.BaseTable(sum.Rows))
+	fmt.Fprintf(out, "\n== base %s (first %d validation instances)\n%s\n", sum.Name, sum.Episodes, study.BaseTable(sum.Rows))
 	fmt.Fprintf(out, "%s sha256 %s; identical to the shipped base: %v\nreport %s\n",
 		filepath.Join(dir, study.BaseFile), sum.SHA256, sum.IsShipped, filepath.Join(dir, study.BaseReportFile))
 	return nil

@@ -22,7 +22,8 @@ const (
 	BaseSummaryFile = "base.json"
 )
 
-// BaseEvalEpisodes is how many test instances a base build evaluates on.
+// BaseEvalEpisodes is how many validation instances a base build evaluates
+// on (a base is chosen before any RL, so only on validation).
 const BaseEvalEpisodes = 500
 
 // BaseRow is one line of a base build's report: the policy (greedy or
@@ -47,7 +48,7 @@ type BaseSummary struct {
 // BuildShipped rebuilds the shipped base name into dir (which must not
 // exist or be empty): its SFT epochs, base.safetensors, then an
 // evaluation of the base under every source's task variant on the first
-// BaseEvalEpisodes test instances, greedy and sampled, beside that
+// BaseEvalEpisodes validation instances, greedy and sampled, beside that
 // source's demonstrator, the random and strong policies and the best
 // constant answer on the same instances (base.json, base.md). It reports
 // whether the checkpoint is byte for byte the one this package ships.
@@ -91,7 +92,7 @@ func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSu
 }
 
 // EvaluateBase plays policy under every source's task variant on the first
-// n test instances, greedy and sampled (seed 1), beside the scripted
+// n validation instances, greedy and sampled (seed 1), beside the scripted
 // policies that give it scale: the source's demonstrator, random and strong
 // (each once) and the best constant answer. Progress lines go to out (nil: none).
 func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n int, out io.Writer) ([]BaseRow, error) {
@@ -128,7 +129,7 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 				specs = append(specs, tasks.PolicySpec{Kind: kind})
 			}
 		}
-		bs, err := rl.ScriptedBaselines(s.Task, specs, tasks.Test, n, 1)
+		bs, err := rl.ScriptedBaselines(s.Task, specs, tasks.Val, n, 1)
 		if err != nil {
 			return rows, err
 		}
@@ -164,7 +165,7 @@ func (s *BaseSummary) Report() string {
 	fmt.Fprintf(&b, "- recipe: a %s policy, %d SFT epochs (minibatch %d, lr %g), seed %d, on %s\n",
 		s.Config.Preset, s.Config.SFT.Epochs, s.Config.SFT.MiniBatch, s.Config.SFT.Optim.LR, s.Config.Seed, demoList(s.Config.Sources))
 	fmt.Fprintf(&b, "- %s sha256 %s; identical to the shipped base: %v\n", BaseFile, s.SHA256, s.IsShipped)
-	fmt.Fprintf(&b, "- evaluated on the first %d test instances; sampled at temperature 1\n\n", s.Episodes)
+	fmt.Fprintf(&b, "- evaluated on the first %d validation instances; sampled at temperature 1\n\n", s.Episodes)
 	b.WriteString(BaseTable(s.Rows))
 	return b.String()
 }

@@ -55,8 +55,8 @@ func TestEvaluateBase(t *testing.T) {
 		names = append(names, r.Source+": "+r.Policy)
 	}
 	assert.Equal(t, []string{"careful: base, greedy", "careful: base, sampled", "careful: scripted strong",
-		"careful: scripted random", "careful: best constant (fault4)", "hasty: base, greedy", "hasty: base, sampled",
+		"careful: scripted random", "careful: best constant (fault2)", "hasty: base, greedy", "hasty: base, sampled",
 		"hasty: scripted locked(0.03,0.02)", "hasty: scripted random", "hasty: scripted strong",
-		"hasty: best constant (fault4)"}, names)
+		"hasty: best constant (fault2)"}, names)
 	assert.Contains(t, BaseTable(rows), "best constant")
 }

@@ -117,7 +117,8 @@
 // can learn (short states; the alternative always the same inapplicable
 // command, on a random side): from a format-only π_θ0 that does not judge
 // (greedy held-out accuracy 0.30), 60 updates raise it to 1.00 and the
-// sampled accuracy from 0.27 to 0.97 (TestACTLearnsALearnableChoice). The
+// sampled accuracy from 0.27 to 0.97 (TestACTLearnsALearnableChoice; the
+// learnability and smoke-study tests named here run under -tags long). The
 // RL stage on three short states, each wanting its own command among four,
 // lifts the sampled success from 0.26 to 0.55 and the greedy accuracy to
 // 0.67, chance being 1/3 (TestRLLearnsALearnableNextAction). Both stages
@@ -205,6 +206,7 @@
 // seeds in percent, the paper's number beside it, the average over
 // ALFWorld ID, WebShop and ScienceWorld, the failure-recovery count, the
 // ACT stage's curves and the paper's orderings checked per seed),
-// report.md and plots/ (act-stage.png, table.png). TestSmokeStudies runs
-// both smoke presets; TestSummaryOfKnownRuns checks the arithmetic.
+// report.md and plots/ (act-stage.png, table.png). TestSmokeStudies (-tags
+// long) runs both smoke presets, TestTinyStudyRunsAndStops a tiny study in
+// the default run; TestSummaryOfKnownRuns checks the arithmetic.
 package act

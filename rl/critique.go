@@ -102,6 +102,9 @@ func keeps(p Perturb, kind tasks.Kind, k, n int) bool {
 	return true
 }
 
+// CritiqueKinds are the values AREW.Critiques may take.
+var CritiqueKinds = []string{"none", "as", "bt", "as+bt"}
+
 func parseKinds(kinds string) (as, bt bool, err error) {
 	switch kinds {
 	case "none", "":

@@ -10,6 +10,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,9 @@ import (
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the usage is printed; asking for it is no failure
+		}
 		fmt.Fprintln(os.Stderr, "baselines:", err)
 		os.Exit(1)
 	}
@@ -34,7 +38,7 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("baselines", flag.ContinueOnError)
 	names := fs.String("tasks", "", "comma-separated task settings (default: all registered)")
 	n := fs.Int("n", 500, "episodes per policy")
-	split := fs.String("split", "test", "instance split: train or test")
+	split := fs.String("split", "test", "instance split: train, val or test")
 	qas := fs.Float64("qas", 0.1, "weak demonstrator: probability of an informative query")
 	qbt := fs.Float64("qbt", 0.1, "weak demonstrator: probability that a belief follows the evidence")
 	seed := fs.Uint64("seed", 1, "seed of the policies' randomness")
@@ -48,13 +52,9 @@ func run(args []string, out io.Writer) error {
 	if *qas < 0 || *qas > 1 || *qbt < 0 || *qbt > 1 {
 		return fmt.Errorf("-qas and -qbt must lie in [0, 1]")
 	}
-	sp := tasks.Test
-	switch *split {
-	case "test":
-	case "train":
-		sp = tasks.Train
-	default:
-		return fmt.Errorf("-split must be train or test, got %q", *split)
+	var sp tasks.Split
+	if err := sp.UnmarshalText([]byte(*split)); err != nil {
+		return fmt.Errorf("-split: %v", err)
 	}
 	list := tasks.Names()
 	if *names != "" {

@@ -36,6 +36,9 @@ func main() {
 	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
 	go onSignals(sigs, cancel, func() { os.Exit(2) }, os.Stderr)
 	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the usage is printed; asking for it is no failure
+		}
 		fmt.Fprintln(os.Stderr, "envserver:", err)
 		os.Exit(1)
 	}

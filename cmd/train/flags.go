@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,6 +56,9 @@ type invocation struct {
 	buildBase string
 	// act names an ACT study preset (rl/act.StudyPreset) to run instead.
 	act string
+	// runFlags are the run flags given without -config: the command runs
+	// one experiment instead of the default study, and says so.
+	runFlags []string
 }
 
 // studyFlags are the flags -study accepts besides -out and -force.
@@ -223,7 +227,13 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	section = "AREW"
 	da := dp.Advantage.AREW
 	str("arew", fmt.Sprintf("critiques feeding the AREW margin: none, as, bt or as+bt (default %s)", da.Critiques),
-		func(c *Config, s string) error { c.Advantage().AREW.Critiques = s; return nil })
+		func(c *Config, s string) error {
+			if !slices.Contains(rl.CritiqueKinds, s) {
+				return usageErrorf("-arew must be one of %s, got %q", strings.Join(rl.CritiqueKinds, ", "), s)
+			}
+			c.Advantage().AREW.Critiques = s
+			return nil
+		})
 	float("lambda", fmt.Sprintf("AREW λ (default %g)", da.Lambda),
 		func(c *Config, v float64) error { c.Advantage().AREW.Lambda = v; return nil })
 	str("mode", fmt.Sprintf("AREW margin mode: step, step_spread, minority_fixed or abs_sum (default %s)", da.Mode),
@@ -272,6 +282,11 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 			printUsage(stderr, docs)
 			return inv, err
 		}
+		if name := undefinedFlag(err); name != "" {
+			if near := nearestFlag(fs, name); near != "" {
+				return inv, usageErrorf("%v: did you mean -%s? (-h lists the flags)", err, near)
+			}
+		}
 		return inv, usageErrorf("%v (-h lists the flags)", err)
 	}
 	if fs.NArg() > 0 {
@@ -294,6 +309,13 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	}
 	if inv.studyConfig != "" {
 		return inv, usageErrorf("-study-config goes with -study")
+	}
+	if *configPath == "" {
+		for _, name := range o.order {
+			if _, ok := o.set[name]; ok {
+				inv.runFlags = append(inv.runFlags, "-"+name)
+			}
+		}
 	}
 
 	// The base: the file decoded onto the defaults of its algo (or of
@@ -376,8 +398,9 @@ written; -resume <out>/<name> continues).
                         (summary.json, report.md, plots/, <arm>/seed-<s>/);
                         takes only -out, -force, -name (the study's folder),
                         -init (its base checkpoint), -study-config
-  -study-config string  a JSON file decoded onto the preset: a study's
-                        study.json repeats it; {"seeds": [1, 2, 3]} varies it
+  -study-config string  JSON decoded onto the preset, inline or a file: a
+                        study's study.json repeats it; '{"seeds": [1, 2, 3]}'
+                        varies it
   -resume folder        continue a study or a run in its folder, alone:
                         a study (study.json) keeps its complete runs and redoes
                         the others; a run (config.json) goes on from its last

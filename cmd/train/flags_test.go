@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -179,4 +180,31 @@ func TestOutAloneIsTheDefaultStudy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, inv.study, "a run flag makes it one run")
 	assert.Equal(t, "elsewhere", inv.out)
+}
+
+func TestUnknownFlagSuggestsTheNearest(t *testing.T) {
+	var stderr bytes.Buffer
+	code := run(t.Context(), []string{"-seedd", "2"}, io.Discard, &stderr, nil)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "did you mean -seed?")
+	stderr.Reset()
+	run(t.Context(), []string{"-qqqqqqqqqq", "2"}, io.Discard, &stderr, nil)
+	assert.NotContains(t, stderr.String(), "did you mean", "nothing near")
+	assert.Equal(t, 1, editDistance("lamda", "lambda"))
+	assert.Equal(t, 3, editDistance("kitten", "sitting"))
+}
+
+func TestArewFlagNamesItself(t *testing.T) {
+	var stderr bytes.Buffer
+	code := run(t.Context(), []string{"-arew", "AS", "-out", t.TempDir()}, io.Discard, &stderr, nil)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), `-arew must be one of none, as, bt, as+bt, got "AS"`)
+	assert.NotContains(t, stderr.String(), "advantage:")
+}
+
+func TestRunFlagsAloneAreNamed(t *testing.T) {
+	inv, err := parseArgs([]string{"-seed", "2", "-updates", "1"}, io.Discard)
+	require.NoError(t, err)
+	assert.Empty(t, inv.study, "run flags alone: one experiment, not the default study")
+	assert.Equal(t, []string{"-seed", "-updates"}, inv.runFlags)
 }

@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"arew/rl/act"
@@ -79,6 +80,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 			e, err = experiment.New(inv.cfg, inv.out, stdout)
 		}
 		if err == nil {
+			if len(inv.runFlags) > 0 {
+				fmt.Fprintf(stdout, "note: run flags given (%s): this runs one experiment (rl/experiment) with the defaults of -h, "+
+					"not the default study; `go run ./cmd/train` alone runs the study, -study <preset> another one\n",
+					strings.Join(inv.runFlags, " "))
+			}
 			if inv.sftFromInit {
 				fmt.Fprintln(stdout, "note: -init without -sft-demos: no SFT warm start")
 			}

@@ -113,9 +113,13 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		return usageErrorf("-study: %v", err)
 	}
 	if inv.studyConfig != "" {
-		data, err := rl.ReadConfigFile(inv.studyConfig)
-		if err != nil {
-			return usageErrorf("-study-config: %v", err)
+		// A JSON object inline, as -task-config takes, or a file.
+		data := []byte(inv.studyConfig)
+		if !strings.HasPrefix(strings.TrimSpace(inv.studyConfig), "{") {
+			var err error
+			if data, err = rl.ReadConfigFile(inv.studyConfig); err != nil {
+				return usageErrorf("-study-config: %v", err)
+			}
 		}
 		if err := study.DecodeConfig(data, &cfg); err != nil {
 			return usageErrorf("-study-config %s: %v", inv.studyConfig, err)

@@ -39,6 +39,12 @@ func TestStudyModeTakesAStudyConfigAndRefusesAnExistingFolder(t *testing.T) {
 	code = run(context.Background(), []string{"-study", "smoke", "-out", out, "-name", "varied"}, &bytes.Buffer{}, &stderr, nil)
 	assert.Equal(t, exitUsage, code, "an existing folder needs -force")
 	assert.Contains(t, stderr.String(), "-force")
+
+	// The same JSON inline, as -task-config takes it.
+	stdout.Reset()
+	code = run(ctx, []string{"-study", "smoke", "-out", out, "-name", "inline", "-study-config", ` {"seeds": [6], "updates": 3}`}, &stdout, &stderr, nil)
+	assert.Equal(t, exitInterrupted, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stdout.String(), "× 1 seeds × 3 updates")
 }
 
 func TestBadStudyFlagsAreUsageErrors(t *testing.T) {

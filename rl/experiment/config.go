@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"arew/kernels"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -89,16 +90,21 @@ type EvalConfig struct {
 
 // Version is what the binary can say about itself without git.
 type Version struct {
-	Go     string            `json:"go"`
-	OS     string            `json:"os"`
-	Arch   string            `json:"arch"`
-	CPUs   int               `json:"cpus"`
-	Module string            `json:"module"`
-	Deps   map[string]string `json:"deps,omitempty"` // the main numeric dependencies
+	// KernelSet is the CPU kernels that ran (kernels.Impl: avx512,
+	// avx2-fma or go), CPU the processor and the features they look at.
+	KernelSet string            `json:"kernel_set"`
+	CPU       string            `json:"cpu"`
+	Go        string            `json:"go"`
+	OS        string            `json:"os"`
+	Arch      string            `json:"arch"`
+	CPUs      int               `json:"cpus"`
+	Module    string            `json:"module"`
+	Deps      map[string]string `json:"deps,omitempty"` // the main numeric dependencies
 }
 
 func currentVersion() Version {
-	v := Version{Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+	v := Version{KernelSet: kernels.Impl(), CPU: kernels.CPUFeatures(), Go: runtime.Version(), OS: runtime.GOOS,
+		Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v.Module = bi.Main.Path
 		for _, d := range bi.Deps {

@@ -149,7 +149,8 @@ func (e *Experiment) writeReport() error {
 	fmt.Fprintf(&b, "- skipped optimiser steps (a non-finite loss or gradient; the weights left as they were): %d in RL, %d in SFT\n",
 		e.skipped, e.sftSkipped())
 	fmt.Fprintf(&b, "- evaluation: the first %d validation instances, %s; seed %d\n", c.Eval.Episodes, c.Eval.Modes, c.Seed)
-	fmt.Fprintf(&b, "- %s, %s/%s, %d CPUs\n\n", c.Version.Go, c.Version.OS, c.Version.Arch, c.Version.CPUs)
+	fmt.Fprintf(&b, "- %s, %s/%s, %d CPUs, kernel set %s (%s)\n\n", c.Version.Go, c.Version.OS, c.Version.Arch, c.Version.CPUs,
+		c.Version.KernelSet, c.Version.CPU)
 	fmt.Fprintf(&b, "Repeat: `go run ./cmd/train -config %s -name <new name>`\n\n", filepath.Join(e.dir, ConfigFile))
 
 	b.WriteString("## Base vs after RL\n\n")

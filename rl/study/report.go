@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"arew/rl/progress"
+	"arew/run"
 )
 
 // report is report.md: the settings, mean ± std per arm of the base and
 // final evaluations, updates-to-threshold per seed, and the plots.
-func report(c Config, s *Summary, plots []string, samples map[string][]Sample, wall time.Duration) string {
+func report(c Config, s *Summary, plots []string, samples map[string][]Sample, wall time.Duration, prov run.Provenance) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Study %s\n\n", c.Name)
 	fmt.Fprintf(&b, "- status: %s, %s wall time\n", s.Status, progress.Duration(wall))
@@ -27,6 +28,8 @@ func report(c Config, s *Summary, plots []string, samples map[string][]Sample, w
 	fmt.Fprintf(&b, "- RL: %s, %d updates × %d episodes, lr %g\n", c.Algo, c.Updates, episodesPerUpdate(c), lr(c))
 	fmt.Fprintf(&b, "- arms: %s\n", armsLine(c))
 	fmt.Fprintf(&b, "- seeds: %s\n", seedsLine(c.Seeds))
+	fmt.Fprintf(&b, "- machine: kernel set %s on %s, %s, %d CPUs (GOMAXPROCS %d); commit %s (provenance.json has every attempt)\n",
+		prov.KernelSet, prov.CPU, prov.Go, prov.CPUs, prov.GOMAXPROCS, prov.Commit)
 	fmt.Fprintf(&b, "- evaluation in training: the first %d %s instances, %s, at update 0, every %d updates and at the end\n",
 		c.Eval.Episodes, c.Eval.split(), c.Eval.Modes, c.Eval.Every)
 	if c.Eval.Test > 0 {

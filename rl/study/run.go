@@ -287,7 +287,7 @@ func (s *study) writeOutputs() error {
 	if err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start))))
+	return writeFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start), run.Collect(s.start))))
 }
 
 // fits checks that a policy can play the task with the study's rollouts

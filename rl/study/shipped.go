@@ -23,6 +23,11 @@ func shippedPath(name string) string { return "bases/" + name + ".safetensors" }
 // Bases are the recipes of the shipped bases, by name.
 var Bases = map[string]func() rl.BaseConfig{
 	"flodial-easy-locked": FloDialEasyLocked,
+	// The robustness bases of docs/arew.md §7, fixed before any RL on
+	// them: the shipped recipe with the hasty belief knob q_BT at 0.06 and
+	// 0.15 instead of 0.02.
+	"flodial-easy-locked-bt006": func() rl.BaseConfig { return lockedWithBT(0.06) },
+	"flodial-easy-locked-bt015": func() rl.BaseConfig { return lockedWithBT(0.15) },
 }
 
 // BaseNames lists the shipped bases, sorted.
@@ -75,4 +80,12 @@ func FloDialEasyLocked() rl.BaseConfig {
 		{Name: "careful", TaskConfig: careful, Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 32768, TestDemos: 300},
 		{Name: "hasty", TaskConfig: hasty, Policy: tasks.PolicySpec{Kind: "locked", QAS: 0.03, QBT: 0.02}, Demos: 8192, TestDemos: 300},
 	}}
+}
+
+// lockedWithBT is FloDialEasyLocked with the hasty demonstrator's belief
+// knob at qBT: with probability qBT a belief follows the evidence.
+func lockedWithBT(qBT float64) rl.BaseConfig {
+	c := FloDialEasyLocked()
+	c.Sources[1].Policy.QBT = qBT
+	return c
 }

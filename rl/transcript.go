@@ -16,6 +16,11 @@ type Transcript struct {
 	Reward  float64          `json:"reward"`
 	Prompt  string           `json:"prompt"`
 	Turns   []TranscriptTurn `json:"turns"`
+	// Truth is the episode's hidden state in words (tasks.Revealer), and
+	// PromptText the prompt as the task's text face renders it (the table
+	// the agent saw), where the task has them (WithText).
+	Truth      string `json:"truth,omitempty"`
+	PromptText string `json:"prompt_text,omitempty"`
 }
 
 // TranscriptTurn is one agent turn: what came before it since the last
@@ -54,12 +59,39 @@ func NewTranscript(v *tasks.Vocab, index int, tr *Trajectory) Transcript {
 	return t
 }
 
-// Markdown renders the transcript's turns as a fenced block, one line per
-// turn: the observation, then "|" and the agent's tokens with the step's
-// kind and critique (the prompt is left out).
+// WithText adds what a reader needs to judge the episode, where the task
+// can say it: the hidden truth of instance (split, Index), replayed from a
+// fresh episode, and the prompt in the task's text rendering.
+func (t Transcript) WithText(task tasks.Task, split tasks.Split, tr *Trajectory) Transcript {
+	if ep, err := task.NewEpisode(split, t.Index); err == nil {
+		if r, ok := ep.(tasks.Revealer); ok {
+			t.Truth = r.Reveal()
+		}
+	}
+	if tt, ok := task.(tasks.TextTask); ok {
+		prompt := len(tr.Tokens)
+		if len(tr.Steps) > 0 {
+			prompt = tr.Steps[0].Start
+		}
+		t.PromptText = tasks.NewTextFace(task.Vocab(), tt.TextFormat()).Render(tr.Tokens[:prompt])
+	}
+	return t
+}
+
+// Markdown renders the transcript: the truth and the prompt's text where
+// known, then a fenced block with one line per turn: the observation, then
+// "|" and the agent's tokens with the step's kind and critique.
 func (t Transcript) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "instance %d, success %v:\n\n```\n", t.Index, t.Success)
+	fmt.Fprintf(&b, "instance %d, success %v", t.Index, t.Success)
+	if t.Truth != "" {
+		fmt.Fprintf(&b, "; %s", t.Truth)
+	}
+	b.WriteString(":\n\n")
+	if t.PromptText != "" {
+		fmt.Fprintf(&b, "```\n%s\n```\n\n", t.PromptText)
+	}
+	b.WriteString("```\n")
 	for _, turn := range t.Turns {
 		mark := ""
 		if turn.Malformed {
@@ -85,16 +117,20 @@ const SamplesPerEval = 3
 // evaluated episode, with the update and mode of its evaluation.
 type Sample struct {
 	Update     int        `json:"update"`
+	Split      string     `json:"split"`
 	Mode       string     `json:"mode"`
 	Transcript Transcript `json:"transcript"`
 }
 
 // Samples are the transcripts of the first SamplesPerEval episodes of an
-// evaluation in mode after update updates.
-func Samples(v *tasks.Vocab, res EvalResult, update int, mode string) []Sample {
+// evaluation of split in mode after update updates, with the truth and the
+// prompt's text where the task has them.
+func Samples(task tasks.Task, split tasks.Split, res EvalResult, update int, mode string) []Sample {
 	var out []Sample
 	for i := 0; i < min(SamplesPerEval, len(res.Trajectories)); i++ {
-		out = append(out, Sample{Update: update, Mode: mode, Transcript: NewTranscript(v, i, res.Trajectories[i])})
+		tr := res.Trajectories[i]
+		out = append(out, Sample{Update: update, Mode: mode, Split: split.String(),
+			Transcript: NewTranscript(task.Vocab(), i, tr).WithText(task, split, tr)})
 	}
 	return out
 }

@@ -44,3 +44,33 @@ func TestTranscript(t *testing.T) {
 	assert.Contains(t, md, "AS z=")
 	assert.Equal(t, len(ts.Turns)+2, strings.Count(md, "\n")-2)
 }
+
+// With its text, a transcript names the hidden truth (a fresh episode of
+// the same instance tells it) and shows the table as the text face renders
+// it; the Markdown carries both.
+func TestTranscriptWithText(t *testing.T) {
+	task, err := tasks.New("flodial-easy", nil)
+	require.NoError(t, err)
+	pol, err := task.Scripted(tasks.PolicySpec{Kind: "strong"})
+	require.NoError(t, err)
+	tr, err := PlayScripted(task, pol, tasks.Val, 3, rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	ts := NewTranscript(task.Vocab(), 3, tr).WithText(task, tasks.Val, tr)
+	ep, err := task.NewEpisode(tasks.Val, 3)
+	require.NoError(t, err)
+	require.Implements(t, (*tasks.Revealer)(nil), ep)
+	assert.Equal(t, ep.(tasks.Revealer).Reveal(), ts.Truth)
+	assert.Contains(t, ts.Truth, "true fault: ")
+	require.NotEmpty(t, ts.PromptText)
+	assert.Contains(t, ts.PromptText, "q0")
+	md := ts.Markdown()
+	assert.Contains(t, md, ts.Truth)
+	assert.Contains(t, md, ts.PromptText)
+
+	// Samples carry the split and the text.
+	res := EvalResult{Trajectories: []*Trajectory{tr}}
+	s := Samples(task, tasks.Val, res, 5, "greedy")
+	require.Len(t, s, 1)
+	assert.Equal(t, "val", s[0].Split)
+	assert.Equal(t, "true fault", s[0].Transcript.Truth[:10])
+}

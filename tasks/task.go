@@ -113,6 +113,12 @@ type Episode interface {
 	Measures() Measures
 }
 
+// Revealer is an Episode that can state its hidden state in words, for
+// the transcripts a reader judges a run by; it is never shown to the agent.
+type Revealer interface {
+	Reveal() string
+}
+
 // Policy is a scripted agent: it returns its tokens for the current turn of
 // ep (EOT excluded). Scripted policies may read the task's internal state
 // through the concrete episode type; they are baselines and data sources,

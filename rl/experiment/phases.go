@@ -192,7 +192,7 @@ func (e *Experiment) evaluate(ctx context.Context, phase string) error {
 		if err := e.evalLog.Write(r); err != nil {
 			return err
 		}
-		shown := rl.Samples(e.task.Vocab(), res, e.updates, mode)
+		shown := rl.Samples(e.task, ec.Split, res, e.updates, mode)
 		for _, smp := range shown {
 			if err := e.samples.Write(smp); err != nil {
 				return err

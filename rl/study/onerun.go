@@ -259,7 +259,7 @@ func (s *study) evaluate(policy *model.Model, rc RunConfig, plan evalPlan, log, 
 			return p, err
 		}
 		if samples != nil {
-			if err := s.keepSamples(samples, res, update, mode, arm, rc.Seed); err != nil {
+			if err := s.keepSamples(samples, res, plan.split, update, mode, arm, rc.Seed); err != nil {
 				return p, err
 			}
 		}
@@ -278,8 +278,8 @@ type Sample = rl.Sample
 // keepSamples writes the first SamplesPerEval episodes of an evaluation to
 // samples.jsonl and keeps the sampled ones of each arm's first seed, the
 // latest evaluation's, for the report.
-func (s *study) keepSamples(log *jsonl, res rl.EvalResult, update int, mode, arm string, seed uint64) error {
-	kept := rl.Samples(s.task.Vocab(), res, update, mode)
+func (s *study) keepSamples(log *jsonl, res rl.EvalResult, split tasks.Split, update int, mode, arm string, seed uint64) error {
+	kept := rl.Samples(s.task, split, res, update, mode)
 	for _, smp := range kept {
 		if err := log.Write(smp); err != nil {
 			return err

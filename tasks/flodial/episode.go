@@ -281,6 +281,14 @@ func specBT(reply int, prev, b tasks.Belief, truth int) int8 {
 	return 1
 }
 
+// Reveal names the true fault (tasks.Revealer): its place in every
+// question's row of cells, and so where a winning final belief puts its
+// unique top level.
+func (e *episode) Reveal() string {
+	return fmt.Sprintf("true fault: %d (0-based: cell %d of every question's row, level %d of the final belief)",
+		e.inst.truth, e.inst.truth, e.inst.truth)
+}
+
 // Measures summarises the episode (see tasks.Measures).
 func (e *episode) Measures() tasks.Measures {
 	k := float64(e.t.cfg.Faults)

@@ -75,6 +75,11 @@ func (e *episode) Prompt() []tasks.Token {
 	return append(out, t.ask)
 }
 
+// Reveal names the correct option and its diagnosis (tasks.Revealer).
+func (e *episode) Reveal() string {
+	return fmt.Sprintf("correct option: %c (%s)", 'A'+e.p.truth, e.t.vocab.Word(e.t.dx0+tasks.Token(e.p.options[e.p.truth])))
+}
+
 // Next is the turn the agent takes now.
 func (e *episode) Next() tasks.Turn { return e.Rounds.Next(2, 10) }
 

@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"flag"
+	"fmt"
 	"os"
 
 	"github.com/klauspost/cpuid/v2"
@@ -50,4 +52,19 @@ func Impl() string {
 func CPUFeatures() string {
 	yes := map[bool]string{true: "yes", false: "no"}
 	return cpuid.CPU.BrandName + " (avx2+fma: " + yes[hasAVX2FMA] + ", avx512f: " + yes[hasAVX512F] + ")"
+}
+
+// KernelSet is the line a benchmark run prints before its results, so
+// every figure names the kernels that made it: "kernels: avx512 on <CPU>".
+func KernelSet() string { return "kernels: " + Impl() + " on " + CPUFeatures() }
+
+// AnnounceKernels prints KernelSet when the test binary runs benchmarks
+// (-test.bench set): a TestMain calls it before m.Run.
+func AnnounceKernels() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		fmt.Println(KernelSet())
+	}
 }

@@ -9,8 +9,11 @@ import (
 )
 
 // IsTerminal reports whether w is a terminal: an *os.File whose mode is a
-// character device.
+// character device, or a writer that says it writes to one (Tee).
 func IsTerminal(w io.Writer) bool {
+	if t, ok := w.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -67,7 +70,7 @@ func (m *Meter) Tick(done int, detail string) {
 	if !m.terminal {
 		return
 	}
-	fmt.Fprint(m.w, "\r\x1b[K"+s)
+	fmt.Fprint(m.w, eraseLine+s)
 	m.status = s
 }
 
@@ -86,18 +89,43 @@ func (m *Meter) Line(done int, text string) {
 // terminal the status line is erased first and drawn again below it.
 func (m *Meter) Printf(format string, args ...any) {
 	if m.status != "" {
-		fmt.Fprint(m.w, "\r\x1b[K")
+		fmt.Fprint(m.w, eraseLine)
 	}
 	fmt.Fprintf(m.w, format, args...)
 	if m.status != "" {
-		fmt.Fprint(m.w, m.status)
+		fmt.Fprint(m.w, eraseLine+m.status)
 	}
+}
+
+// eraseLine starts every write of a status line (and nothing else), so a
+// Tee can leave status lines out of its log.
+const eraseLine = "\r\x1b[K"
+
+// Tee writes everything to w and, to log, all but the status lines: the
+// console's permanent text, for a run folder's console.log. It is a
+// terminal when w is one, so a Meter on it still draws its status line.
+func Tee(w, log io.Writer) io.Writer { return &tee{w: w, log: log, terminal: IsTerminal(w)} }
+
+type tee struct {
+	w, log   io.Writer
+	terminal bool
+}
+
+func (t *tee) IsTerminal() bool { return t.terminal }
+
+func (t *tee) Write(p []byte) (int, error) {
+	if !strings.HasPrefix(string(p), eraseLine) {
+		if _, err := t.log.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return t.w.Write(p)
 }
 
 // Finish erases the status line (terminal); the meter prints no more.
 func (m *Meter) Finish() {
 	if m.status != "" {
-		fmt.Fprint(m.w, "\r\x1b[K")
+		fmt.Fprint(m.w, eraseLine)
 		m.status = ""
 	}
 	m.terminal = false

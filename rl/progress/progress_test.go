@@ -64,7 +64,7 @@ func TestTerminalRewritesTheStatusLine(t *testing.T) {
 	m.Finish()
 	want := "\r\x1b[Krl 1/2, 10s elapsed, ETA 10s  a" + // the status line
 		"\r\x1b[Keval  [1/2, 20s elapsed, ETA 20s]\n" + // erased, the permanent line…
-		"rl 1/2, 20s elapsed, ETA 20s" + // …and the status line again, up to date
+		"\r\x1b[Krl 1/2, 20s elapsed, ETA 20s" + // …and the status line again, up to date
 		"\r\x1b[K" // erased at the end
 	assert.Equal(t, want, buf.String())
 }
@@ -92,4 +92,21 @@ func TestDuration(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, Duration(tc.d), "%v", tc.d)
 	}
+}
+
+// A Tee is a terminal when its console is one, and logs the permanent
+// lines only: no status line, no escape sequence.
+func TestTeeLogsThePermanentLines(t *testing.T) {
+	var console, log bytes.Buffer
+	m, _ := newTest(true, 2)
+	tw := Tee(&console, &log)
+	assert.False(t, IsTerminal(tw), "a buffer is no terminal")
+	m.w = &tee{w: &console, log: &log, terminal: true}
+	assert.True(t, IsTerminal(m.w))
+	m.Tick(1, "a")
+	m.Line(1, "eval")
+	m.Printf("note\n")
+	m.Finish()
+	assert.Equal(t, "eval  [1/2, 20s elapsed, ETA 20s]\nnote\n", log.String())
+	assert.Contains(t, console.String(), "\r\x1b[Krl 1/2")
 }

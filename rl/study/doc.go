@@ -28,7 +28,10 @@
 //     provenance.json (run.Provenance: commit, kernel set, CPU, wall time)
 //     and checkpoints/policy.safetensors (the final policy).
 //
-// After each run <dir>/summary.json is rewritten; at the end (or when ctx
+// What the study prints also goes to <dir>/console.log (every attempt,
+// appended; status lines left out), and <dir>/provenance.json records each
+// attempt's commit, kernel set, CPU and wall time. After each run
+// <dir>/summary.json is rewritten; at the end (or when ctx
 // is cancelled: the run in progress stops after its update) the summary,
 // <dir>/report.md and <dir>/plots/*.png are written. Every whole file is
 // written atomically (engine.WriteFileAtomic, model.Save); the .jsonl logs

@@ -145,6 +145,12 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 	assert.Len(t, sum.Ranking(1), 4, "every arm complete: all ranked")
 	assert.FileExists(t, filepath.Join(dir, PlotsDir, PhasePlot))
 
+	console, err := os.ReadFile(filepath.Join(dir, ConsoleFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(console), "== study protocol")
+	assert.Contains(t, string(console), "mass seed 3 @ 3 test greedy")
+	assert.NotContains(t, string(console), "\x1b", "no status lines")
+
 	// Provenance: the study's attempts and each run's wall time.
 	var attempts []run.Provenance
 	data, err = os.ReadFile(filepath.Join(dir, ProvenanceFile))

@@ -124,7 +124,7 @@ func report(c Config, s *Summary, plots []string, samples map[string][]Sample, w
 		}
 	}
 	b.WriteString("Files: study.json (the config), summary.json (what scripts read), provenance.json (each attempt's commit, " +
-		"kernel set, CPU and wall time), <arm>/seed-<s>/ (config.json, metrics.jsonl, eval.jsonl, samples.jsonl, " +
+		"kernel set, CPU and wall time), console.log (what each attempt printed), <arm>/seed-<s>/ (config.json, metrics.jsonl, eval.jsonl, samples.jsonl, " +
 		"provenance.json, tb/ (TensorBoard: `tensorboard --logdir <study folder>`), checkpoints/policy.safetensors), plots/.\n")
 	return b.String()
 }

@@ -42,6 +42,7 @@ const (
 	ReportFile  = "report.md"
 	BaseFile    = "base.safetensors"
 	BaseSFTFile = "base-sft.jsonl"
+	ConsoleFile = "console.log" // what the study printed, every attempt, without status lines
 	PlotsDir    = "plots"
 )
 
@@ -125,6 +126,13 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 	if err != nil {
 		return nil, err
 	}
+	console, err := os.OpenFile(filepath.Join(dir, ConsoleFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	defer console.Close()
+	s.out = progress.Tee(progressOut, console)
+	progressOut = s.out
 	s.sum = newSummary(cfg)
 	fmt.Fprintf(progressOut, "== study %s → %s: %d arms × %d seeds × %d updates on %s (%s)\n",
 		cfg.Name, dir, len(cfg.Arms), len(cfg.Seeds), cfg.Updates, cfg.Task, cfg.Algo)

@@ -112,36 +112,16 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 	if err != nil {
 		return nil, fmt.Errorf("study: %w", err)
 	}
-	metrics, err := createJSONL(filepath.Join(dir, MetricsFile))
-	if err != nil {
-		return nil, err
-	}
-	defer metrics.Close()
-	evals, err := createJSONL(filepath.Join(dir, EvalFile))
-	if err != nil {
-		return nil, err
-	}
-	defer evals.Close()
-	samples, err := createJSONL(filepath.Join(dir, SamplesFile))
-	if err != nil {
-		return nil, err
-	}
-	defer samples.Close()
 	tr, err := rc.algorithm().New(task, policy)
 	if err != nil {
 		return nil, fmt.Errorf("study: %s seed %d: %w", arm.Name, seed, err)
 	}
 	defer tr.Close()
-	start := time.Now()
-	prov := run.Collect(start)
-	if err := writeJSON(filepath.Join(dir, ProvenanceFile), prov); err != nil {
+	f, err := openRunFiles(dir)
+	if err != nil {
 		return nil, err
 	}
-	tb, err := tensorboard.Create(filepath.Join(dir, TBDir))
-	if err != nil {
-		return nil, fmt.Errorf("study: %w", err)
-	}
-	defer tb.Close()
+	defer f.close()
 
 	name := fmt.Sprintf("%s seed %d", arm.Name, seed)
 	r := &RunSum{Seed: seed, Status: "running", Curve: []Point{}}
@@ -150,12 +130,12 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		if err != nil {
 			return err
 		}
-		p, err := s.evaluate(policy, rc, evalPlan{update, s.cfg.Eval.split(), s.cfg.Eval.Episodes, ms}, evals, samples, name, arm.Name)
+		p, err := s.evaluate(policy, rc, evalPlan{update, s.cfg.Eval.split(), s.cfg.Eval.Episodes, ms}, f.evals, f.samples, name, arm.Name)
 		if err != nil {
 			return err
 		}
 		r.Curve = append(r.Curve, p)
-		return tb.Scalars(int64(update), evalScalars("eval", p.Modes))
+		return f.tb.Scalars(int64(update), evalScalars("eval", p.Modes))
 	}
 	finish := func(status string, err error) (*RunSum, error) {
 		r.Status = status
@@ -167,8 +147,7 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 			last := r.Curve[len(r.Curve)-1].Modes
 			r.Final = &last
 		}
-		prov.Finish(time.Now(), time.Since(start))
-		if perr := writeJSON(filepath.Join(dir, ProvenanceFile), prov); perr != nil && err == nil {
+		if perr := f.finishProvenance(); perr != nil && err == nil {
 			err = perr
 		}
 		meta := map[string]string{"study": s.cfg.Name, "arm": arm.Name, "seed": strconv.FormatUint(seed, 10),
@@ -196,10 +175,10 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		}
 		r.Done = u + 1
 		s.updates++
-		if err := metrics.Write(m); err != nil {
+		if err := f.metrics.Write(m); err != nil {
 			return finish("failed", err)
 		}
-		if err := tb.Scalars(int64(r.Done), metricScalars(m)); err != nil {
+		if err := f.tb.Scalars(int64(r.Done), metricScalars(m)); err != nil {
 			return finish("failed", err)
 		}
 		if s.afterUpdate != nil {
@@ -213,16 +192,70 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		}
 	}
 	if n := s.cfg.Eval.Test; n > 0 {
-		p, err := s.evaluate(policy, rc, evalPlan{r.Done, tasks.Test, n, []string{"greedy", "sampled"}}, evals, nil, name, arm.Name)
+		p, err := s.evaluate(policy, rc, evalPlan{r.Done, tasks.Test, n, []string{"greedy", "sampled"}}, f.evals, nil, name, arm.Name)
 		if err != nil {
 			return finish("failed", err)
 		}
 		r.Test = &p.Modes
-		if err := tb.Scalars(int64(r.Done), evalScalars("test", p.Modes)); err != nil {
+		if err := f.tb.Scalars(int64(r.Done), evalScalars("test", p.Modes)); err != nil {
 			return finish("failed", err)
 		}
 	}
 	return finish("complete", nil)
+}
+
+// runFiles are what one run writes as it goes: its logs, its TensorBoard
+// events and its provenance (started when the files open).
+type runFiles struct {
+	dir                     string
+	metrics, evals, samples *jsonl
+	tb                      *tensorboard.Writer
+	prov                    run.Provenance
+	start                   time.Time
+}
+
+// openRunFiles creates the run's logs and event file in dir and writes its
+// provenance; on an error nothing stays open.
+func openRunFiles(dir string) (f *runFiles, err error) {
+	f = &runFiles{dir: dir, start: time.Now()}
+	defer func() {
+		if err != nil {
+			f.close()
+		}
+	}()
+	for _, l := range []struct {
+		name string
+		to   **jsonl
+	}{{MetricsFile, &f.metrics}, {EvalFile, &f.evals}, {SamplesFile, &f.samples}} {
+		if *l.to, err = createJSONL(filepath.Join(dir, l.name)); err != nil {
+			return f, err
+		}
+	}
+	f.prov = run.Collect(f.start)
+	if err = writeJSON(filepath.Join(dir, ProvenanceFile), f.prov); err != nil {
+		return f, err
+	}
+	if f.tb, err = tensorboard.Create(filepath.Join(dir, TBDir)); err != nil {
+		return f, fmt.Errorf("study: %w", err)
+	}
+	return f, nil
+}
+
+// finishProvenance records the run's end and wall time.
+func (f *runFiles) finishProvenance() error {
+	f.prov.Finish(time.Now(), time.Since(f.start))
+	return writeJSON(filepath.Join(f.dir, ProvenanceFile), f.prov)
+}
+
+func (f *runFiles) close() {
+	for _, l := range []*jsonl{f.metrics, f.evals, f.samples} {
+		if l != nil {
+			l.Close()
+		}
+	}
+	if f.tb != nil {
+		f.tb.Close()
+	}
 }
 
 // evalPlan is one evaluation: which instances, how many, in which modes.

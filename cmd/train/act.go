@@ -34,11 +34,7 @@ func actInvocation(inv invocation, o *overrides, configPath string) (invocation,
 		slices.Sort(bad)
 		return inv, usageErrorf("-act takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
 	}
-	if apply, ok := o.set["name"]; ok {
-		var probe Config
-		_ = apply(&probe)
-		inv.studyName = probe.Name
-	}
+	inv.studyName = o.raw["name"]
 	return inv, nil
 }
 

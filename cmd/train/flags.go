@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
 
 	"arew/rl"
@@ -71,6 +69,7 @@ var studyFlags = map[string]bool{"name": true, "init": true}
 type overrides struct {
 	order []string
 	set   map[string]func(*Config) error
+	raw   map[string]string // each given flag's value as typed (checked by its parse)
 }
 
 func (o *overrides) add(name string, apply func(*Config) error) { o.set[name] = apply }
@@ -82,7 +81,6 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints the usage below
 	d := experiment.DefaultConfig(experiment.DefaultAlgo)
-	dp := d.PPO
 	configPath := fs.String("config", "", "")
 	fs.StringVar(&inv.out, "out", "runs", "")
 	fs.BoolVar(&inv.force, "force", false, "")
@@ -92,189 +90,25 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.StringVar(&inv.buildBase, "build-base", "", "")
 	fs.StringVar(&inv.act, "act", "", "")
 
-	o := &overrides{set: map[string]func(*Config) error{}}
+	o := &overrides{set: map[string]func(*Config) error{}, raw: map[string]string{}}
 	var docs []flagDoc
-	section := "run"
-	doc := func(name, kind, usage string) {
-		o.order = append(o.order, name)
-		docs = append(docs, flagDoc{section, name, kind, usage})
-	}
-	str := func(name, usage string, apply func(*Config, string) error) {
-		doc(name, "string", usage)
-		fs.Func(name, usage, func(s string) error {
-			o.add(name, func(c *Config) error { return apply(c, s) })
-			return nil
-		})
-	}
-	integer := func(name, usage string, apply func(*Config, int) error) {
-		doc(name, "int", usage)
-		fs.Func(name, usage, func(s string) error {
-			v, err := strconv.Atoi(s)
-			if err != nil {
-				return fmt.Errorf("not an integer: %q", s)
-			}
-			o.add(name, func(c *Config) error { return apply(c, v) })
-			return nil
-		})
-	}
-	float := func(name, usage string, apply func(*Config, float64) error) {
-		doc(name, "float", usage)
-		fs.Func(name, usage, func(s string) error {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return fmt.Errorf("not a number: %q", s)
-			}
-			o.add(name, func(c *Config) error { return apply(c, v) })
-			return nil
-		})
-	}
-	boolean := func(name, usage string, apply func(*Config, bool) error) {
-		doc(name, "", usage)
-		fs.BoolFunc(name, usage, func(s string) error {
-			v, err := strconv.ParseBool(s)
-			if err != nil {
-				return fmt.Errorf("not a boolean: %q", s)
-			}
-			o.add(name, func(c *Config) error { return apply(c, v) })
-			return nil
-		})
-	}
-	ppoOnly := func(c *Config, flagName string) (*rl.PPOConfig, error) {
-		if c.PPO == nil {
-			return nil, usageErrorf("-%s applies to -algo ppo only (this run is %s)", flagName, c.Algo)
+	for _, f := range runFlagTable(d) {
+		o.order = append(o.order, f.name)
+		docs = append(docs, flagDoc{f.section, f.name, f.kind, f.usage})
+		register := fs.Func
+		if f.kind == "" {
+			register = fs.BoolFunc
 		}
-		return c.PPO, nil
+		register(f.name, f.usage, func(s string) error {
+			apply, err := f.parse(s)
+			if err != nil {
+				return err
+			}
+			o.raw[f.name] = s
+			o.add(f.name, apply)
+			return nil
+		})
 	}
-
-	// The run.
-	str("name", "run name: outputs go to <out>/<name>/ (default: derived from the settings and the seed)",
-		func(c *Config, s string) error { c.Name = s; return nil })
-	integer("seed", fmt.Sprintf("run seed: every random stream derives from it (default %d)", d.Seed),
-		func(c *Config, v int) error {
-			if v < 0 {
-				return usageErrorf("-seed must be ≥ 0, got %d", v)
-			}
-			c.Seed = uint64(v)
-			return nil
-		})
-	str("task", fmt.Sprintf("task setting, any registered name (default %s)", d.Task),
-		func(c *Config, s string) error { c.Task = s; return nil })
-	str("task-config", `JSON overrides of the task's config, e.g. '{"Critiques":"consistent"}'`,
-		func(c *Config, s string) error { c.TaskConfig = []byte(s); return nil })
-	str("algo", "ppo, grpo or gspo (default ppo)", func(c *Config, s string) error { c.Algo = rl.Algo(s); return nil })
-	integer("updates", fmt.Sprintf("RL updates (default %d)", d.Updates),
-		func(c *Config, v int) error { c.Updates = v; return nil })
-
-	section = "model"
-	str("model", fmt.Sprintf("model preset: tiny, small or base (default %s)", d.Model.Preset),
-		func(c *Config, s string) error { c.Model.Preset = s; return nil })
-	str("init", "start from this policy checkpoint (e.g. runs/x/checkpoints/base.safetensors); turns SFT off unless -sft-demos is given",
-		func(c *Config, s string) error { c.Model.Init = s; return nil })
-	str("critic", fmt.Sprintf("PPO critic: separate or shared (default %s)", dp.Critic.Mode),
-		func(c *Config, s string) error {
-			p, err := ppoOnly(c, "critic")
-			if err == nil {
-				p.Critic.Mode = s
-			}
-			return err
-		})
-
-	section = "update"
-	integer("group", "GRPO/GSPO rollouts per prompt (default 5); the prompts per update stay unless -episodes is given",
-		func(c *Config, v int) error {
-			if c.GRPO == nil {
-				return usageErrorf("-group applies to -algo grpo or gspo only")
-			}
-			c.GRPO.GroupSize = v
-			return nil
-		})
-	integer("episodes", fmt.Sprintf("rollouts per update (default %d; GRPO/GSPO: prompts × group, a multiple of the group)", dp.Episodes),
-		func(c *Config, v int) error {
-			if c.PPO != nil {
-				c.PPO.Episodes = v
-				return nil
-			}
-			g := c.GRPO.GroupSize
-			if g < 1 || v < 1 || v%g != 0 {
-				return usageErrorf("-episodes %d must be a positive multiple of the group size %d", v, g)
-			}
-			c.GRPO.Prompts = v / g
-			return nil
-		})
-	integer("instances", "cycle through the first N train instances (0: fresh instances every update)",
-		func(c *Config, v int) error { *c.Instances() = v; return nil })
-	integer("minibatch", fmt.Sprintf("trajectories per minibatch (default %d)", dp.Policy.MiniBatch),
-		func(c *Config, v int) error { c.Policy().MiniBatch = v; return nil })
-	integer("epochs", fmt.Sprintf("passes over each update's batch (default %d)", dp.Policy.Epochs),
-		func(c *Config, v int) error { c.Policy().Epochs = v; return nil })
-	float("lr", fmt.Sprintf("policy learning rate (default %g)", dp.Policy.Optim.LR),
-		func(c *Config, v float64) error { c.Policy().Optim.LR = v; return nil })
-	float("critic-lr", fmt.Sprintf("separate critic's learning rate (default %g)", dp.Critic.Optim.LR),
-		func(c *Config, v float64) error {
-			p, err := ppoOnly(c, "critic-lr")
-			if err == nil {
-				p.Critic.Optim.LR = v
-			}
-			return err
-		})
-	float("entropy", "entropy bonus coefficient (default 0)",
-		func(c *Config, v float64) error { c.Policy().EntropyCoef = v; return nil })
-	float("kl", "coefficient of the KL to the initial policy (default 0: off)",
-		func(c *Config, v float64) error { c.Policy().KLCoef = v; return nil })
-	integer("workers", "rollout goroutines (0: one per CPU; results do not depend on it)",
-		func(c *Config, v int) error { c.Rollout().Workers = v; return nil })
-
-	section = "AREW"
-	da := dp.Advantage.AREW
-	str("arew", fmt.Sprintf("critiques feeding the AREW margin: none, as, bt or as+bt (default %s)", da.Critiques),
-		func(c *Config, s string) error {
-			if !slices.Contains(rl.CritiqueKinds, s) {
-				return usageErrorf("-arew must be one of %s, got %q", strings.Join(rl.CritiqueKinds, ", "), s)
-			}
-			c.Advantage().AREW.Critiques = s
-			return nil
-		})
-	float("lambda", fmt.Sprintf("AREW λ (default %g)", da.Lambda),
-		func(c *Config, v float64) error { c.Advantage().AREW.Lambda = v; return nil })
-	str("mode", fmt.Sprintf("AREW margin mode: step, step_spread, minority_fixed or abs_sum (default %s)", da.Mode),
-		func(c *Config, s string) error { c.Advantage().AREW.Mode = s; return nil })
-	integer("arew-start", "first update (0-based) with the AREW correction (default 0)",
-		func(c *Config, v int) error { c.Advantage().AREW.Start = v; return nil })
-	integer("arew-end", "update at which the AREW correction stops (default 0: never)",
-		func(c *Config, v int) error { c.Advantage().AREW.End = v; return nil })
-	boolean("arew-separate", "separate AS and BT margins (the PE prototype's form)",
-		func(c *Config, v bool) error { c.Advantage().AREW.Separate = v; return nil })
-	float("flip", "flip each critique with probability α (robustness study; default 0)",
-		func(c *Config, v float64) error { c.Advantage().AREW.Perturb.Flip = v; return nil })
-
-	section = "SFT warm start"
-	ds := d.SFT
-	integer("sft-demos", fmt.Sprintf("SFT demonstrations from the train split (0: no warm start; default %d)", ds.Demos),
-		func(c *Config, v int) error { c.SFT.Demos = v; return nil })
-	integer("sft-test-demos", fmt.Sprintf("held-out demonstrations for the SFT test loss (default %d)", ds.TestDemos),
-		func(c *Config, v int) error { c.SFT.TestDemos = v; return nil })
-	str("demonstrator", fmt.Sprintf("scripted policy SFT imitates: weak, strong, random or constant (default %s)", ds.Demonstrator.Kind),
-		func(c *Config, s string) error { c.SFT.Demonstrator.Kind = s; return nil })
-	float("qas", fmt.Sprintf("weak demonstrator: probability of an informative query (default %g)", ds.Demonstrator.QAS),
-		func(c *Config, v float64) error { c.SFT.Demonstrator.QAS = v; return nil })
-	float("qbt", fmt.Sprintf("weak demonstrator: probability that a belief follows the evidence (default %g)", ds.Demonstrator.QBT),
-		func(c *Config, v float64) error { c.SFT.Demonstrator.QBT = v; return nil })
-	integer("sft-epochs", fmt.Sprintf("SFT epochs (default %d)", ds.Train.Epochs),
-		func(c *Config, v int) error { c.SFT.Train.Epochs = v; return nil })
-	integer("sft-minibatch", fmt.Sprintf("SFT minibatch (default %d)", ds.Train.MiniBatch),
-		func(c *Config, v int) error { c.SFT.Train.MiniBatch = v; return nil })
-	float("sft-lr", fmt.Sprintf("SFT learning rate (default %g)", ds.Train.Optim.LR),
-		func(c *Config, v float64) error { c.SFT.Train.Optim.LR = v; return nil })
-
-	section = "evaluation"
-	integer("eval-every", fmt.Sprintf("evaluate (and checkpoint) every K updates (0: only before and after RL; default %d)", d.Eval.Every),
-		func(c *Config, v int) error { c.Eval.Every = v; return nil })
-	integer("eval-episodes", fmt.Sprintf("validation instances per evaluation (default %d)", d.Eval.Episodes),
-		func(c *Config, v int) error { c.Eval.Episodes = v; return nil })
-	str("eval-modes", fmt.Sprintf("greedy, sampled or both (default %s)", d.Eval.Modes),
-		func(c *Config, s string) error { c.Eval.Modes = s; return nil })
-	boolean("baselines", "evaluate the task's scripted policies for report.md (default true)",
-		func(c *Config, v bool) error { c.Eval.Baselines = v; return nil })
 
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -318,22 +152,29 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 		}
 	}
 
+	cfg, sftFromInit, err := runConfig(o, *configPath)
+	if err != nil {
+		return inv, err
+	}
+	inv.cfg, inv.sftFromInit = cfg, sftFromInit
+	return inv, nil
+}
+
+// runConfig is one run's config: DefaultConfig of its algo (or the -config
+// file decoded onto it), then the flags given, in table order. sftFromInit
+// reports that -init without -sft-demos turned the SFT warm start off.
+func runConfig(o *overrides, configPath string) (cfg Config, sftFromInit bool, err error) {
 	// The base: the file decoded onto the defaults of its algo (or of
 	// -algo's), or the defaults.
 	var algo rl.Algo
-	if apply, ok := o.set["algo"]; ok {
-		var probe Config
-		_ = apply(&probe)
-		var err error
-		if algo, err = rl.ParseAlgo(string(probe.Algo)); err != nil {
-			return inv, usageErrorf("-%v", err)
+	if raw, ok := o.raw["algo"]; ok {
+		if algo, err = rl.ParseAlgo(raw); err != nil {
+			return cfg, false, usageErrorf("-%v", err)
 		}
 	}
-	var cfg Config
-	if *configPath != "" {
-		var err error
-		if cfg, err = experiment.ReadConfig(*configPath, algo); err != nil {
-			return inv, usageErrorf("-config: %v", err)
+	if configPath != "" {
+		if cfg, err = experiment.ReadConfig(configPath, algo); err != nil {
+			return cfg, false, usageErrorf("-config: %v", err)
 		}
 	} else {
 		if algo == "" {
@@ -345,32 +186,31 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 		_ = apply(&cfg)
 	}
 	if err := cfg.Normalise(); err != nil {
-		return inv, err
+		return cfg, false, err
 	}
 	for _, name := range o.order {
 		if apply, ok := o.set[name]; ok && name != "algo" {
 			if err := apply(&cfg); err != nil {
-				return inv, err
+				return cfg, false, err
 			}
 		}
 	}
 	if _, initSet := o.set["init"]; initSet {
 		if _, demosSet := o.set["sft-demos"]; !demosSet && cfg.SFT.Demos > 0 {
 			cfg.SFT.Demos = 0
-			inv.sftFromInit = true
+			sftFromInit = true
 		}
 	}
 	if err := cfg.Normalise(); err != nil {
-		return inv, err
+		return cfg, false, err
 	}
 	if cfg.Name == "" {
 		cfg.Name = cfg.DefaultName()
 	}
 	if err := cfg.Validate(); err != nil {
-		return inv, err
+		return cfg, false, err
 	}
-	inv.cfg = cfg
-	return inv, nil
+	return cfg, sftFromInit, nil
 }
 
 // flagDoc is one flag's line of the usage text.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"arew/rl"
@@ -41,16 +42,7 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 		slices.Sort(bad)
 		return inv, usageErrorf("-study takes only -out, -force, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
 	}
-	var probe Config
-	for name, apply := range o.set {
-		_ = apply(&probe)
-		switch name {
-		case "name":
-			inv.studyName = probe.Name
-		case "init":
-			inv.studyBase = probe.Model.Init
-		}
-	}
+	inv.studyName, inv.studyBase = o.raw["name"], o.raw["init"]
 	return inv, nil
 }
 
@@ -90,12 +82,10 @@ func resumeInvocation(inv invocation, o *overrides, configPath string) (invocati
 		return inv, usageErrorf("-resume %s: %s; got %s", inv.resume, what, strings.Join(bad, ", "))
 	}
 	inv.resumeUpdates = -1
-	if apply, ok := o.set["updates"]; ok {
-		var probe Config
-		_ = apply(&probe)
-		inv.resumeUpdates = probe.Updates
-		if probe.Updates < 0 {
-			return inv, usageErrorf("-updates must be ≥ 0, got %d", probe.Updates)
+	if raw, ok := o.raw["updates"]; ok {
+		inv.resumeUpdates, _ = strconv.Atoi(raw) // its parse accepted it
+		if inv.resumeUpdates < 0 {
+			return inv, usageErrorf("-updates must be ≥ 0, got %d", inv.resumeUpdates)
 		}
 	}
 	return inv, nil

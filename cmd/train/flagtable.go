@@ -1,0 +1,233 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"arew/rl"
+)
+
+// The run flags, one table: each flag's section and line in -h, and how
+// its value, as typed on the command line, sets the run config. parseArgs
+// registers them in order; -h prints them by section.
+
+// runFlag is one flag that changes the run config: parse checks the value
+// as typed and returns what applies it.
+type runFlag struct {
+	section, name, kind, usage string
+	parse                      func(s string) (func(*Config) error, error)
+}
+
+// flagTable collects the run flags section by section.
+type flagTable struct {
+	section string
+	flags   []runFlag
+}
+
+// runFlagTable is every run flag, with the defaults of d in its usage.
+func runFlagTable(d Config) []runFlag {
+	t := &flagTable{}
+	t.runSectionFlags(d)
+	t.modelFlags(d)
+	t.updateFlags(d)
+	t.arewFlags(d)
+	t.sftFlags(d)
+	t.evalFlags(d)
+	return t.flags
+}
+
+func (t *flagTable) add(name, kind, usage string, parse func(s string) (func(*Config) error, error)) {
+	t.flags = append(t.flags, runFlag{t.section, name, kind, usage, parse})
+}
+
+func (t *flagTable) str(name, usage string, apply func(*Config, string) error) {
+	t.add(name, "string", usage, func(s string) (func(*Config) error, error) {
+		return func(c *Config) error { return apply(c, s) }, nil
+	})
+}
+
+func (t *flagTable) integer(name, usage string, apply func(*Config, int) error) {
+	t.add(name, "int", usage, func(s string) (func(*Config) error, error) {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("not an integer: %q", s)
+		}
+		return func(c *Config) error { return apply(c, v) }, nil
+	})
+}
+
+func (t *flagTable) float(name, usage string, apply func(*Config, float64) error) {
+	t.add(name, "float", usage, func(s string) (func(*Config) error, error) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("not a number: %q", s)
+		}
+		return func(c *Config) error { return apply(c, v) }, nil
+	})
+}
+
+func (t *flagTable) boolean(name, usage string, apply func(*Config, bool) error) {
+	t.add(name, "", usage, func(s string) (func(*Config) error, error) {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, fmt.Errorf("not a boolean: %q", s)
+		}
+		return func(c *Config) error { return apply(c, v) }, nil
+	})
+}
+
+// ppoOnly is c's PPO section, or an error naming the flag when the run is
+// not PPO.
+func ppoOnly(c *Config, flagName string) (*rl.PPOConfig, error) {
+	if c.PPO == nil {
+		return nil, usageErrorf("-%s applies to -algo ppo only (this run is %s)", flagName, c.Algo)
+	}
+	return c.PPO, nil
+}
+
+func (t *flagTable) runSectionFlags(d Config) {
+	t.section = "run"
+	t.str("name", "run name: outputs go to <out>/<name>/ (default: derived from the settings and the seed)",
+		func(c *Config, s string) error { c.Name = s; return nil })
+	t.integer("seed", fmt.Sprintf("run seed: every random stream derives from it (default %d)", d.Seed),
+		func(c *Config, v int) error {
+			if v < 0 {
+				return usageErrorf("-seed must be ≥ 0, got %d", v)
+			}
+			c.Seed = uint64(v)
+			return nil
+		})
+	t.str("task", fmt.Sprintf("task setting, any registered name (default %s)", d.Task),
+		func(c *Config, s string) error { c.Task = s; return nil })
+	t.str("task-config", `JSON overrides of the task's config, e.g. '{"Critiques":"consistent"}'`,
+		func(c *Config, s string) error { c.TaskConfig = []byte(s); return nil })
+	t.str("algo", "ppo, grpo or gspo (default ppo)", func(c *Config, s string) error { c.Algo = rl.Algo(s); return nil })
+	t.integer("updates", fmt.Sprintf("RL updates (default %d)", d.Updates),
+		func(c *Config, v int) error { c.Updates = v; return nil })
+}
+
+func (t *flagTable) modelFlags(d Config) {
+	t.section = "model"
+	dp := d.PPO
+	t.str("model", fmt.Sprintf("model preset: tiny, small or base (default %s)", d.Model.Preset),
+		func(c *Config, s string) error { c.Model.Preset = s; return nil })
+	t.str("init", "start from this policy checkpoint (e.g. runs/x/checkpoints/base.safetensors); turns SFT off unless -sft-demos is given",
+		func(c *Config, s string) error { c.Model.Init = s; return nil })
+	t.str("critic", fmt.Sprintf("PPO critic: separate or shared (default %s)", dp.Critic.Mode),
+		func(c *Config, s string) error {
+			p, err := ppoOnly(c, "critic")
+			if err == nil {
+				p.Critic.Mode = s
+			}
+			return err
+		})
+}
+
+func (t *flagTable) updateFlags(d Config) {
+	t.section = "update"
+	dp := d.PPO
+	t.integer("group", "GRPO/GSPO rollouts per prompt (default 5); the prompts per update stay unless -episodes is given",
+		func(c *Config, v int) error {
+			if c.GRPO == nil {
+				return usageErrorf("-group applies to -algo grpo or gspo only")
+			}
+			c.GRPO.GroupSize = v
+			return nil
+		})
+	t.integer("episodes", fmt.Sprintf("rollouts per update (default %d; GRPO/GSPO: prompts × group, a multiple of the group)", dp.Episodes),
+		func(c *Config, v int) error {
+			if c.PPO != nil {
+				c.PPO.Episodes = v
+				return nil
+			}
+			g := c.GRPO.GroupSize
+			if g < 1 || v < 1 || v%g != 0 {
+				return usageErrorf("-episodes %d must be a positive multiple of the group size %d", v, g)
+			}
+			c.GRPO.Prompts = v / g
+			return nil
+		})
+	t.integer("instances", "cycle through the first N train instances (0: fresh instances every update)",
+		func(c *Config, v int) error { *c.Instances() = v; return nil })
+	t.integer("minibatch", fmt.Sprintf("trajectories per minibatch (default %d)", dp.Policy.MiniBatch),
+		func(c *Config, v int) error { c.Policy().MiniBatch = v; return nil })
+	t.integer("epochs", fmt.Sprintf("passes over each update's batch (default %d)", dp.Policy.Epochs),
+		func(c *Config, v int) error { c.Policy().Epochs = v; return nil })
+	t.float("lr", fmt.Sprintf("policy learning rate (default %g)", dp.Policy.Optim.LR),
+		func(c *Config, v float64) error { c.Policy().Optim.LR = v; return nil })
+	t.float("critic-lr", fmt.Sprintf("separate critic's learning rate (default %g)", dp.Critic.Optim.LR),
+		func(c *Config, v float64) error {
+			p, err := ppoOnly(c, "critic-lr")
+			if err == nil {
+				p.Critic.Optim.LR = v
+			}
+			return err
+		})
+	t.float("entropy", "entropy bonus coefficient (default 0)",
+		func(c *Config, v float64) error { c.Policy().EntropyCoef = v; return nil })
+	t.float("kl", "coefficient of the KL to the initial policy (default 0: off)",
+		func(c *Config, v float64) error { c.Policy().KLCoef = v; return nil })
+	t.integer("workers", "rollout goroutines (0: one per CPU; results do not depend on it)",
+		func(c *Config, v int) error { c.Rollout().Workers = v; return nil })
+}
+
+func (t *flagTable) arewFlags(d Config) {
+	t.section = "AREW"
+	dp := d.PPO
+	da := dp.Advantage.AREW
+	t.str("arew", fmt.Sprintf("critiques feeding the AREW margin: none, as, bt or as+bt (default %s)", da.Critiques),
+		func(c *Config, s string) error {
+			if !slices.Contains(rl.CritiqueKinds, s) {
+				return usageErrorf("-arew must be one of %s, got %q", strings.Join(rl.CritiqueKinds, ", "), s)
+			}
+			c.Advantage().AREW.Critiques = s
+			return nil
+		})
+	t.float("lambda", fmt.Sprintf("AREW λ (default %g)", da.Lambda),
+		func(c *Config, v float64) error { c.Advantage().AREW.Lambda = v; return nil })
+	t.str("mode", fmt.Sprintf("AREW margin mode: step, step_spread, minority_fixed or abs_sum (default %s)", da.Mode),
+		func(c *Config, s string) error { c.Advantage().AREW.Mode = s; return nil })
+	t.integer("arew-start", "first update (0-based) with the AREW correction (default 0)",
+		func(c *Config, v int) error { c.Advantage().AREW.Start = v; return nil })
+	t.integer("arew-end", "update at which the AREW correction stops (default 0: never)",
+		func(c *Config, v int) error { c.Advantage().AREW.End = v; return nil })
+	t.boolean("arew-separate", "separate AS and BT margins (the PE prototype's form)",
+		func(c *Config, v bool) error { c.Advantage().AREW.Separate = v; return nil })
+	t.float("flip", "flip each critique with probability α (robustness study; default 0)",
+		func(c *Config, v float64) error { c.Advantage().AREW.Perturb.Flip = v; return nil })
+}
+
+func (t *flagTable) sftFlags(d Config) {
+	t.section = "SFT warm start"
+	ds := d.SFT
+	t.integer("sft-demos", fmt.Sprintf("SFT demonstrations from the train split (0: no warm start; default %d)", ds.Demos),
+		func(c *Config, v int) error { c.SFT.Demos = v; return nil })
+	t.integer("sft-test-demos", fmt.Sprintf("held-out demonstrations for the SFT test loss (default %d)", ds.TestDemos),
+		func(c *Config, v int) error { c.SFT.TestDemos = v; return nil })
+	t.str("demonstrator", fmt.Sprintf("scripted policy SFT imitates: weak, strong, random or constant (default %s)", ds.Demonstrator.Kind),
+		func(c *Config, s string) error { c.SFT.Demonstrator.Kind = s; return nil })
+	t.float("qas", fmt.Sprintf("weak demonstrator: probability of an informative query (default %g)", ds.Demonstrator.QAS),
+		func(c *Config, v float64) error { c.SFT.Demonstrator.QAS = v; return nil })
+	t.float("qbt", fmt.Sprintf("weak demonstrator: probability that a belief follows the evidence (default %g)", ds.Demonstrator.QBT),
+		func(c *Config, v float64) error { c.SFT.Demonstrator.QBT = v; return nil })
+	t.integer("sft-epochs", fmt.Sprintf("SFT epochs (default %d)", ds.Train.Epochs),
+		func(c *Config, v int) error { c.SFT.Train.Epochs = v; return nil })
+	t.integer("sft-minibatch", fmt.Sprintf("SFT minibatch (default %d)", ds.Train.MiniBatch),
+		func(c *Config, v int) error { c.SFT.Train.MiniBatch = v; return nil })
+	t.float("sft-lr", fmt.Sprintf("SFT learning rate (default %g)", ds.Train.Optim.LR),
+		func(c *Config, v float64) error { c.SFT.Train.Optim.LR = v; return nil })
+}
+
+func (t *flagTable) evalFlags(d Config) {
+	t.section = "evaluation"
+	t.integer("eval-every", fmt.Sprintf("evaluate (and checkpoint) every K updates (0: only before and after RL; default %d)", d.Eval.Every),
+		func(c *Config, v int) error { c.Eval.Every = v; return nil })
+	t.integer("eval-episodes", fmt.Sprintf("validation instances per evaluation (default %d)", d.Eval.Episodes),
+		func(c *Config, v int) error { c.Eval.Episodes = v; return nil })
+	t.str("eval-modes", fmt.Sprintf("greedy, sampled or both (default %s)", d.Eval.Modes),
+		func(c *Config, s string) error { c.Eval.Modes = s; return nil })
+	t.boolean("baselines", "evaluate the task's scripted policies for report.md (default true)",
+		func(c *Config, v bool) error { c.Eval.Baselines = v; return nil })
+}

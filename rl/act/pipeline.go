@@ -81,54 +81,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := cfg.Collect.History
-	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, k)
+	rep := &Report{Config: cfg, SFT: map[string][]SFTEpoch{}, GRPO: map[string][]rl.Metrics{}}
+	d, err := prepare(ctx, cfg, env, rep)
 	if err != nil {
 		return nil, err
 	}
-	held, err := env.ExpertPairs(textworld.Test, 0, cfg.HeldOut, k)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{Config: cfg, Pairs: len(pairs), HeldOutPairs: len(held), SFT: map[string][]SFTEpoch{}, GRPO: map[string][]rl.Metrics{}}
-	if err := cfg.write("pairs.jsonl", func(p string) error { return WritePairs(p, env.Vocab, pairs) }); err != nil {
-		return nil, err
-	}
-	if err := cfg.write("held_out.jsonl", func(p string) error { return WritePairs(p, env.Vocab, held) }); err != nil {
-		return nil, err
-	}
-	context := cfg.Context
-	if context == 0 {
-		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
-	}
-	t0 := time.Now()
-	pi0, ms, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	rep.Model, rep.Init, rep.InitSeconds = pi0.Config, sftEpochs(ms), time.Since(t0).Seconds()
-	t0 = time.Now()
-
-	var data, heldData []CriticExample
-	if cfg.CriticFrom != "" {
-		if data, err = ReadCritic(cfg.CriticFrom, env.Vocab); err != nil {
-			return nil, err
-		}
-	} else if data, rep.Collect, err = CriticData(pi0, env, textworld.Train, 0, cfg.Games, cfg.Collect); err != nil {
-		return nil, err
-	}
-	if err := cfg.write("critic.jsonl", func(p string) error { return WriteCritic(p, env.Vocab, data) }); err != nil {
-		return nil, err
-	}
-	if heldData, _, err = CriticData(pi0, env, textworld.Test, 0, cfg.HeldOut, cfg.Collect); err != nil {
-		return nil, err
-	}
-	rep.CollectSeconds = time.Since(t0).Seconds()
-	var dropped int
-	data, dropped = FitCritic(env, data, context)
-	rep.DroppedLong += dropped
-	heldData, _ = FitCritic(env, heldData, context)
-	rep.Critic, rep.HeldOutCritic = len(data), len(heldData)
+	pi0, pairs, held, data, heldData, contextLen := d.pi0, d.pairs, d.held, d.data, d.heldData, d.contextLen
 
 	models := map[string]*model.Model{RowPrompting: pi0}
 	secs := map[string]float64{}
@@ -174,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			err = sft(row, pi0, il)
 		case RowEE:
 			err = sft(row, pi0, func(m *model.Model) (*model.Model, []rl.SFTMetrics, error) {
-				ee, n := FitReflections(env, data, context)
+				ee, n := FitReflections(env, data, contextLen)
 				rep.DroppedLong += n
 				return TrainEarlyExperience(ctx, m, env.Vocab, pairs, ee, cfg.IL)
 			})
@@ -199,6 +157,70 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, cfg.write("report.json", func(p string) error { return writeJSON(p, rep) })
+}
+
+// stageData is what the rows train and are measured on: the expert pairs
+// (train and held out), π_θ0, its critic data (train and held out), and
+// the context length the models are built for.
+type stageData struct {
+	pairs, held    []textworld.Pair
+	pi0            *model.Model
+	data, heldData []CriticExample
+	contextLen     int
+}
+
+// prepare collects the expert pairs, trains π_θ0 and collects D_critic,
+// writing each to cfg's folder and its sizes and times into rep.
+func prepare(ctx context.Context, cfg Config, env *Env, rep *Report) (*stageData, error) {
+	k := cfg.Collect.History
+	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, k)
+	if err != nil {
+		return nil, err
+	}
+	held, err := env.ExpertPairs(textworld.Test, 0, cfg.HeldOut, k)
+	if err != nil {
+		return nil, err
+	}
+	rep.Pairs, rep.HeldOutPairs = len(pairs), len(held)
+	if err := cfg.write("pairs.jsonl", func(p string) error { return WritePairs(p, env.Vocab, pairs) }); err != nil {
+		return nil, err
+	}
+	if err := cfg.write("held_out.jsonl", func(p string) error { return WritePairs(p, env.Vocab, held) }); err != nil {
+		return nil, err
+	}
+	contextLen := cfg.Context
+	if contextLen == 0 {
+		contextLen = AutoContext(env, pairs, cfg.Collect.MaxAction)
+	}
+	t0 := time.Now()
+	pi0, ms, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, contextLen, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rep.Model, rep.Init, rep.InitSeconds = pi0.Config, sftEpochs(ms), time.Since(t0).Seconds()
+	t0 = time.Now()
+
+	var data, heldData []CriticExample
+	if cfg.CriticFrom != "" {
+		if data, err = ReadCritic(cfg.CriticFrom, env.Vocab); err != nil {
+			return nil, err
+		}
+	} else if data, rep.Collect, err = CriticData(pi0, env, textworld.Train, 0, cfg.Games, cfg.Collect); err != nil {
+		return nil, err
+	}
+	if err := cfg.write("critic.jsonl", func(p string) error { return WriteCritic(p, env.Vocab, data) }); err != nil {
+		return nil, err
+	}
+	if heldData, _, err = CriticData(pi0, env, textworld.Test, 0, cfg.HeldOut, cfg.Collect); err != nil {
+		return nil, err
+	}
+	rep.CollectSeconds = time.Since(t0).Seconds()
+	var dropped int
+	data, dropped = FitCritic(env, data, contextLen)
+	rep.DroppedLong += dropped
+	heldData, _ = FitCritic(env, heldData, contextLen)
+	rep.Critic, rep.HeldOutCritic = len(data), len(heldData)
+	return &stageData{pairs: pairs, held: held, pi0: pi0, data: data, heldData: heldData, contextLen: contextLen}, nil
 }
 
 // evaluate measures one row's model and saves its checkpoint.

@@ -276,7 +276,7 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 	if t.critOpt != nil {
 		m.CriticLR = s.critic.Optim.schedule().LR(u)
 	}
-	var sum struct{ pol, ent, akl, rkl, cf, cfl, gn, vl, vcf, cgn float64 }
+	var sum optimStats
 	steps, positions := 0, 0
 	idx := make([]int, 0, r.B)
 	for epoch := range s.policy.Epochs {
@@ -302,29 +302,23 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 			if err != nil {
 				return 0, err
 			}
-			sum.pol += a.pol.Loss
-			sum.ent += ent
-			sum.akl += a.pol.ApproxKL
-			sum.cf += a.pol.ClipFrac
-			sum.cfl += a.pol.ClipFracLower
+			sum.PolicyLoss += a.pol.Loss
+			sum.Entropy += ent
+			sum.ApproxKL += a.pol.ApproxKL
+			sum.ClipFrac += a.pol.ClipFrac
+			sum.ClipFracLower += a.pol.ClipFracLower
 			if a.kl != nil {
-				sum.rkl += a.kl.KL
+				sum.RefKL += a.kl.KL
 			}
 			if a.val != nil {
-				sum.vl += a.val.Loss
-				sum.vcf += a.val.ClipFrac
+				sum.ValueLoss += a.val.Loss
+				sum.ValueClipFrac += a.val.ClipFrac
 			}
-			norm, skipped, err := step(a.g, t.policy, t.actorOpt, s.policy.Optim.MaxGradNorm, m.LR)
-			if err == nil {
-				err = t.guard.record(skipped)
-			}
+			norm, err := t.stepNet(a.g, t.policy, t.actorOpt, s.policy.Optim.MaxGradNorm, m.LR, m)
 			if err != nil {
 				return 0, err
 			}
-			sum.gn += norm
-			if skipped {
-				m.SkippedSteps++
-			}
+			sum.GradNorm += norm
 			if t.criticG != nil {
 				cg := t.criticG
 				if err := setInputs(cg.g, r); err != nil {
@@ -333,37 +327,39 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 				if err := cg.g.Run(); err != nil {
 					return 0, err
 				}
-				sum.vl += cg.val.Loss
-				sum.vcf += cg.val.ClipFrac
-				norm, skipped, err := step(cg.g, t.critic, t.critOpt, s.critic.Optim.MaxGradNorm, m.CriticLR)
-				if err == nil {
-					err = t.guard.record(skipped)
-				}
+				sum.ValueLoss += cg.val.Loss
+				sum.ValueClipFrac += cg.val.ClipFrac
+				norm, err := t.stepNet(cg.g, t.critic, t.critOpt, s.critic.Optim.MaxGradNorm, m.CriticLR, m)
 				if err != nil {
 					return 0, err
 				}
-				sum.cgn += norm
-				if skipped {
-					m.SkippedSteps++
-				}
+				sum.CriticGradNorm += norm
 			}
 			steps++
 		}
 	}
 	n := float64(steps)
 	m.OptimSteps = steps
-	m.PolicyLoss, m.Entropy, m.ApproxKL = sum.pol/n, sum.ent/n, sum.akl/n
-	m.ClipFrac, m.ClipFracLower, m.GradNorm = sum.cf/n, sum.cfl/n, sum.gn/n
+	m.PolicyLoss, m.Entropy, m.ApproxKL = sum.PolicyLoss/n, sum.Entropy/n, sum.ApproxKL/n
+	m.ClipFrac, m.ClipFracLower, m.GradNorm = sum.ClipFrac/n, sum.ClipFracLower/n, sum.GradNorm/n
 	if a.kl != nil {
-		m.RefKL = sum.rkl / n
+		m.RefKL = sum.RefKL / n
 	}
 	if a.val != nil || t.criticG != nil {
-		m.ValueLoss, m.ValueClipFrac = sum.vl/n, sum.vcf/n
+		m.ValueLoss, m.ValueClipFrac = sum.ValueLoss/n, sum.ValueClipFrac/n
 	}
 	if t.criticG != nil {
-		m.CriticGradNorm = sum.cgn / n
+		m.CriticGradNorm = sum.CriticGradNorm / n
 	}
 	return positions, nil
+}
+
+// optimStats are the sums over an update's optimiser steps of what
+// Metrics reports as means.
+type optimStats struct {
+	PolicyLoss, Entropy, ApproxKL, RefKL     float64
+	ClipFrac, ClipFracLower, GradNorm        float64
+	ValueLoss, ValueClipFrac, CriticGradNorm float64
 }
 
 var nan = math.NaN()

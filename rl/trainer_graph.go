@@ -171,3 +171,20 @@ func step(g *model.Graph, m *model.Model, opt *optim.AdamW, maxNorm, lr float64)
 	}
 	return norm, false, nil
 }
+
+// stepNet is one optimiser step of one network of the trainer, actor or
+// critic: step, then the divergence guard, and a skipped step counted in m.
+// It returns the gradient norm (NaN for a skipped step).
+func (t *trainer) stepNet(g *model.Graph, net *model.Model, opt *optim.AdamW, maxNorm, lr float64, m *Metrics) (float64, error) {
+	norm, skipped, err := step(g, net, opt, maxNorm, lr)
+	if err == nil {
+		err = t.guard.record(skipped)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if skipped {
+		m.SkippedSteps++
+	}
+	return norm, nil
+}

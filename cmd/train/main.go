@@ -34,9 +34,8 @@ import (
 	"strings"
 	"syscall"
 
-	"arew/rl/act"
 	"arew/rl/experiment"
-	"arew/rl/study"
+	arewrun "arew/run"
 	_ "arew/tasks/all"
 )
 
@@ -93,14 +92,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 		}
 	}
 	var usage *usageError
-	var input *experiment.InputError
+	var input *arewrun.InputError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &usage) || errors.As(err, &input):
 		fmt.Fprintln(stderr, "train:", err)
 		return exitUsage
-	case errors.Is(err, experiment.ErrInterrupted) || errors.Is(err, study.ErrInterrupted) || errors.Is(err, act.ErrInterrupted):
+	case errors.Is(err, arewrun.ErrInterrupted):
 		fmt.Fprintln(stderr, "train: interrupted; the checkpoint and report are written")
 		return exitInterrupted
 	default:

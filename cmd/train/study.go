@@ -14,6 +14,7 @@ import (
 	"arew/rl"
 	"arew/rl/experiment"
 	"arew/rl/study"
+	arewrun "arew/run"
 )
 
 // studyInvocation checks a -study command line: besides -out and -force
@@ -159,7 +160,7 @@ func finishStudy(ctx context.Context, inv invocation, out io.Writer) error {
 // studyResult prints what a study returned and maps its error to the
 // command's.
 func studyResult(out io.Writer, dir string, sum *study.Summary, err error) error {
-	var input *study.InputError
+	var input *arewrun.InputError
 	switch {
 	case errors.As(err, &input):
 		return usageErrorf("%v", err)
@@ -167,7 +168,7 @@ func studyResult(out io.Writer, dir string, sum *study.Summary, err error) error
 	if sum != nil {
 		printStudy(out, sum, dir)
 	}
-	if errors.Is(err, study.ErrInterrupted) {
+	if errors.Is(err, arewrun.ErrInterrupted) {
 		fmt.Fprintf(out, "continue with -resume %s: its complete runs are kept\n", dir)
 	}
 	return err
@@ -190,7 +191,7 @@ func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
 		}
 	}
 	sum, err := study.BuildShipped(ctx, inv.buildBase, dir, out)
-	var input *study.InputError
+	var input *arewrun.InputError
 	switch {
 	case errors.As(err, &input):
 		return usageErrorf("%v", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"arew/rl"
+	"arew/run"
 )
 
 // A study is what cmd/train -act runs: pipeline runs (Run) over
@@ -39,11 +40,6 @@ type StudyConfig struct {
 	// Expect is the run time measured on two shared cores, for the report.
 	Expect string `json:"expect,omitempty"`
 }
-
-// ErrInterrupted: the study's context ended. The runs finished before it
-// are written and summarised; the run it cut short (every stage checks
-// the context between its updates or epochs) is not kept.
-var ErrInterrupted = errors.New("act study interrupted")
 
 // Validate reports the first bad field.
 func (s StudyConfig) Validate() error {
@@ -100,7 +96,7 @@ func seeded(cfg Config, seed uint64, dir string) Config {
 // transfer <dir>/own/seed-<s>/ and <dir>/transfer/seed-<s>/), then writes
 // summary.json, report.md and plots/. Progress lines go to out. The
 // context is checked inside every stage; once it ends the study stops with
-// ErrInterrupted, keeping the runs it finished.
+// run.ErrInterrupted, keeping the runs it finished.
 func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -141,13 +137,13 @@ func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (
 	var runErr error
 	for i, j := range jobs {
 		if ctx.Err() != nil {
-			runErr = ErrInterrupted
+			runErr = run.ErrInterrupted
 			break
 		}
 		t0 := time.Now()
 		rep, err := j.run()
 		if err != nil && ctx.Err() != nil {
-			runErr = ErrInterrupted
+			runErr = run.ErrInterrupted
 			break
 		}
 		if err != nil {

@@ -3,6 +3,7 @@
 package act
 
 import (
+	"arew/run"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,7 +61,7 @@ func TestSmokeStudies(t *testing.T) {
 }
 
 // TestStudyStopsInsideARun: a context that ends during the second run of
-// act-smoke ends the study with ErrInterrupted, keeping the first run.
+// act-smoke ends the study with run.ErrInterrupted, keeping the first run.
 func TestStudyStopsInsideARun(t *testing.T) {
 	cfg, err := StudyPreset("act-smoke")
 	require.NoError(t, err)
@@ -75,7 +76,7 @@ func TestStudyStopsInsideARun(t *testing.T) {
 	dir := t.TempDir()
 	sum, err := RunStudy(endsAfter{context.Background(), &left}, cfg, dir, testWriter{t})
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, ErrInterrupted), "%v", err)
+	assert.True(t, errors.Is(err, run.ErrInterrupted), "%v", err)
 	assert.FileExists(t, filepath.Join(dir, "alfworld/seed-1/report.json"), "the finished run is kept")
 	assert.NoFileExists(t, filepath.Join(dir, "webshop/seed-1/report.json"), "the cut run is not")
 	assert.FileExists(t, filepath.Join(dir, "summary.json"))

@@ -1,6 +1,7 @@
 package act
 
 import (
+	"arew/run"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -26,7 +27,7 @@ func tinyStudy(t *testing.T) StudyConfig {
 // TestTinyStudyRunsAndStops is the quick version of TestSmokeStudies and
 // TestStudyStopsInsideARun (study_long_test.go, -tags long): a complete
 // tiny study writes its outputs and summarises back to the same table,
-// and one cut inside its second run ends with ErrInterrupted, keeping
+// and one cut inside its second run ends with run.ErrInterrupted, keeping
 // the first.
 func TestTinyStudyRunsAndStops(t *testing.T) {
 	cfg := tinyStudy(t)
@@ -55,7 +56,7 @@ func TestTinyStudyRunsAndStops(t *testing.T) {
 	left = plenty - left + 5 // the first run's checks and the study's, then 5 into the second run
 	dir = t.TempDir()
 	_, err = RunStudy(endsAfter{context.Background(), &left}, cfg, dir, testWriter{t})
-	assert.ErrorIs(t, err, ErrInterrupted)
+	assert.ErrorIs(t, err, run.ErrInterrupted)
 	assert.FileExists(t, filepath.Join(dir, "alfworld/seed-1/report.json"), "the finished run is kept")
 	assert.NoFileExists(t, filepath.Join(dir, "webshop/seed-1/report.json"), "the cut run is not")
 }

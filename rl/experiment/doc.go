@@ -8,7 +8,7 @@
 // scripted demonstrator, the RL algorithm and its config (rl.Algorithm:
 // the algo named, its config, and the trainer it builds), the number of
 // updates and the evaluations. New checks all of it before the folder is
-// touched (every user error is an InputError: an unknown task, a
+// touched (every user error is a run.InputError: an unknown task, a
 // checkpoint that does not fit, a size that would not fit in memory), and
 // Run then goes through the phases:
 //
@@ -31,7 +31,7 @@
 //
 // When ctx is cancelled the run stops between two steps, writes its
 // checkpoint set (rl.Trainer.SaveState) and report, and returns
-// ErrInterrupted. Resume continues it from that set: its config.json is
+// run.ErrInterrupted. Resume continues it from that set: its config.json is
 // the config (with another number of updates, a finished run is
 // extended), the set must agree with its manifest, the logs are read
 // back (through the bounded reader, before anything is written) and cut

@@ -11,24 +11,13 @@ import (
 	"arew/model"
 	"arew/rl"
 	"arew/rl/progress"
+	"arew/run"
 	"arew/tasks"
 )
 
-// ErrInterrupted: the context was cancelled (Ctrl-C, SIGTERM); the run
-// stopped between two steps and wrote its checkpoint set and report.
-var ErrInterrupted = errors.New("interrupted")
-
-// InputError is bad input found before the run folder is touched: an
-// invalid config, an unknown task or demonstrator, a checkpoint that does
-// not load or fit, a run that would not fit in memory, a run folder that
-// cannot be made or resumed.
-type InputError struct{ msg string }
-
-func (e *InputError) Error() string { return e.msg }
-
-func inputErrorf(format string, args ...any) error {
-	return &InputError{fmt.Sprintf(format, args...)}
-}
+// inputErrorf is bad input found before the run folder is touched
+// (run.InputError).
+var inputErrorf = run.InputErrorf
 
 // Experiment is one run: everything built from the config before any
 // work, and what the run has measured so far (for report.md).
@@ -77,7 +66,7 @@ type Experiment struct {
 // out/<cfg.Name>/: it builds the task, the demonstrator and the policy,
 // derives the model configs into the config, and checks that the run
 // folder can be made and that the run fits in memory, so that every user
-// error is an InputError before the folder is touched. Progress lines go
+// error is a run.InputError before the folder is touched. Progress lines go
 // to progressOut.
 func New(cfg Config, out string, progressOut io.Writer) (*Experiment, error) {
 	e, err := build(cfg, "", progressOut)
@@ -183,7 +172,7 @@ func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
 
 // Run runs the Experiment into its run folder (which it prepares). When
 // ctx is cancelled it stops after the current step, writes a checkpoint
-// and the report, and returns ErrInterrupted.
+// and the report, and returns run.ErrInterrupted.
 func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 	e.start = time.Now()
 	if e.resume == nil {
@@ -198,7 +187,7 @@ func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 	e.status = "sft"
 	defer func() {
 		switch {
-		case errors.Is(err, ErrInterrupted):
+		case errors.Is(err, run.ErrInterrupted):
 			e.status = "interrupted"
 		case err != nil:
 			e.status = "failed: " + err.Error()
@@ -209,7 +198,7 @@ func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 		case errors.Is(err, rl.ErrDiverged):
 			e.status = "diverged: " + err.Error()
 			fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
-		case errors.Is(err, ErrInterrupted):
+		case errors.Is(err, run.ErrInterrupted):
 			// Interrupted between two steps: the state is whole, so the
 			// checkpoint set is one -resume continues from.
 			fmt.Fprintf(e.out, "\n== stopping (%s): writing a checkpoint and the report\n", e.status)

@@ -9,7 +9,7 @@ import (
 )
 
 // Limits on what a run reads and runs, checked before the run folder is
-// touched, so that hostile or mistyped input is an InputError (one line
+// touched, so that hostile or mistyped input is a run.InputError (one line
 // and exit status 2 in cmd/train), never an out-of-memory crash or a hang
 // mid-run. A config file is capped by rl.ReadConfigFile.
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
+	"arew/run"
 	_ "arew/tasks/all"
 )
 
@@ -60,7 +61,7 @@ func TestMemoryEstimate(t *testing.T) {
 	e := experimentOf(t, rl.AlgoPPO, "tiny", nil)
 	assert.NoError(t, checkMemory(e, base.total()))
 	err := checkMemory(e, base.total()/2)
-	var input *InputError
+	var input *run.InputError
 	assert.ErrorAs(t, err, &input)
 	assert.ErrorContains(t, err, "more than the")
 	assert.Greater(t, rl.MachineMemory(), float64(64<<20))

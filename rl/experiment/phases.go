@@ -8,6 +8,7 @@ import (
 
 	"arew/rl"
 	"arew/rl/progress"
+	"arew/run"
 	"arew/tasks"
 )
 
@@ -57,7 +58,7 @@ func (e *Experiment) runSFT(ctx context.Context) error {
 	e.meter = progress.New(e.out, "sft", sc.Epochs)
 	defer e.endPhase()
 	if ctx.Err() != nil {
-		return ErrInterrupted
+		return run.ErrInterrupted
 	}
 	e.meter.Tick(0, "epoch 1 running")
 	_, err = sft.Train(train, test, func(m rl.SFTMetrics) error {
@@ -70,7 +71,7 @@ func (e *Experiment) runSFT(ctx context.Context) error {
 			done, sc.Epochs, m.TrainLoss, f3(m.TestLoss), f3(m.TestAccuracy), m.Seconds))
 		if done < sc.Epochs {
 			if ctx.Err() != nil {
-				return ErrInterrupted
+				return run.ErrInterrupted
 			}
 			e.meter.Tick(done, fmt.Sprintf("epoch %d running", done+1))
 		}
@@ -139,7 +140,7 @@ func (e *Experiment) runRL(ctx context.Context) error {
 	}
 	for u := e.updates; u < c.Updates; u++ {
 		if ctx.Err() != nil {
-			return ErrInterrupted
+			return run.ErrInterrupted
 		}
 		e.meter.Tick(u, fmt.Sprintf("update %d running", u+1))
 		start := time.Now()
@@ -177,7 +178,7 @@ func (e *Experiment) runRL(ctx context.Context) error {
 // samples.jsonl.
 func (e *Experiment) evaluate(ctx context.Context, phase string) error {
 	if ctx.Err() != nil {
-		return ErrInterrupted
+		return run.ErrInterrupted
 	}
 	for _, mode := range e.modes {
 		ec := rl.EvalConfig{Split: tasks.Val, Episodes: e.cfg.Eval.Episodes, Seed: e.cfg.Seed, Rollout: *e.cfg.Rollout()}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"arew/rl"
+	"arew/run"
 	"arew/tasks"
 )
 
@@ -20,7 +21,7 @@ const lastWindow = 10
 // same validation instances as the evaluations.
 func (e *Experiment) runBaselines(ctx context.Context) error {
 	if ctx.Err() != nil {
-		return ErrInterrupted
+		return run.ErrInterrupted
 	}
 	n := e.cfg.Eval.Episodes
 	start := time.Now()

@@ -58,7 +58,7 @@ func (e *Experiment) openResume(dir string) error {
 // checkpoints) is dropped, to be written again, as is a last line a kill
 // cut short. The kept records are read for the report, and the kept lines
 // held for reopenLogs; nothing is written, so a log that cannot be read
-// is an InputError with the folder untouched.
+// is a run.InputError with the folder untouched.
 func (e *Experiment) readLogs() error {
 	k, complete := e.updates, e.resume.Info["status"] == "complete"
 	// An evaluation belongs to the set if it came before the set's update,

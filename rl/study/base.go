@@ -10,6 +10,7 @@ import (
 	"arew/model"
 	"arew/rl"
 	"arew/rl/progress"
+	"arew/run"
 )
 
 // loadBase resolves the config's base before the folder is touched: a
@@ -89,7 +90,7 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 		cfg.Preset, b.Policy.Config.NumParams(), sourceList(b.Sources), b.Epochs())
 	for epoch := range b.Epochs() {
 		if ctx.Err() != nil {
-			return nil, ErrInterrupted
+			return nil, run.ErrInterrupted
 		}
 		meter.Tick(epoch, fmt.Sprintf("epoch %d", epoch+1))
 		m, err := b.Epoch()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"arew/rl"
+	"arew/run"
 	"arew/tasks"
 )
 
@@ -22,7 +23,7 @@ type Baseline struct {
 // (rl.ScriptedBaselines).
 func scriptedBaselines(ctx context.Context, task tasks.Task, c Config, split tasks.Split, n int) ([]Baseline, error) {
 	if ctx.Err() != nil {
-		return nil, ErrInterrupted
+		return nil, run.ErrInterrupted
 	}
 	bs, err := rl.ScriptedBaselines(task, []tasks.PolicySpec{{Kind: "random"}, {Kind: "strong"}}, split, n, c.Seeds[0])
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"arew/model"
 	"arew/rl"
+	"arew/run"
 	"arew/tasks"
 )
 
@@ -107,7 +108,7 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 	for _, s := range src {
 		for _, greedy := range []bool{true, false} {
 			if ctx.Err() != nil {
-				return rows, ErrInterrupted
+				return rows, run.ErrInterrupted
 			}
 			ec := rl.DefaultEvalConfig()
 			ec.Episodes = n

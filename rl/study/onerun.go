@@ -93,7 +93,7 @@ type EvalRecord struct {
 // is nil only if the run could not start.
 func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, error) {
 	if ctx.Err() != nil {
-		return nil, ErrInterrupted
+		return nil, run.ErrInterrupted
 	}
 	rc, err := s.cfg.runConfig(arm, seed)
 	if err != nil {
@@ -167,7 +167,7 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 	every := s.cfg.Eval.Every
 	for u := range s.cfg.Updates {
 		if ctx.Err() != nil {
-			return finish("interrupted", ErrInterrupted)
+			return finish("interrupted", run.ErrInterrupted)
 		}
 		m, err := tr.Update()
 		if err != nil {

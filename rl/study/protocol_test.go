@@ -72,7 +72,7 @@ func TestValidateRejectsBadProtocols(t *testing.T) {
 				// Caught when the study builds the arm's task, before any folder is made.
 				dir := filepath.Join(t.TempDir(), "s")
 				_, err := Run(context.Background(), c, dir, nil)
-				var ie *InputError
+				var ie *run.InputError
 				require.ErrorAs(t, err, &ie)
 				assert.NoDirExists(t, dir)
 				return

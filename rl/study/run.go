@@ -21,19 +21,9 @@ import (
 	"arew/tasks"
 )
 
-// ErrInterrupted: the context was cancelled; the study stopped after the
-// current update and wrote what it had (summary, report, plots).
-var ErrInterrupted = errors.New("study interrupted")
-
-// InputError is bad input found before the study folder is touched: an
-// invalid config, an unknown task or demonstrator, a base checkpoint that
-// does not load or fit, a folder that is not empty.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputErr(err error) error { return &InputError{err} }
+// inputErr is bad input found before the study folder is touched
+// (run.InputError).
+var inputErr = run.InputErr
 
 // The files of a study folder (doc.go).
 const (
@@ -73,7 +63,7 @@ type study struct {
 // and one line per evaluation go to progress (nil: none). When ctx is
 // cancelled the current run stops after its update, and the summary,
 // report and plots of what was done are written; Run then returns
-// ErrInterrupted.
+// run.ErrInterrupted.
 func Run(ctx context.Context, cfg Config, dir string, progressOut io.Writer) (*Summary, error) {
 	return runStudy(ctx, cfg, dir, progressOut, false, nil)
 }
@@ -138,7 +128,7 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 		cfg.Name, dir, len(cfg.Arms), len(cfg.Seeds), cfg.Updates, cfg.Task, cfg.Algo)
 	err = s.run(ctx)
 	switch {
-	case errors.Is(err, ErrInterrupted):
+	case errors.Is(err, run.ErrInterrupted):
 		s.sum.Status = "interrupted"
 	case err != nil:
 		s.sum.Status = "failed"

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
+	"arew/run"
 	_ "arew/tasks/all"
 )
 
@@ -140,7 +141,7 @@ func TestStudyStopsCleanlyWhenCancelled(t *testing.T) {
 			cancel()
 		}
 	})
-	require.ErrorIs(t, err, ErrInterrupted)
+	require.ErrorIs(t, err, run.ErrInterrupted)
 	assert.Equal(t, "interrupted", sum.Status)
 	runs := sum.Arms["vanilla"].Runs
 	require.Len(t, runs, 1)
@@ -208,7 +209,7 @@ func TestRunRejectsBadInputBeforeWriting(t *testing.T) {
 				dir = filepath.Join(tmp, "out")
 			}
 			_, err := Run(context.Background(), c, dir, nil)
-			var input *InputError
+			var input *run.InputError
 			require.ErrorAs(t, err, &input)
 			assert.Contains(t, err.Error(), tc.errHas)
 			if tc.dir == "" {
@@ -248,7 +249,7 @@ func TestResumeFinishesAnInterruptedStudy(t *testing.T) {
 			cancel()
 		}
 	})
-	require.ErrorIs(t, err, ErrInterrupted)
+	require.ErrorIs(t, err, run.ErrInterrupted)
 	keptPolicy := readFile(t, dir, "vanilla", "seed-3", PolicyFile)
 
 	var log bytes.Buffer
@@ -265,7 +266,7 @@ func TestResumeFinishesAnInterruptedStudy(t *testing.T) {
 	assert.Equal(t, string(readFile(t, tmp, "whole", SummaryFile)), string(readFile(t, dir, SummaryFile)),
 		"resumed = uninterrupted")
 
-	var input *InputError
+	var input *run.InputError
 	other := c
 	other.Updates = 4
 	_, err = Resume(context.Background(), other, dir, nil)

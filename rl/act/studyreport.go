@@ -125,9 +125,13 @@ func (s *Summary) Report() string {
 		if o.Holds {
 			holds = "yes"
 		}
-		or = append(or, []string{o.Claim, num(o.Ours, 2), num(o.Paper, 2), fmt.Sprintf("%d/%d", o.Seeds, o.Of), holds})
+		var per []string
+		for _, d := range o.PerSeed {
+			per = append(per, num(d, 1))
+		}
+		or = append(or, []string{o.Claim, num(o.Ours, 2), num(o.Paper, 2), strings.Join(per, ", "), fmt.Sprintf("%d/%d", o.Seeds, o.Of), holds})
 	}
-	b.WriteString(rl.MarkdownTable([]string{"claim", "ours (points)", "paper", "seeds", "holds"}, 1, or))
+	b.WriteString(rl.MarkdownTable([]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "holds"}, 1, or))
 	if len(s.Plots) > 0 {
 		b.WriteString("\n## Plots\n\n")
 		for _, p := range s.Plots {

@@ -122,10 +122,13 @@ type Ordering struct {
 	// Paper the paper's.
 	Ours  rl.Num `json:"ours"`
 	Paper rl.Num `json:"paper"`
-	// Seeds is how many seeds show the difference ≥ 0 (> 0 for "larger").
+	// Seeds is how many seeds show the difference ≥ 0 (> 0 for "larger";
+	// a tie at zero, both rows 0, does not count).
 	Seeds int  `json:"seeds_holding"`
 	Of    int  `json:"of"`    // the seeds (runs, for the choice accuracy) compared
-	Holds bool `json:"holds"` // the mean difference has the paper's sign
+	Holds bool `json:"holds"` // the mean difference has the paper's sign, and is not a tie at zero
+	// PerSeed are the paired differences, seed by seed (null: not measured).
+	PerSeed []rl.Num `json:"per_seed"`
 }
 
 // Summary is a study's summary.json.

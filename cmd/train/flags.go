@@ -248,7 +248,7 @@ written; -resume <out>/<name> continues).
                         appending to its logs; with -updates N, to N updates
   -build-base string    rebuild a shipped base (`+strings.Join(study.BaseNames(), ", ")+`) into
                         <out>/<name>/ and evaluate it under each of its styles
-                        beside the scripted policies (base.md, base.json);
+                        beside the scripted policies (report.md, summary.json);
                         says whether it is byte for byte the shipped file
   -act string           run an ACT preset (rl/act; presets: `+strings.Join(act.StudyPresetNames(), ", ")+`):
                         the pipeline's rows × environments × seeds into <out>/<name>/

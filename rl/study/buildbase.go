@@ -19,8 +19,8 @@ import (
 
 // The files of a base build's folder.
 const (
-	BaseReportFile  = "base.md"
-	BaseSummaryFile = "base.json"
+	BaseReportFile  = "report.md"
+	BaseSummaryFile = "summary.json"
 )
 
 // BaseEvalEpisodes is how many validation instances a base build evaluates
@@ -35,7 +35,7 @@ type BaseRow struct {
 	Measures *Measures `json:"measures"`
 }
 
-// BaseSummary is base.json: the recipe, the checkpoint's hash, whether it
+// BaseSummary is a base build's summary.json: the recipe, the checkpoint's hash, whether it
 // is the shipped file byte for byte, and the evaluation rows.
 type BaseSummary struct {
 	Name      string        `json:"name"`
@@ -51,7 +51,7 @@ type BaseSummary struct {
 // evaluation of the base under every source's task variant on the first
 // BaseEvalEpisodes validation instances, greedy and sampled, beside that
 // source's demonstrator, the random and strong policies and the best
-// constant answer on the same instances (base.json, base.md). It reports
+// constant answer on the same instances (summary.json, report.md). It reports
 // whether the checkpoint is byte for byte the one this package ships.
 func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSummary, error) {
 	recipe, ok := Bases[name]
@@ -159,7 +159,7 @@ func BaseTable(rows []BaseRow) string {
 	return markdown(header, 2, cells)
 }
 
-// Report is base.md.
+// Report is a base build's report.md.
 func (s *BaseSummary) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Base %s\n\n", s.Name)

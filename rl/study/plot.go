@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -139,22 +138,14 @@ func series(r RunSum, m Measure, mode string) plotter.XYs {
 
 // meanSeries is the mean over runs at every update some run evaluated.
 func meanSeries(runs []RunSum, m Measure, mode string) plotter.XYs {
-	at := map[int][]float64{}
-	var order []int
-	for _, r := range runs {
-		for _, xy := range series(r, m, mode) {
-			u := int(xy.X)
-			if _, ok := at[u]; !ok {
-				order = append(order, u)
-			}
-			at[u] = append(at[u], xy.Y)
-		}
+	curves := make([]curve, len(runs))
+	for i, r := range runs {
+		curves[i] = curve(series(r, m, mode))
 	}
-	slices.Sort(order)
-	xy := make(plotter.XYs, 0, len(order))
-	for _, u := range order {
-		mean, _, _ := MeanStd(at[u])
-		xy = append(xy, plotter.XY{X: float64(u), Y: mean})
+	xs, mean, _ := meanBand(curves)
+	xy := make(plotter.XYs, len(xs))
+	for k := range xs {
+		xy[k] = plotter.XY{X: xs[k], Y: mean[k]}
 	}
 	return xy
 }

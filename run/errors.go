@@ -6,9 +6,10 @@ import (
 )
 
 // ErrInterrupted: the context ended (Ctrl-C, SIGTERM) and the job stopped
-// between two steps: a run wrote its checkpoint set and report; a study or
-// an ACT sweep wrote what its finished runs gave (summary, report, plots),
-// and keeps none of the run it cut short.
+// between two steps: a run wrote its checkpoint set and report; a study
+// wrote what its finished runs gave (summary, report, plots) and the
+// checkpoint set of the run it cut short; an ACT sweep wrote what its
+// finished runs gave, and keeps none of the run it cut short.
 var ErrInterrupted = errors.New("interrupted")
 
 // InputError is bad input found before a run or study folder is touched:

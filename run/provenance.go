@@ -31,6 +31,10 @@ type Provenance struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end,omitzero"`
 	WallSeconds float64   `json:"wall_seconds,omitempty"`
+	// ResumedAt is the update a run continued from, its checkpoint set's
+	// (0: it started from the beginning); Start and WallSeconds are then
+	// this attempt's.
+	ResumedAt int `json:"resumed_at_update,omitempty"`
 }
 
 // Collect describes this process, started at start.

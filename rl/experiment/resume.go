@@ -1,21 +1,16 @@
 package experiment
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 
-	"arew/engine"
 	"arew/model"
 	"arew/rl"
+	"arew/run"
 )
-
-// maxLogBytes caps a log a resumed run reads back (a 10,000-update
-// metrics.jsonl is ~20 MB).
-const maxLogBytes = 1 << 30
 
 // openResume reads the checkpoint set of the run folder dir (it must agree
 // with its manifest, rl.ReadCheckpointSet) and takes its policy and
@@ -110,7 +105,7 @@ func (e *Experiment) readLogs() error {
 		}},
 	}
 	for _, l := range logs {
-		kept, err := keptLines(filepath.Join(e.dir, l.file), l.keep)
+		kept, err := run.KeptLines(filepath.Join(e.dir, l.file), l.keep)
 		if errors.Is(err, fs.ErrNotExist) && l.optional {
 			continue
 		}
@@ -144,28 +139,4 @@ func (e *Experiment) reopenLogs() error {
 	}
 	fmt.Fprintf(e.out, "\n== resuming at update %d of %d (checkpoint status %s)\n", e.updates, e.cfg.Updates, e.resume.Info["status"])
 	return nil
-}
-
-// keptLines reads the JSON-lines file path and returns the lines keep
-// accepts, joined. A last line without its newline (a write cut short) is
-// dropped.
-func keptLines(path string, keep func(line []byte) (bool, error)) ([]byte, error) {
-	data, err := engine.ReadFile(path, maxLogBytes)
-	if err != nil {
-		return nil, err
-	}
-	var kept []byte
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if !bytes.HasSuffix(line, []byte("\n")) {
-			continue
-		}
-		ok, err := keep(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if ok {
-			kept = append(kept, line...)
-		}
-	}
-	return kept, nil
 }

@@ -16,17 +16,21 @@
 //     <dir>/base.safetensors), so every run starts from the same weights;
 //  2. build the trainer with the arm's AREW and the seed (PPO: a fresh
 //     critic drawn from the seed);
-//  3. evaluate on the first Eval.Episodes test instances at update 0,
-//     every Eval.Every updates and after the last, greedy and/or sampled
-//     at temperature 1. Sampled evaluations draw from the run's seed, so
-//     the arms of one seed meet the same instances and sampling streams —
-//     a paired comparison;
+//  3. evaluate on the first Eval.Episodes validation instances at update
+//     0, every Eval.Every updates and after the last, greedy and/or
+//     sampled at temperature 1, then (Eval.Test > 0) once on the first
+//     Eval.Test test instances, both modes. Sampled evaluations draw from
+//     the run's seed, so the arms of one seed meet the same instances and
+//     sampling streams — a paired comparison;
 //  4. write <dir>/<arm>/seed-<s>/: config.json (the run's resolved
 //     config), metrics.jsonl (one rl.Metrics per update), eval.jsonl (one
 //     EvalRecord per evaluation and mode), tb/ (the same as TensorBoard
 //     events, verl's tag names where verl logs the quantity: tb.go),
-//     provenance.json (run.Provenance: commit, kernel set, CPU, wall time)
-//     and checkpoints/policy.safetensors (the final policy).
+//     provenance.json (run.Provenance: commit, kernel set, CPU, wall time),
+//     checkpoints/policy.safetensors (the final policy) and, while the run
+//     trains, resume/ (the trainer's whole state as a checkpoint set,
+//     saved after every in-training evaluation and on an interrupt,
+//     removed when the run completes).
 //
 // What the study prints also goes to <dir>/console.log (every attempt,
 // appended; status lines left out), and <dir>/provenance.json records each
@@ -36,10 +40,13 @@
 // <dir>/report.md and <dir>/plots/*.png are written. Every whole file is
 // written atomically (engine.WriteFileAtomic, model.Save); the .jsonl logs
 // are appended one line per write. Resume continues an interrupted study in
-// its folder: the runs summary.json lists as complete are kept, the others
-// are done again from the start, a base the study built is reused, and the
-// files end as one uninterrupted Run would have left them
-// (TestResumeFinishesAnInterruptedStudy).
+// its folder: the runs summary.json lists as complete are kept, a run cut
+// short continues from its resume/ set with its logs cut back to the set's
+// update (bitwise: the trainer's state is its weights, moments and update
+// counter, rl/trainer_state.go), any other run is done again from the
+// start, a base the study built is reused, and the files end as one
+// uninterrupted Run would have left them, wall times aside
+// (TestResumeContinuesACutRunBitwise).
 //
 // # The summary
 //

@@ -28,6 +28,12 @@ const (
 	// the only file of a run with wall times.
 	ProvenanceFile = "provenance.json"
 	TBDir          = "tb" // TensorBoard event files (tb.go)
+	// ResumeDir is the run's checkpoint set while it trains
+	// (rl.Trainer.SaveState): the trainer's whole state, written after
+	// every in-training evaluation and when the run is interrupted, and
+	// removed when the run completes. A resumed study continues the run
+	// from it, bitwise (restore).
+	ResumeDir = "resume"
 )
 
 // RunConfig is one run of a study: its config.json.
@@ -89,119 +95,195 @@ type EvalRecord struct {
 	Measures
 }
 
-// runOne trains arm from the base with seed and evaluates it; the result
-// is nil only if the run could not start.
+// runOne trains arm from the base with seed (or continues its run from
+// the checkpoint set an earlier attempt left, if the study is resumed) and
+// evaluates it; the result is nil only if the run could not start.
 func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, error) {
 	if ctx.Err() != nil {
 		return nil, run.ErrInterrupted
 	}
+	o, err := s.startRun(arm, seed)
+	if err != nil {
+		return nil, err
+	}
+	defer o.close()
+	return o.train(ctx)
+}
+
+// oneRun is one run of the study in progress.
+type oneRun struct {
+	s      *study
+	arm    string
+	seed   uint64
+	name   string // "<arm> seed <seed>", for messages
+	rc     RunConfig
+	dir    string
+	policy *model.Model // the trainer's policy
+	tr     rl.Trainer
+	f      *runFiles
+	r      *RunSum
+}
+
+// runDir is the folder of arm's run with seed.
+func (s *study) runDir(arm string, seed uint64) string {
+	return filepath.Join(s.dir, arm, "seed-"+strconv.FormatUint(seed, 10))
+}
+
+// startRun builds the run's trainer from the base, and its folder: a new
+// one, or the folder of a run an earlier attempt cut short, whose trainer
+// state and logs are restored to its checkpoint set (restore).
+func (s *study) startRun(arm Arm, seed uint64) (*oneRun, error) {
 	rc, err := s.cfg.runConfig(arm, seed)
 	if err != nil {
 		return nil, fmt.Errorf("study: arm %s: %w", arm.Name, err)
 	}
 	rc.Base = s.base
-	task := s.armTask[arm.Name]
-	dir := filepath.Join(s.dir, arm.Name, "seed-"+strconv.FormatUint(seed, 10))
-	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(PolicyFile)), 0o755); err != nil {
+	o := &oneRun{s: s, arm: arm.Name, seed: seed, name: fmt.Sprintf("%s seed %d", arm.Name, seed), rc: rc,
+		dir: s.runDir(arm.Name, seed), r: &RunSum{Seed: seed, Status: "running", Curve: []Point{}}}
+	resumed := s.partial[arm.Name][seed]
+	if !resumed {
+		if err := os.MkdirAll(filepath.Join(o.dir, filepath.Dir(PolicyFile)), 0o755); err != nil {
+			return nil, fmt.Errorf("study: %w", err)
+		}
+		if err := writeJSON(filepath.Join(o.dir, RunConfigFile), rc); err != nil {
+			return nil, err
+		}
+	}
+	if o.policy, _, err = model.Load(s.base); err != nil {
 		return nil, fmt.Errorf("study: %w", err)
 	}
-	if err := writeJSON(filepath.Join(dir, RunConfigFile), rc); err != nil {
+	if o.tr, err = rc.algorithm().New(s.armTask[arm.Name], o.policy); err != nil {
+		return nil, fmt.Errorf("study: %s: %w", o.name, err)
+	}
+	if resumed {
+		err = o.restore()
+	} else {
+		o.f, err = openRunFiles(o.dir, nil, 0)
+	}
+	if err != nil {
+		o.close()
 		return nil, err
 	}
-	policy, _, err := model.Load(s.base)
-	if err != nil {
-		return nil, fmt.Errorf("study: %w", err)
-	}
-	tr, err := rc.algorithm().New(task, policy)
-	if err != nil {
-		return nil, fmt.Errorf("study: %s seed %d: %w", arm.Name, seed, err)
-	}
-	defer tr.Close()
-	f, err := openRunFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.close()
+	return o, nil
+}
 
-	name := fmt.Sprintf("%s seed %d", arm.Name, seed)
-	r := &RunSum{Seed: seed, Status: "running", Curve: []Point{}}
-	evaluate := func(update int) error {
-		ms, err := rl.EvalModes(s.cfg.Eval.Modes)
-		if err != nil {
-			return err
-		}
-		p, err := s.evaluate(policy, rc, evalPlan{update, s.cfg.Eval.split(), s.cfg.Eval.Episodes, ms}, f.evals, f.samples, name, arm.Name)
-		if err != nil {
-			return err
-		}
-		r.Curve = append(r.Curve, p)
-		return f.tb.Scalars(int64(update), evalScalars("eval", p.Modes))
+func (o *oneRun) close() {
+	if o.f != nil {
+		o.f.close()
 	}
-	finish := func(status string, err error) (*RunSum, error) {
-		r.Status = status
-		r.UpdatesTo = updatesTo(r.Curve, s.sum.Thresholds)
-		if len(r.Curve) > 0 {
-			r.Base = r.Curve[0].Modes
-		}
-		if status == "complete" {
-			last := r.Curve[len(r.Curve)-1].Modes
-			r.Final = &last
-		}
-		if perr := f.finishProvenance(); perr != nil && err == nil {
-			err = perr
-		}
-		meta := map[string]string{"study": s.cfg.Name, "arm": arm.Name, "seed": strconv.FormatUint(seed, 10),
-			"update": strconv.Itoa(r.Done), "status": status}
-		if errors.Is(err, rl.ErrDiverged) {
-			return r, err // no policy worth saving
-		}
-		if serr := policy.Save(filepath.Join(dir, PolicyFile), meta); serr != nil && err == nil {
-			err = serr
-		}
-		return r, err
-	}
+	o.tr.Close()
+}
 
-	if err := evaluate(0); err != nil {
-		return finish("failed", err)
+// train runs the run's remaining updates, evaluating at 0 (a new run),
+// every Eval.Every updates and at the end, then the final test
+// evaluation. The trainer's state is saved in ResumeDir after each
+// in-training evaluation and when ctx ends; the set is removed when the
+// run completes.
+func (o *oneRun) train(ctx context.Context) (*RunSum, error) {
+	s, r := o.s, o.r
+	if len(r.Curve) == 0 {
+		if err := o.evaluate(0); err != nil {
+			return o.finish("failed", err)
+		}
 	}
 	every := s.cfg.Eval.Every
-	for u := range s.cfg.Updates {
+	for r.Done < s.cfg.Updates {
 		if ctx.Err() != nil {
-			return finish("interrupted", run.ErrInterrupted)
+			return o.finish("interrupted", run.ErrInterrupted)
 		}
-		m, err := tr.Update()
+		m, err := o.tr.Update()
 		if err != nil {
-			return finish("failed", fmt.Errorf("study: %s: %w", name, err))
+			return o.finish("failed", fmt.Errorf("study: %s: %w", o.name, err))
 		}
-		r.Done = u + 1
+		r.Done++
 		s.updates++
-		if err := f.metrics.Write(m); err != nil {
-			return finish("failed", err)
-		}
-		if err := f.tb.Scalars(int64(r.Done), metricScalars(m)); err != nil {
-			return finish("failed", err)
+		if err := o.f.logMetrics(m); err != nil {
+			return o.finish("failed", err)
 		}
 		if s.afterUpdate != nil {
-			s.afterUpdate(arm.Name, seed, r.Done)
+			s.afterUpdate(o.arm, o.seed, r.Done)
 		}
-		s.meter.Tick(s.updates, fmt.Sprintf("%s, update %d/%d, train success %.3f", name, r.Done, s.cfg.Updates, m.Success))
+		s.meter.Tick(s.updates, fmt.Sprintf("%s, update %d/%d, train success %.3f", o.name, r.Done, s.cfg.Updates, m.Success))
 		if r.Done == s.cfg.Updates || (every > 0 && r.Done%every == 0) {
-			if err := evaluate(r.Done); err != nil {
-				return finish("failed", err)
+			if err := o.evaluate(r.Done); err != nil {
+				return o.finish("failed", err)
+			}
+			if err := o.saveState("running"); err != nil {
+				return o.finish("failed", err)
 			}
 		}
 	}
 	if n := s.cfg.Eval.Test; n > 0 {
-		p, err := s.evaluate(policy, rc, evalPlan{r.Done, tasks.Test, n, []string{"greedy", "sampled"}}, f.evals, nil, name, arm.Name)
+		p, err := s.evaluate(o.policy, o.rc, evalPlan{r.Done, tasks.Test, n, []string{"greedy", "sampled"}}, o.f.evals, nil, o.name, o.arm)
 		if err != nil {
-			return finish("failed", err)
+			return o.finish("failed", err)
 		}
 		r.Test = &p.Modes
-		if err := f.tb.Scalars(int64(r.Done), evalScalars("test", p.Modes)); err != nil {
-			return finish("failed", err)
+		if err := o.f.tb.Scalars(int64(r.Done), evalScalars("test", p.Modes)); err != nil {
+			return o.finish("failed", err)
 		}
 	}
-	return finish("complete", nil)
+	return o.finish("complete", nil)
+}
+
+// evaluate runs the in-training evaluation after update and adds it to
+// the curve.
+func (o *oneRun) evaluate(update int) error {
+	ms, err := rl.EvalModes(o.s.cfg.Eval.Modes)
+	if err != nil {
+		return err
+	}
+	p, err := o.s.evaluate(o.policy, o.rc, evalPlan{update, o.s.cfg.Eval.split(), o.s.cfg.Eval.Episodes, ms}, o.f.evals, o.f.samples, o.name, o.arm)
+	if err != nil {
+		return err
+	}
+	o.r.Curve = append(o.r.Curve, p)
+	return o.f.tb.Scalars(int64(update), evalScalars("eval", p.Modes))
+}
+
+// saveState writes the trainer's state to the run's ResumeDir.
+func (o *oneRun) saveState(status string) error {
+	info := map[string]string{"study": o.s.cfg.Name, "arm": o.arm, "seed": strconv.FormatUint(o.seed, 10), "status": status}
+	return o.tr.SaveState(filepath.Join(o.dir, ResumeDir), info)
+}
+
+// finish ends the run with status: the summary's fields, the provenance,
+// the policy (unless it diverged) and, for a run interrupted between two
+// updates, the checkpoint set a resume continues from; a complete run's
+// set is removed.
+func (o *oneRun) finish(status string, err error) (*RunSum, error) {
+	r := o.r
+	r.Status = status
+	r.UpdatesTo = updatesTo(r.Curve, o.s.sum.Thresholds)
+	if len(r.Curve) > 0 {
+		r.Base = r.Curve[0].Modes
+	}
+	if status == "complete" {
+		last := r.Curve[len(r.Curve)-1].Modes
+		r.Final = &last
+	}
+	if perr := o.f.finishProvenance(); perr != nil && err == nil {
+		err = perr
+	}
+	if errors.Is(err, rl.ErrDiverged) {
+		return r, err // no policy worth saving
+	}
+	meta := map[string]string{"study": o.s.cfg.Name, "arm": o.arm, "seed": strconv.FormatUint(o.seed, 10),
+		"update": strconv.Itoa(r.Done), "status": status}
+	if serr := o.policy.Save(filepath.Join(o.dir, PolicyFile), meta); serr != nil && err == nil {
+		err = serr
+	}
+	switch status {
+	case "interrupted":
+		if serr := o.saveState(status); serr != nil && errors.Is(err, run.ErrInterrupted) {
+			err = serr
+		}
+	case "complete":
+		if rerr := os.RemoveAll(filepath.Join(o.dir, ResumeDir)); rerr != nil && err == nil {
+			err = fmt.Errorf("study: %w", rerr)
+		}
+	}
+	return r, err
 }
 
 // runFiles are what one run writes as it goes: its logs, its TensorBoard
@@ -214,9 +296,12 @@ type runFiles struct {
 	start                   time.Time
 }
 
-// openRunFiles creates the run's logs and event file in dir and writes its
-// provenance; on an error nothing stays open.
-func openRunFiles(dir string) (f *runFiles, err error) {
+// openRunFiles opens the run's logs and event file in dir and writes its
+// provenance; on an error nothing stays open. A new run (kept nil)
+// creates its logs; a resumed one writes back the lines kept holds for
+// each log (restore) and appends after them, and its provenance says from
+// which update it continued.
+func openRunFiles(dir string, kept map[string][]byte, resumedAt int) (f *runFiles, err error) {
 	f = &runFiles{dir: dir, start: time.Now()}
 	defer func() {
 		if err != nil {
@@ -227,18 +312,36 @@ func openRunFiles(dir string) (f *runFiles, err error) {
 		name string
 		to   **jsonl
 	}{{MetricsFile, &f.metrics}, {EvalFile, &f.evals}, {SamplesFile, &f.samples}} {
-		if *l.to, err = createJSONL(filepath.Join(dir, l.name)); err != nil {
+		path := filepath.Join(dir, l.name)
+		if kept == nil {
+			*l.to, err = createJSONL(path)
+		} else if err = writeFile(path, kept[l.name]); err == nil {
+			*l.to, err = rl.AppendJSONL(path)
+		}
+		if err != nil {
 			return f, err
 		}
 	}
 	f.prov = run.Collect(f.start)
+	f.prov.ResumedAt = resumedAt
 	if err = writeJSON(filepath.Join(dir, ProvenanceFile), f.prov); err != nil {
 		return f, err
+	}
+	if err := os.RemoveAll(filepath.Join(dir, TBDir)); err != nil { // a resumed run's events are written again (restore)
+		return f, fmt.Errorf("study: %w", err)
 	}
 	if f.tb, err = tensorboard.Create(filepath.Join(dir, TBDir)); err != nil {
 		return f, fmt.Errorf("study: %w", err)
 	}
 	return f, nil
+}
+
+// logMetrics writes one update's metrics to metrics.jsonl and the events.
+func (f *runFiles) logMetrics(m rl.Metrics) error {
+	if err := f.metrics.Write(m); err != nil {
+		return err
+	}
+	return f.tb.Scalars(int64(m.Update+1), metricScalars(m))
 }
 
 // finishProvenance records the run's end and wall time.

@@ -51,6 +51,9 @@ type study struct {
 	// done holds the complete runs of the study being resumed, by arm and
 	// seed.
 	done map[string]map[uint64]RunSum
+	// partial marks the runs of the study being resumed that stopped
+	// short and left a checkpoint set to continue from (ResumeDir).
+	partial map[string]map[uint64]bool
 
 	afterUpdate func(arm string, seed uint64, done int)
 	// samples holds, per arm, the transcripts of the latest sampled
@@ -70,9 +73,12 @@ func Run(ctx context.Context, cfg Config, dir string, progressOut io.Writer) (*S
 
 // Resume continues the study of cfg in dir, which must hold its
 // study.json (the same config): the runs its summary.json lists as
-// complete are kept, every other run is done again from the start, and a
-// base the study built is reused. The result is what one uninterrupted
-// Run would have written (TestResumeFinishesAnInterruptedStudy).
+// complete are kept, a run cut short continues from its checkpoint set
+// (ResumeDir: the last in-training evaluation, or where an interrupt
+// stopped it), every other run is done again from the start, and a base
+// the study built is reused. The result is bit for bit what one
+// uninterrupted Run would have written, wall times aside
+// (TestResumeContinuesACutRunBitwise).
 func Resume(ctx context.Context, cfg Config, dir string, progressOut io.Writer) (*Summary, error) {
 	return runStudy(ctx, cfg, dir, progressOut, true, nil)
 }

@@ -238,9 +238,71 @@ func mustJSON(t *testing.T, v any) string {
 	return string(data)
 }
 
-func TestResumeFinishesAnInterruptedStudy(t *testing.T) {
+// A study cut short mid-run, by an interrupt and then by a kill that left
+// lines in the logs past the run's checkpoint set, resumes to the files one
+// uninterrupted Run writes: the complete run kept, the cut run continued
+// from its set, bit for bit, wall times aside.
+func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "cut")
+	c := small()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := runStudy(ctx, c, dir, nil, false, func(arm string, seed uint64, done int) {
+		if arm == "arew" && done == 2 {
+			cancel()
+		}
+	})
+	require.ErrorIs(t, err, run.ErrInterrupted)
+	keptPolicy := readFile(t, dir, "vanilla", "seed-3", PolicyFile)
+	cut := filepath.Join(dir, "arew", "seed-3")
+	require.FileExists(t, filepath.Join(cut, ResumeDir, rl.ManifestFile))
+	// A kill after the set: a later update's line, a later evaluation's,
+	// and a line cut short.
+	metrics := readLines(t, filepath.Join(cut, MetricsFile))
+	require.Len(t, metrics, 2)
+	appendTo(t, filepath.Join(cut, MetricsFile), bytes.Replace(metrics[1], []byte(`"update":1`), []byte(`"update":2`), 1), []byte("\n{\"upd"))
+	appendTo(t, filepath.Join(cut, EvalFile), []byte(`{"update":3,"split":"val","mode":"greedy"}`+"\n"))
+
+	var log bytes.Buffer
+	sum, err := Resume(context.Background(), c, dir, &log)
+	require.NoError(t, err, log.String())
+	assert.Equal(t, "complete", sum.Status)
+	assert.Contains(t, log.String(), "vanilla seed 3: complete in the previous attempt, kept")
+	assert.Contains(t, log.String(), "arew seed 3: continuing from its checkpoint set at update 2")
+	assert.NotContains(t, log.String(), "== base:", "the built base is reused")
+	assert.Equal(t, keptPolicy, readFile(t, dir, "vanilla", "seed-3", PolicyFile), "a complete run is not redone")
+	assert.NoDirExists(t, filepath.Join(cut, ResumeDir), "a complete run's set is removed")
+	var prov run.Provenance
+	require.NoError(t, json.Unmarshal(readFile(t, cut, ProvenanceFile), &prov))
+	assert.Equal(t, 2, prov.ResumedAt)
+
+	whole := filepath.Join(tmp, "whole")
+	_, err = Run(context.Background(), c, whole, nil)
+	require.NoError(t, err)
+	assert.Equal(t, string(readFile(t, whole, SummaryFile)), string(readFile(t, dir, SummaryFile)), "resumed = uninterrupted")
+	w := filepath.Join(whole, "arew", "seed-3")
+	timings := []string{"rollout_s", "prep_s", "optim_s", "rollout_tok_s", "train_tok_s", "seconds"}
+	for _, f := range []string{MetricsFile, EvalFile} {
+		assert.Equal(t, withoutKeys(t, readLines(t, filepath.Join(w, f)), timings), withoutKeys(t, readLines(t, filepath.Join(cut, f)), timings), f)
+	}
+	for _, f := range []string{SamplesFile, PolicyFile} {
+		assert.Equal(t, readFile(t, w, f), readFile(t, cut, f), f)
+	}
+
+	var input *run.InputError
+	other := c
+	other.Updates = 4
+	_, err = Resume(context.Background(), other, dir, nil)
+	assert.ErrorAs(t, err, &input, "a different config")
+	_, err = Resume(context.Background(), c, filepath.Join(tmp, "absent"), nil)
+	assert.ErrorAs(t, err, &input, "nothing to resume")
+}
+
+// A cut run whose checkpoint set was changed is refused with the way out
+// named, before anything of the run is written.
+func TestResumeRefusesABadSet(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cut")
 	c := small()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -250,27 +312,38 @@ func TestResumeFinishesAnInterruptedStudy(t *testing.T) {
 		}
 	})
 	require.ErrorIs(t, err, run.ErrInterrupted)
-	keptPolicy := readFile(t, dir, "vanilla", "seed-3", PolicyFile)
-
-	var log bytes.Buffer
-	sum, err := Resume(context.Background(), c, dir, &log)
-	require.NoError(t, err)
-	assert.Equal(t, "complete", sum.Status)
-	assert.Contains(t, log.String(), "vanilla seed 3: complete in the previous attempt, kept")
-	assert.NotContains(t, log.String(), "== base:", "the built base is reused")
-	assert.Equal(t, keptPolicy, readFile(t, dir, "vanilla", "seed-3", PolicyFile), "a complete run is not redone")
-	assert.Len(t, readLines(t, filepath.Join(dir, "arew", "seed-3", MetricsFile)), 3, "the cut run is redone from the start")
-
-	_, err = Run(context.Background(), c, filepath.Join(tmp, "whole"), nil)
-	require.NoError(t, err)
-	assert.Equal(t, string(readFile(t, tmp, "whole", SummaryFile)), string(readFile(t, dir, SummaryFile)),
-		"resumed = uninterrupted")
-
+	cut := filepath.Join(dir, "arew", "seed-3")
+	appendTo(t, filepath.Join(cut, ResumeDir, rl.TrainerFile), []byte(" "))
+	before := readFile(t, cut, MetricsFile)
+	_, err = Resume(context.Background(), c, dir, nil)
 	var input *run.InputError
-	other := c
-	other.Updates = 4
-	_, err = Resume(context.Background(), other, dir, nil)
-	assert.ErrorAs(t, err, &input, "a different config")
-	_, err = Resume(context.Background(), c, filepath.Join(tmp, "absent"), nil)
-	assert.ErrorAs(t, err, &input, "nothing to resume")
+	require.ErrorAs(t, err, &input)
+	assert.ErrorContains(t, err, "remove "+cut)
+	assert.Equal(t, before, readFile(t, cut, MetricsFile))
+}
+
+func appendTo(t *testing.T, path string, parts ...[]byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+	require.NoError(t, err)
+	for _, p := range parts {
+		_, err = f.Write(p)
+		require.NoError(t, err)
+	}
+	require.NoError(t, f.Close())
+}
+
+// withoutKeys is the JSON lines with the named top-level keys removed.
+func withoutKeys(t *testing.T, lines [][]byte, keys []string) []string {
+	t.Helper()
+	var out []string
+	for _, l := range lines {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(l, &m))
+		for _, k := range keys {
+			delete(m, k)
+		}
+		out = append(out, mustJSON(t, m))
+	}
+	return out
 }

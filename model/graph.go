@@ -23,6 +23,12 @@ import (
 //	Entropy (B·T)     entropy of softmax(Logits[i])
 //	Values  (B·T)     the value head's output
 //
+// A masked graph (NewMaskedGraph) takes Logp and Entropy over Logits +
+// LogitBias instead, a (B·T, V) input set by SetLogitBias: the caller's
+// mask for constrained decoding (0 for an allowed token, a large negative
+// bias for the others), so both are those of the softmax renormalised over
+// the allowed tokens. Logits stays the raw head.
+//
 // A node's value (read with Float32s) is valid until the graph runs again.
 // One Graph is run by one goroutine at a time; its ops keep forward state
 // for their backward (engine/op_common.go).
@@ -35,8 +41,9 @@ type Graph struct {
 
 	Tokens, Targets               *G.Node // int32 (B·T) data inputs
 	Logits, Logp, Entropy, Values *G.Node
+	LogitBias                     *G.Node // float32 (B·T, V) input of a masked graph; nil otherwise
 
-	tokens, targets *tensor.Dense
+	tokens, targets, bias *tensor.Dense
 
 	fwd, train *engine.Machine // gorgonia's outputs kept between runs (engine/machine.go)
 	loss       *G.Node
@@ -46,6 +53,19 @@ type Graph struct {
 // NewGraph builds the forward graph for batches of `batch` sequences of
 // seqLen ≤ Context tokens.
 func (m *Model) NewGraph(batch, seqLen int) (*Graph, error) {
+	return m.newGraph(batch, seqLen, false)
+}
+
+// NewMaskedGraph is NewGraph with a logit bias input (LogitBias, zero until
+// SetLogitBias) under Logp and Entropy. The model needs an LM head.
+func (m *Model) NewMaskedGraph(batch, seqLen int) (*Graph, error) {
+	if !m.Config.LMHead {
+		return nil, fmt.Errorf("model graph: a masked graph needs an LM head")
+	}
+	return m.newGraph(batch, seqLen, true)
+}
+
+func (m *Model) newGraph(batch, seqLen int, masked bool) (*Graph, error) {
 	engine.UseFastBLAS() // gorgonia's matmuls on the assembly Sgemm (engine/blas.go)
 	c := m.Config
 	if batch < 1 || seqLen < 1 || seqLen > c.Context {
@@ -59,6 +79,10 @@ func (m *Model) NewGraph(batch, seqLen int) (*Graph, error) {
 	if c.LMHead {
 		g.targets = tensor.New(tensor.WithShape(n), tensor.WithBacking(make([]int32, n)))
 		g.Targets = G.NodeFromAny(g.G, g.targets, G.WithName("targets"))
+	}
+	if masked {
+		g.bias = tensor.New(tensor.WithShape(n, c.Vocab), tensor.WithBacking(make([]float32, n*c.Vocab)))
+		g.LogitBias = G.NodeFromAny(g.G, g.bias, G.WithName("logit_bias"))
 	}
 	if err := g.build(); err != nil {
 		return nil, fmt.Errorf("model graph (B=%d, T=%d): %w", batch, seqLen, err)
@@ -93,7 +117,13 @@ func (g *Graph) build() error {
 		if g.Logits, err = engine.MatMul(xf, p(NameLMHead)); err != nil { // (B·T, V)
 			return err
 		}
-		if g.Logp, g.Entropy, err = engine.TokenLogProbEntropy(g.Logits, g.Targets); err != nil {
+		z := g.Logits
+		if g.LogitBias != nil {
+			if z, err = G.Add(g.Logits, g.LogitBias); err != nil {
+				return err
+			}
+		}
+		if g.Logp, g.Entropy, err = engine.TokenLogProbEntropy(z, g.Targets); err != nil {
 			return err
 		}
 	}

@@ -39,6 +39,19 @@ func (g *Graph) SetInputs(tokens, targets []int32) error {
 	return nil
 }
 
+// SetLogitBias copies bias (B·T·V, row-major like Logits) into a masked
+// graph's LogitBias; on error nothing is changed.
+func (g *Graph) SetLogitBias(bias []float32) error {
+	if g.bias == nil {
+		return fmt.Errorf("set logit bias: not a masked graph (NewMaskedGraph)")
+	}
+	if n := g.Batch * g.SeqLen * g.Model.Config.Vocab; len(bias) != n {
+		return fmt.Errorf("set logit bias: %d values, want B·T·V = %d", len(bias), n)
+	}
+	copy(g.bias.Float32s(), bias)
+	return nil
+}
+
 func checkIDs(what string, ids []int32, vocab int) error {
 	for i, id := range ids {
 		if id < 0 || int(id) >= vocab {

@@ -31,6 +31,11 @@ type rows struct {
 	oldValues       []float64
 	returns         []float64
 	traj            []int // the batch trajectory in each row, −1 for padding
+	// bias (B·T·V), for a masked task only (mask.go): the logit bias of
+	// each prediction, MaskBias outside the set its token was sampled
+	// under, 0 inside and at every unconstrained prediction.
+	bias []float32
+	V    int
 }
 
 func newRows(B, T int) *rows {
@@ -62,6 +67,7 @@ func (r *rows) load(b *Batch, idx []int, ref []float32) error {
 	for k := range r.traj {
 		r.traj[k] = -1
 	}
+	clear(r.bias)
 	for k, i := range idx {
 		tr := b.Trajs[i]
 		off, n := int(b.Packed.Offsets[i]), int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i])
@@ -80,6 +86,9 @@ func (r *rows) load(b *Batch, idx []int, ref []float32) error {
 			r.returns[base+j] = float64(b.Returns[off+j])
 			if ref != nil {
 				r.refLogp[base+j] = float64(ref[off+j])
+			}
+			if r.bias != nil && len(tr.Allowed) > 0 {
+				maskRow(r.bias[(base+j)*r.V:(base+j+1)*r.V], tr.Allowed[j+1])
 			}
 		}
 	}

@@ -11,7 +11,8 @@ import (
 // per turn the agent's tokens plus EOT (marked as the agent's, one Step)
 // and the observation.
 type recorder struct {
-	tr *Trajectory
+	tr     *Trajectory
+	masked bool // constrained decoding: keep Trajectory.Allowed
 }
 
 func newRecorder(ep tasks.Episode) *recorder {
@@ -26,12 +27,16 @@ func (r *recorder) observe(obs []tasks.Token) {
 		r.tr.Tokens = append(r.tr.Tokens, t)
 		r.tr.Agent = append(r.tr.Agent, false)
 		r.tr.Logp = append(r.tr.Logp, 0)
+		if r.masked {
+			r.tr.Allowed = append(r.tr.Allowed, nil)
+		}
 	}
 }
 
 // act appends one agent turn (tokens as generated, EOT included when the
-// agent emitted it) with their log-probs, and the judged step.
-func (r *recorder) act(tokens []tasks.Token, logp []float32, st tasks.Step) {
+// agent emitted it) with their log-probs and, when masked, their allowed
+// sets (copied), and the judged step.
+func (r *recorder) act(tokens []tasks.Token, logp []float32, allowed [][]tasks.Token, st tasks.Step) {
 	start := len(r.tr.Tokens)
 	for i, t := range tokens {
 		r.tr.Tokens = append(r.tr.Tokens, t)
@@ -41,6 +46,18 @@ func (r *recorder) act(tokens []tasks.Token, logp []float32, st tasks.Step) {
 			lp = logp[i]
 		}
 		r.tr.Logp = append(r.tr.Logp, lp)
+		if r.masked {
+			// A trajectory recorded over keeps its earlier sets' memory.
+			var mem []tasks.Token
+			if k := len(r.tr.Allowed); k < cap(r.tr.Allowed) {
+				mem = r.tr.Allowed[:k+1][k][:0]
+			}
+			var set []tasks.Token
+			if allowed != nil && len(allowed[i]) > 0 {
+				set = append(mem, allowed[i]...)
+			}
+			r.tr.Allowed = append(r.tr.Allowed, set)
+		}
 	}
 	var tokenZ []int8 // a task's per-token critiques; Trajectory.Validate checks their count
 	if len(st.TokenZ) > 0 {
@@ -94,7 +111,7 @@ func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index
 		if len(toks) < turn.MaxTokens {
 			toks = append(toks, tasks.EOT)
 		}
-		rec.act(toks, nil, st)
+		rec.act(toks, nil, nil, st)
 		rec.observe(obs)
 	}
 	tr := rec.finish(ep)

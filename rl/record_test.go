@@ -49,7 +49,7 @@ func TestRecordOverReusesTokenZ(t *testing.T) {
 		r := recorder{tr: tr}
 		r.observe([]tasks.Token{1, 2})
 		for _, st := range steps {
-			r.act([]tasks.Token{5, 6, 7, 8, 9}, nil, st)
+			r.act([]tasks.Token{5, 6, 7, 8, 9}, nil, nil, st)
 			r.observe([]tasks.Token{3})
 		}
 	}

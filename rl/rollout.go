@@ -248,7 +248,7 @@ func (r *Roller) work(d *model.Decoder, eps []liveEpisode, specs []EpisodeSpec, 
 			return st, fmt.Errorf("rollout: %w", err)
 		}
 		for k, e := range live {
-			smpl, err := smp.Sample(e.rng, logits[k*V:(k+1)*V])
+			smpl, err := e.sample(smp, logits[k*V:(k+1)*V])
 			if err != nil {
 				return st, fmt.Errorf("rollout: episode %d: %w", e.index, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"arew/model"
 	"arew/tasks"
 )
 
@@ -29,6 +30,13 @@ type liveEpisode struct {
 	// one after the other: an environment may keep the slice it was given,
 	// so none is overwritten before the episode is over.
 	actions []tasks.Token
+	// Constrained decoding (mask.go): the episode as a MaskedEpisode (nil
+	// when the task is not masked), the tokens allowed next, the set each
+	// token of this turn was sampled under, and the masked row's memory.
+	masked      MaskedEpisode
+	allowed     []tasks.Token
+	turnAllowed [][]tasks.Token
+	scratch     []float32
 }
 
 // start makes instance spec of task, recorded into tr (emptied; nil: a new
@@ -61,7 +69,15 @@ func (e *liveEpisode) start(task tasks.Task, spec EpisodeSpec, index int, seed u
 	}
 	tr.reset()
 	tr.Group = spec.Group
-	e.rec = recorder{tr: tr}
+	e.masked = nil
+	if isMasked(task) {
+		me, ok := ep.(MaskedEpisode)
+		if !ok {
+			return fmt.Errorf("task %s is masked but its episode %T cannot say which tokens are allowed", task.Name(), ep)
+		}
+		e.masked = me
+	}
+	e.rec = recorder{tr: tr, masked: e.masked != nil}
 	e.rec.observe(prompt)
 	h := deriveSeed(seed, streamRollout, uint64(update), uint64(index))
 	e.pcg.Seed(h, mix64(h))
@@ -69,7 +85,7 @@ func (e *liveEpisode) start(task tasks.Task, spec EpisodeSpec, index int, seed u
 		e.rng = rand.New(&e.pcg)
 	}
 	e.index, e.ep, e.maxLen, e.length = index, ep, maxLen, len(prompt)
-	e.toks, e.logp = e.toks[:0], e.logp[:0]
+	e.toks, e.logp, e.turnAllowed = e.toks[:0], e.logp[:0], e.turnAllowed[:0]
 	e.pending = append(e.pending[:0], prompt...)
 	if cap(e.actions) < maxLen {
 		e.actions = make([]tasks.Token, 0, maxLen) // agent tokens never pass maxLen
@@ -83,7 +99,25 @@ func (e *liveEpisode) nextTurn() error {
 	if e.turn.MaxTokens < 1 {
 		return fmt.Errorf("the task asks for a turn of at most %d tokens", e.turn.MaxTokens)
 	}
+	if e.masked != nil {
+		e.allowed = e.masked.Allowed(e.toks)
+	}
 	return nil
+}
+
+// sample draws the next token from the decoder's logits row for this
+// episode, under its mask when the task is masked.
+func (e *liveEpisode) sample(smp *model.Sampler, row []float32) (model.Sampled, error) {
+	if e.masked != nil {
+		if cap(e.scratch) < len(row) {
+			e.scratch = make([]float32, len(row))
+		}
+		var err error
+		if row, err = MaskLogits(e.scratch, row, e.allowed); err != nil {
+			return model.Sampled{}, err
+		}
+	}
+	return smp.Sample(e.rng, row)
 }
 
 // take records one sampled token and advances the episode: the turn ends
@@ -93,14 +127,20 @@ func (e *liveEpisode) nextTurn() error {
 func (e *liveEpisode) take(tok int32, logp float64) (bool, error) {
 	e.toks = append(e.toks, tok)
 	e.logp = append(e.logp, float32(logp))
+	if e.masked != nil {
+		e.turnAllowed = append(e.turnAllowed, e.allowed)
+	}
 	e.length++
 	eot := tok == tasks.EOT
 	if !eot && len(e.toks) < e.turn.MaxTokens {
 		if e.length >= e.maxLen {
 			// Cut short mid-turn: the step is recorded, unjudged (z = 0).
-			e.rec.act(e.toks, e.logp, tasks.Step{Turn: len(e.ep.Steps()), Kind: e.turn.Kind, Final: e.turn.Final})
+			e.rec.act(e.toks, e.logp, e.turnAllowed, tasks.Step{Turn: len(e.ep.Steps()), Kind: e.turn.Kind, Final: e.turn.Final})
 			e.finish(true)
 			return true, nil
+		}
+		if e.masked != nil {
+			e.allowed = e.masked.Allowed(e.toks)
 		}
 		e.pending = append(e.pending[:0], tok)
 		return false, nil
@@ -115,10 +155,10 @@ func (e *liveEpisode) take(tok int32, logp float64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	e.rec.act(e.toks, e.logp, st)
+	e.rec.act(e.toks, e.logp, e.turnAllowed, st)
 	e.rec.observe(obs)
 	e.length += len(obs)
-	e.toks, e.logp = e.toks[:0], e.logp[:0]
+	e.toks, e.logp, e.turnAllowed = e.toks[:0], e.logp[:0], e.turnAllowed[:0]
 	if e.ep.Done() {
 		e.finish(false)
 		return true, nil
@@ -147,6 +187,9 @@ func (e *liveEpisode) finish(truncated bool) {
 	}
 	if n := len(tr.Tokens); n > e.maxLen {
 		tr.Tokens, tr.Agent, tr.Logp = tr.Tokens[:e.maxLen], tr.Agent[:e.maxLen], tr.Logp[:e.maxLen]
+		if len(tr.Allowed) > 0 {
+			tr.Allowed = tr.Allowed[:e.maxLen]
+		}
 	}
 }
 

@@ -71,6 +71,10 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 	T := roller.MaxLen() - 1 // a trajectory of ≤ MaxLen tokens has ≤ MaxLen−1 predictions
 	B := min(s.policy.MiniBatch, s.prompts*s.group)
 	t.rows = newRows(B, T)
+	if isMasked(task) {
+		t.rows.V = policy.Config.Vocab
+		t.rows.bias = make([]float32, B*T*t.rows.V)
+	}
 	var shared *CriticConfig
 	if s.critic != nil && s.critic.Mode == "shared" {
 		if !policy.Config.ValueHead {
@@ -106,7 +110,7 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 		if t.ref, err = policy.Clone(); err != nil { // the frozen reference of the KL term
 			return nil, fmt.Errorf("%s: reference: %w", s.algo, err)
 		}
-		if t.refG, err = t.ref.NewGraph(B, T); err != nil {
+		if t.refG, err = policyGraph(t.ref, t.rows); err != nil {
 			return nil, fmt.Errorf("%s: reference: %w", s.algo, err)
 		}
 	}

@@ -34,7 +34,7 @@ type actorGraph struct {
 // newActorGraph builds the graph; objective is "ppo" (the clipped token
 // ratio, also GRPO's) or "gspo" (the clipped sequence ratio).
 func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, objective string, shared *CriticConfig) (*actorGraph, error) {
-	g, err := m.NewGraph(r.B, r.T)
+	g, err := policyGraph(m, r)
 	if err != nil {
 		return nil, err
 	}
@@ -131,10 +131,25 @@ func newCriticGraph(m *model.Model, r *rows, c CriticConfig) (*criticGraph, erro
 	return &criticGraph{g: g, val: res}, nil
 }
 
-// setInputs loads rows into a graph (a value-only model takes no targets).
+// policyGraph is a policy's graph for the rows' shape: masked (the rows'
+// logit bias under its log-probs and entropy) when the task is.
+func policyGraph(m *model.Model, r *rows) (*model.Graph, error) {
+	if r.bias != nil {
+		return m.NewMaskedGraph(r.B, r.T)
+	}
+	return m.NewGraph(r.B, r.T)
+}
+
+// setInputs loads rows into a graph (a value-only model takes no targets;
+// a masked graph also takes the rows' logit bias).
 func setInputs(g *model.Graph, r *rows) error {
 	if g.Targets == nil {
 		return g.SetInputs(r.tokens, nil)
+	}
+	if g.LogitBias != nil {
+		if err := g.SetLogitBias(r.bias); err != nil {
+			return err
+		}
 	}
 	return g.SetInputs(r.tokens, r.targets)
 }

@@ -27,10 +27,15 @@ type Step struct {
 //	Tokens (L): prompt, then per turn the agent's tokens and the observation
 //	Agent  (L): Agent[t] — token t was sampled by the policy (trained)
 //	Logp   (L): the sampling log-prob of each agent token (0 elsewhere)
+//	Allowed (L or empty): under constrained decoding (MaskedTask), the
+//	         tokens the agent was allowed at each agent token (nil
+//	         elsewhere, and nil for an unconstrained token); empty for a
+//	         task that is not masked
 type Trajectory struct {
 	Tokens   []int32
 	Agent    []bool
 	Logp     []float32
+	Allowed  [][]tasks.Token
 	Steps    []Step
 	Reward   float64        // the outcome reward
 	Measures tasks.Measures // the episode's measures (success, proxies, I_AS, …)
@@ -43,7 +48,7 @@ type Trajectory struct {
 
 // reset empties t for a new episode, keeping its slices' memory.
 func (t *Trajectory) reset() {
-	*t = Trajectory{Tokens: t.Tokens[:0], Agent: t.Agent[:0], Logp: t.Logp[:0], Steps: t.Steps[:0]}
+	*t = Trajectory{Tokens: t.Tokens[:0], Agent: t.Agent[:0], Logp: t.Logp[:0], Allowed: t.Allowed[:0], Steps: t.Steps[:0]}
 }
 
 // Validate checks the invariants the packing relies on.
@@ -54,6 +59,9 @@ func (t *Trajectory) Validate() error {
 	}
 	if len(t.Agent) != L || len(t.Logp) != L {
 		return fmt.Errorf("trajectory: %d tokens but %d agent flags and %d log-probs", L, len(t.Agent), len(t.Logp))
+	}
+	if len(t.Allowed) != 0 && len(t.Allowed) != L {
+		return fmt.Errorf("trajectory: %d tokens but %d allowed sets", L, len(t.Allowed))
 	}
 	if t.Agent[0] {
 		return fmt.Errorf("trajectory: token 0 is marked as the agent's; the prompt comes first")

@@ -14,6 +14,7 @@ var Presets = map[string]func() Config{
 	"flodial":              FloDial,
 	"tune-vanilla-flodial": TuneVanilla,
 	"tune-lambda-flodial":  TuneLambda,
+	"flodial-critiques":    FloDialCritiques,
 }
 
 // Preset is the named preset's Config.

@@ -34,18 +34,28 @@ func VanillaSweepArms() []Arm {
 	var arms []Arm
 	for _, lr := range []float64{1e-4, 3e-4, 1e-3} {
 		for _, ent := range []float64{0, 0.01} {
-			for _, steps := range []struct{ epochs, mini int }{{1, 64}, {2, 16}} {
-				patch := fmt.Sprintf(`{"policy": {"epochs": %d, "mini_batch": %d, "entropy_coef": %g, "optim": {"lr": %g}}}`,
-					steps.epochs, steps.mini, ent, lr)
-				arms = append(arms, Arm{
-					Name: fmt.Sprintf("vanilla-lr%g-ent%g-steps%d", lr, ent, steps.epochs*64/steps.mini),
-					AREW: StandardArms(0, "step")[0].AREW,
-					PPO:  json.RawMessage(patch),
-				})
+			for _, steps := range []int{1, 8} {
+				arms = append(arms, vanillaArm(lr, ent, steps))
 			}
 		}
 	}
 	return arms
+}
+
+// vanillaArm is vanilla PPO at actor lr, entropy bonus ent and 1 (one
+// epoch of one 64-episode minibatch) or 8 (two epochs of four 16-episode
+// minibatches) optimiser steps per update: vanilla-lr<lr>-ent<ent>-steps<n>.
+func vanillaArm(lr, ent float64, steps int) Arm {
+	epochs, mini := 1, 64
+	if steps == 8 {
+		epochs, mini = 2, 16
+	}
+	patch := fmt.Sprintf(`{"policy": {"epochs": %d, "mini_batch": %d, "entropy_coef": %g, "optim": {"lr": %g}}}`, epochs, mini, ent, lr)
+	return Arm{
+		Name: fmt.Sprintf("vanilla-lr%g-ent%g-steps%d", lr, ent, steps),
+		AREW: StandardArms(0, "step")[0].AREW,
+		PPO:  json.RawMessage(patch),
+	}
 }
 
 // TuneVanilla is the vanilla sweep on validation: the 12 recipes of
@@ -63,14 +73,20 @@ func LambdaSweepArms() []Arm {
 	var arms []Arm
 	for _, rule := range flodial.CritiqueRules {
 		for _, lambda := range SweepLambdas {
-			a := StandardArms(lambda, "step")[1]
-			a.Name = fmt.Sprintf("arew-%s-l%g", rule, lambda)
-			a.Family = rule
-			a.TaskConfig = json.RawMessage(fmt.Sprintf(`{"Critiques": %q}`, rule))
-			arms = append(arms, a)
+			arms = append(arms, lambdaArm(rule, lambda))
 		}
 	}
 	return arms
+}
+
+// lambdaArm is AREW AS+BT under the critique rule at λ, in the rule's
+// family: arew-<rule>-l<λ>.
+func lambdaArm(rule string, lambda float64) Arm {
+	a := StandardArms(lambda, "step")[1]
+	a.Name = fmt.Sprintf("arew-%s-l%g", rule, lambda)
+	a.Family = rule
+	a.TaskConfig = json.RawMessage(fmt.Sprintf(`{"Critiques": %q}`, rule))
+	return a
 }
 
 // TuneLambda is the λ sweep on validation: AREW AS+BT under each of the

@@ -15,10 +15,13 @@ import (
 
 // report is report.md: the settings, mean ± std per arm of the base and
 // final evaluations, updates-to-threshold per seed, and the plots.
-func report(c Config, s *Summary, plots []string, samples map[string][]Sample, wall time.Duration, prov run.Provenance) string {
+// attempts are provenance.json's, the last one this attempt's (wall
+// is its wall time so far).
+func report(c Config, s *Summary, plots []string, samples map[string][]Sample, wall time.Duration, attempts []run.Provenance) string {
 	var b strings.Builder
+	prov := attempts[len(attempts)-1]
 	fmt.Fprintf(&b, "# Study %s\n\n", c.Name)
-	fmt.Fprintf(&b, "- status: %s, %s wall time\n", s.Status, progress.Duration(wall))
+	fmt.Fprintf(&b, "- status: %s, %s\n", s.Status, wallLine(wall, attempts))
 	task := c.Task
 	if len(c.TaskConfig) > 0 {
 		task += " " + string(c.TaskConfig)
@@ -201,4 +204,22 @@ func f3(x Num) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.3f", f)
+}
+
+// wallLine is the study's wall time: this attempt's, and with earlier
+// attempts the sum over those provenance.json records (an attempt killed
+// before it finished records none).
+func wallLine(wall time.Duration, attempts []run.Provenance) string {
+	if len(attempts) < 2 {
+		return progress.Duration(wall) + " wall time"
+	}
+	total, timed := wall, 1
+	for _, a := range attempts[:len(attempts)-1] {
+		if a.WallSeconds > 0 {
+			total += time.Duration(a.WallSeconds * float64(time.Second))
+			timed++
+		}
+	}
+	return fmt.Sprintf("%s wall time in this attempt, %s in the %d of %d attempts provenance.json times", progress.Duration(wall),
+		progress.Duration(total), timed, len(attempts))
 }

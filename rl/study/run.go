@@ -51,6 +51,8 @@ type study struct {
 	// done holds the complete runs of the study being resumed, by arm and
 	// seed.
 	done map[string]map[uint64]RunSum
+	// attempts are provenance.json's records, the last this attempt's.
+	attempts []run.Provenance
 	// partial marks the runs of the study being resumed that stopped
 	// short and left a checkpoint set to continue from (ResumeDir).
 	partial map[string]map[uint64]bool
@@ -118,8 +120,7 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 			return nil, err
 		}
 	}
-	attempts, err := s.startProvenance(resume)
-	if err != nil {
+	if s.attempts, err = s.startProvenance(resume); err != nil {
 		return nil, err
 	}
 	console, err := os.OpenFile(filepath.Join(dir, ConsoleFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -147,8 +148,8 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 	if werr := s.writeOutputs(); werr != nil && err == nil {
 		err = werr
 	}
-	attempts[len(attempts)-1].Finish(time.Now(), time.Since(s.start))
-	if werr := writeJSON(filepath.Join(dir, ProvenanceFile), attempts); werr != nil && err == nil {
+	s.attempts[len(s.attempts)-1].Finish(time.Now(), time.Since(s.start))
+	if werr := writeJSON(filepath.Join(dir, ProvenanceFile), s.attempts); werr != nil && err == nil {
 		err = werr
 	}
 	return s.sum, err
@@ -291,7 +292,7 @@ func (s *study) writeOutputs() error {
 	if err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start), run.Collect(s.start))))
+	return writeFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start), s.attempts)))
 }
 
 // fits checks that a policy can play the task with the study's rollouts

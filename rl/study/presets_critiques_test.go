@@ -1,0 +1,70 @@
+package study
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/tasks/flodial"
+)
+
+// committedResults is where the tuning sweeps' results are committed.
+const committedResults = "../../docs/results"
+
+func readCommittedSummary(t *testing.T, name string) *Summary {
+	data, err := os.ReadFile(filepath.Join(committedResults, name, SummaryFile))
+	require.NoError(t, err)
+	var s Summary
+	require.NoError(t, json.Unmarshal(data, &s))
+	return &s
+}
+
+// The sweeps' presets are the studies whose results are committed (so a
+// -resume of them continues them, and their selections are theirs).
+func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
+	for _, name := range []string{"tune-vanilla-flodial", "tune-lambda-flodial"} {
+		c, err := Preset(name)
+		require.NoError(t, err)
+		want, err := json.MarshalIndent(c, "", "  ")
+		require.NoError(t, err)
+		have, err := os.ReadFile(filepath.Join(committedResults, name, StudyFile))
+		require.NoError(t, err)
+		assert.JSONEq(t, string(have), string(want), name)
+	}
+}
+
+// The ladder takes what the selection rule picked from the committed
+// sweeps: vanilla-tuned is the vanilla sweep's selected recipe, and each
+// rule's λ is the one its family selected.
+func TestLadderFollowsTheSweeps(t *testing.T) {
+	seeds := len(TuningSeeds)
+	sel := readCommittedSummary(t, "tune-vanilla-flodial").Selected(seeds)
+	assert.Equal(t, SelectedVanilla.Name, sel[""], "vanilla-tuned")
+	sel = readCommittedSummary(t, "tune-lambda-flodial").Selected(seeds)
+	for _, rule := range flodial.CritiqueRules {
+		assert.Equal(t, lambdaArm(rule, SelectedLambda[rule]).Name, sel[rule], "the λ of %s", rule)
+	}
+
+	c := FloDialCritiques()
+	require.NoError(t, c.Validate())
+	assert.Equal(t, FinalSeeds, c.Seeds)
+	assert.Equal(t, FinalTestEpisodes, c.Eval.Test)
+	assert.Equal(t, "val", c.Eval.Split)
+	arms := map[string]Arm{}
+	for _, a := range c.Arms {
+		arms[a.Name] = a
+	}
+	assert.Len(t, arms, 3+len(flodial.CritiqueRules))
+	assert.JSONEq(t, string(SelectedVanilla.PPO), string(arms["vanilla-tuned"].PPO))
+	assert.Equal(t, "none", arms["vanilla"].AREW.Critiques)
+	assert.Nil(t, arms["vanilla"].PPO, "vanilla is the recipe's")
+	random, perFault := arms["random"], arms["arew-per-fault"]
+	assert.Equal(t, DirectionControlFlip, random.AREW.Perturb.Flip)
+	random.AREW.Perturb.Flip = 0
+	random.Name = perFault.Name
+	assert.Equal(t, perFault, random, "random is per-fault with its signs flipped, nothing else")
+}

@@ -242,10 +242,11 @@ written; -resume <out>/<name> continues).
                         study's study.json repeats it; '{"seeds": [1, 2, 3]}'
                         varies it
   -resume folder        continue a study or a run in its folder, alone:
-                        a study (study.json) keeps its complete runs and redoes
-                        the others; a run (config.json) goes on from its last
-                        checkpoint to its updates, bitwise as if never stopped,
-                        appending to its logs; with -updates N, to N updates
+                        a study (study.json) keeps its complete runs and goes
+                        on with the others from their last checkpoints; a run
+                        (config.json) goes on from its last checkpoint to its
+                        updates; both bitwise as if never stopped, appending
+                        to the logs; a run with -updates N goes to N updates
   -build-base string    rebuild a shipped base (`+strings.Join(study.BaseNames(), ", ")+`) into
                         <out>/<name>/ and evaluate it under each of its styles
                         beside the scripted policies (report.md, summary.json);

@@ -17,14 +17,9 @@ import (
 	"arew/rl"
 )
 
-// evalsByUpdate is eval.jsonl without its wall times and phases (a run
-// extended after it completed at k evaluated k as "final", the straight
-// run as "rl").
+// evalsByUpdate is eval.jsonl without its wall times.
 func evalsByUpdate(t *testing.T, path string) string {
 	rs := evalsTimeless(readJSONL[evalRecord](t, path))
-	for i := range rs {
-		rs[i].Phase = ""
-	}
 	data, err := json.Marshal(rs)
 	require.NoError(t, err)
 	return string(data)
@@ -100,14 +95,14 @@ func TestResumeEqualsOneRun(t *testing.T) {
 			cutEvals := evalsTimeless(readJSONL[evalRecord](t, filepath.Join(out, "cut", evalFile)))
 			fj, _ := json.Marshal(fullEvals)
 			cj, _ := json.Marshal(cutEvals)
-			assert.Equal(t, string(fj), string(cj), "the interrupted run's evaluations, phases too")
+			assert.Equal(t, string(fj), string(cj), "the interrupted run's evaluations")
 			assert.Equal(t, readBytes(t, filepath.Join(full, samplesFile)), readBytes(t, filepath.Join(out, "cut", samplesFile)),
 				"the same transcripts")
 			var short []string
 			for _, r := range readJSONL[evalRecord](t, filepath.Join(out, "short", evalFile)) {
-				short = append(short, fmt.Sprintf("%s@%d", r.Phase, r.Update))
+				short = append(short, fmt.Sprintf("%s@%d", r.Split, r.Update))
 			}
-			assert.Equal(t, []string{"base@0", "base@0", "final@2", "final@2", "final@4", "final@4"}, short)
+			assert.Equal(t, []string{"val@0", "val@0", "val@2", "val@2", "val@4", "val@4"}, short)
 			assert.Equal(t, evalsByUpdate(t, filepath.Join(full, evalFile)), evalsByUpdate(t, filepath.Join(out, "short", evalFile)))
 		})
 	}

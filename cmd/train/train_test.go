@@ -19,6 +19,7 @@ import (
 	"arew/optim"
 	"arew/rl"
 	"arew/rl/experiment"
+	arewrun "arew/run"
 )
 
 // tinyArgs is a run of a few seconds: the tiny preset, a short warm start,
@@ -113,11 +114,11 @@ func TestTinyRunWritesEveryOutput(t *testing.T) {
 	evals := readJSONL[evalRecord](t, filepath.Join(dir, evalFile))
 	var got []string
 	for _, r := range evals {
-		got = append(got, fmt.Sprintf("%s@%d/%s", r.Phase, r.Update, r.Mode))
+		got = append(got, fmt.Sprintf("%s@%d/%s", r.Split, r.Update, r.Mode))
 		assert.Equal(t, 4, r.Episodes)
 	}
-	assert.Equal(t, []string{"base@0/greedy", "base@0/sampled", "rl@1/greedy", "rl@1/sampled",
-		"final@2/greedy", "final@2/sampled"}, got)
+	assert.Equal(t, []string{"val@0/greedy", "val@0/sampled", "val@1/greedy", "val@1/sampled",
+		"val@2/greedy", "val@2/sampled"}, got)
 
 	st, _, err := rl.ReadCheckpointSet(filepath.Join(dir, ckptDir))
 	require.NoError(t, err)
@@ -324,7 +325,7 @@ func TestNumJSON(t *testing.T) {
 		require.NoError(t, json.Unmarshal(data, &y))
 		assert.Equal(t, x, float64(y))
 	}
-	r := evalRecord{Success: num(0.5), BTProxy: num(math.NaN())}
+	r := evalRecord{Measures: arewrun.Measures{Success: num(0.5), BTProxy: num(math.NaN())}}
 	data, err := json.Marshal(r)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"bt_proxy":null`)

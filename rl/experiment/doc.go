@@ -16,30 +16,31 @@
 //     and base.safetensors, the policy RL starts from;
 //  2. the task's scripted policies on the evaluation's instances, for
 //     scale (rl.ScriptedBaselines), if Eval.Baselines;
-//  3. an evaluation of the base on the first Eval.Episodes validation
-//     instances, greedy and/or sampled at temperature 1;
-//  4. the RL updates (one rl.Trainer), one metrics.jsonl line each, an
-//     evaluation and a checkpoint set every Eval.Every updates, a final
-//     evaluation and checkpoint set, and report.md.
+//  3. RL, through the run layer's loop (run.Loop, the same loop every
+//     run of a study goes through): an evaluation of the base on the
+//     first Eval.Episodes validation instances, greedy and/or sampled at
+//     temperature 1; the updates of one rl.Trainer, one metrics.jsonl
+//     line and TensorBoard events each; an evaluation and a checkpoint
+//     set every Eval.Every updates and after the last (that set is kept,
+//     so -updates can extend the run); then report.md.
 //
 // Each evaluation also writes its first rl.SamplesPerEval episodes to
-// samples.jsonl as transcripts (rl.Samples, the same lines a study's runs
-// write), and report.md shows the latest sampled ones beside the count of
-// optimiser steps skipped for a non-finite loss or gradient.
+// samples.jsonl as transcripts (rl.Samples), and report.md shows the
+// latest sampled ones beside the count of optimiser steps skipped for a
+// non-finite loss or gradient.
 //
 // # Stopping and resuming
 //
 // When ctx is cancelled the run stops between two steps, writes its
-// checkpoint set (rl.Trainer.SaveState) and report, and returns
-// run.ErrInterrupted. Resume continues it from that set: its config.json is
-// the config (with another number of updates, a finished run is
-// extended), the set must agree with its manifest, the logs are read
-// back (through the bounded reader, before anything is written) and cut
-// back to what the set holds, then appended to, and the evaluation due at the
-// set's update is done first if it was not logged whole. Since a
-// trainer's whole state is in the set, the result is bitwise the run that
-// was never stopped, timings aside (cmd/train TestResumeEqualsOneRun; rl
-// TestResumeIsBitwise). A failure or a divergence keeps the last set
-// written: a failure may come in the middle of an update, whose state
-// belongs to no one update.
+// checkpoint set (rl.Trainer.SaveState; before RL, the policy's) and
+// report, and returns run.ErrInterrupted. Resume continues it from that
+// set: its config.json is the config (with another number of updates, a
+// finished run is extended), the set must agree with its manifest, and
+// run.Loop.Resume restores the trainer and cuts the logs back to what the
+// set holds (read through the bounded reader before anything is written),
+// then appends to them. Since a trainer's whole state is in the set, the
+// result is bitwise the run that was never stopped, timings aside
+// (cmd/train TestResumeEqualsOneRun; rl TestResumeIsBitwise). A failure
+// or a divergence keeps the last set written: a failure may come in the
+// middle of an update, whose state belongs to no one update.
 package experiment

@@ -41,24 +41,13 @@ type Experiment struct {
 	rlStarted bool
 
 	start     time.Time
-	tr        rl.Trainer
 	updates   int // RL updates done
 	status    string
 	sftLog    []rl.SFTMetrics
-	evals     []EvalRecord
 	baselines []rl.Baseline
-	last      []rl.Metrics // the most recent updates, for the report
-	metrics   *rl.JSONL
-	evalLog   *rl.JSONL
-	samples   *rl.JSONL
-	// shown are the transcripts of the latest evaluation (its sampled
-	// mode, if evaluated) for the report; skipped counts the RL optimiser
-	// steps skipped for a non-finite loss or gradient.
-	shown   []rl.Sample
-	skipped int
-	// kept holds a resumed run's log lines up to its checkpoint set, by
-	// file, until Run writes them back (readLogs, reopenLogs).
-	kept  map[string][]byte
+	// loop is the RL phase (run.Loop: the updates, the evaluations, the
+	// logs and the checkpoint sets); nil before it starts.
+	loop  *run.Loop
 	meter *progress.Meter // the phase in progress (SFT, RL), or nil
 }
 
@@ -185,50 +174,12 @@ func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 	}
 	e.printHeader()
 	e.status = "sft"
-	defer func() {
-		switch {
-		case errors.Is(err, run.ErrInterrupted):
-			e.status = "interrupted"
-		case err != nil:
-			e.status = "failed: " + err.Error()
-		default:
-			e.status = "complete"
-		}
-		switch {
-		case errors.Is(err, rl.ErrDiverged):
-			e.status = "diverged: " + err.Error()
-			fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
-		case errors.Is(err, run.ErrInterrupted):
-			// Interrupted between two steps: the state is whole, so the
-			// checkpoint set is one -resume continues from.
-			fmt.Fprintf(e.out, "\n== stopping (%s): writing a checkpoint and the report\n", e.status)
-			if cerr := e.checkpoint(); cerr != nil {
-				fmt.Fprintf(e.out, "checkpoint: %v\n", cerr)
-			}
-		case err != nil:
-			// A failure may have come mid-update, leaving the weights and
-			// moments of no one update: the last set written is kept.
-			fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
-		}
-		if e.tr != nil {
-			e.tr.Close()
-		}
-		if cerr := e.closeLogs(); cerr != nil && err == nil {
-			err = cerr
-		}
-		if rerr := e.writeReport(); rerr != nil && err == nil {
-			err = rerr
-		}
-	}()
+	defer func() { err = e.stop(err) }()
 
-	if e.resume != nil {
-		if err := e.reopenLogs(); err != nil {
+	if e.resume == nil {
+		if err := e.runSFT(ctx); err != nil {
 			return err
 		}
-	} else if err := e.runSFT(ctx); err != nil {
-		return err
-	}
-	if e.resume == nil {
 		if err := e.policy.Save(filepath.Join(e.dir, CheckpointDir, BasePolicyFile), ckptMeta(e.cfg.Name, 0, "base policy")); err != nil {
 			return err
 		}
@@ -238,46 +189,60 @@ func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 			return err
 		}
 	}
-	if e.resume == nil {
-		if e.metrics, err = rl.CreateJSONL(filepath.Join(e.dir, MetricsFile)); err != nil {
-			return err
-		}
-		if e.evalLog, err = rl.CreateJSONL(filepath.Join(e.dir, EvalFile)); err != nil {
-			return err
-		}
-		if e.samples, err = rl.CreateJSONL(filepath.Join(e.dir, SamplesFile)); err != nil {
-			return err
-		}
-		if err := e.evaluate(ctx, "base"); err != nil {
-			return err
-		}
-	}
 	e.status, e.rlStarted = "rl", true
 	if err := e.runRL(ctx); err != nil {
 		return err
 	}
-	if e.updates > 0 {
-		if err := e.evaluate(ctx, "final"); err != nil {
+	e.status = "complete"
+	if e.loop.Trainer == nil { // no updates: the set is the policy alone
+		if err := e.checkpoint(); err != nil {
 			return err
 		}
-	}
-	e.status = "complete"
-	if err := e.checkpoint(); err != nil {
-		return err
 	}
 	e.printFinal()
 	return nil
 }
 
-func (e *Experiment) closeLogs() error {
-	var first error
-	for _, j := range []*rl.JSONL{e.metrics, e.evalLog, e.samples} {
-		if j != nil {
-			if err := j.Close(); err != nil && first == nil {
-				first = err
+// stop ends Run with err: the status, a checkpoint set for a stop before
+// RL (RL's loop saves its own), the trainer and logs closed, the report.
+func (e *Experiment) stop(err error) error {
+	switch {
+	case errors.Is(err, run.ErrInterrupted):
+		e.status = "interrupted"
+	case err != nil:
+		e.status = "failed: " + err.Error()
+	default:
+		e.status = "complete"
+	}
+	switch {
+	case errors.Is(err, rl.ErrDiverged):
+		e.status = "diverged: " + err.Error()
+		fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
+	case errors.Is(err, run.ErrInterrupted):
+		// Interrupted between two steps: the state is whole, so the
+		// checkpoint set is one -resume continues from (RL's loop wrote
+		// it; before RL it is the policy's).
+		fmt.Fprintf(e.out, "\n== stopping (%s): writing a checkpoint and the report\n", e.status)
+		if e.loop == nil {
+			if cerr := e.checkpoint(); cerr != nil {
+				fmt.Fprintf(e.out, "checkpoint: %v\n", cerr)
 			}
 		}
+	case err != nil:
+		// A failure may have come mid-update, leaving the weights and
+		// moments of no one update: the last set written is kept.
+		fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
 	}
-	e.metrics, e.evalLog, e.samples = nil, nil, nil
-	return first
+	if e.loop != nil {
+		if e.loop.Trainer != nil {
+			e.loop.Trainer.Close()
+		}
+		if cerr := e.loop.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if rerr := e.writeReport(); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"arew/rl"
+	"arew/run"
 	"arew/tasks"
 )
 
@@ -16,17 +17,19 @@ import (
 //
 //	config.json          the resolved Config
 //	sft.jsonl            one rl.SFTMetrics per SFT epoch
-//	metrics.jsonl        one rl.Metrics per RL update
+//	metrics.jsonl        one rl.Metrics per RL update   (run.Loop)
 //	eval.jsonl           one EvalRecord per evaluation and mode
 //	samples.jsonl        one Sample per transcribed evaluation episode
+//	tb/                  the same as TensorBoard events
+//	provenance.json      where and when the run ran (run.Provenance)
 //	checkpoints/         base.safetensors and the latest checkpoint set
 //	report.md            the tables
 const (
 	ConfigFile    = "config.json"
 	SFTFile       = "sft.jsonl"
-	MetricsFile   = "metrics.jsonl"
-	EvalFile      = "eval.jsonl"
-	SamplesFile   = "samples.jsonl"
+	MetricsFile   = run.MetricsFile
+	EvalFile      = run.EvalFile
+	SamplesFile   = run.SamplesFile
 	ReportFile    = "report.md"
 	CheckpointDir = "checkpoints"
 
@@ -56,34 +59,22 @@ func prepareRunDir(dir string, force bool) error {
 	return nil
 }
 
-type num = rl.Num
+// EvalRecord is one line of eval.jsonl (run.EvalRecord).
+type EvalRecord = run.EvalRecord
 
-// EvalRecord is one line of eval.jsonl: one evaluation of the policy in
-// one mode (the means of tasks.Summary over the validation instances).
-type EvalRecord struct {
-	Update    int     `json:"update"` // RL updates done before it
-	Phase     string  `json:"phase"`  // base (before RL), rl (every Eval.Every), final
-	Mode      string  `json:"mode"`   // greedy or sampled
-	Episodes  int     `json:"episodes"`
-	Success   num     `json:"success"`
-	Reward    num     `json:"reward"`
-	ASProxy   num     `json:"as_proxy"`
-	BTProxy   num     `json:"bt_proxy"`
-	IAS       num     `json:"i_as"`
-	CBT       num     `json:"c_bt"`
-	Evidence  num     `json:"evidence"`
-	Turns     num     `json:"turns"`
-	Malformed num     `json:"malformed"`
-	Repeats   num     `json:"repeats"`
-	Truncated int     `json:"truncated"`
-	Seconds   float64 `json:"seconds"`
-}
-
-func newEvalRecord(update int, phase, mode string, s tasks.Summary, truncated int, seconds float64) EvalRecord {
-	return EvalRecord{Update: update, Phase: phase, Mode: mode, Episodes: s.Episodes,
-		Success: num(s.Success), Reward: num(s.Reward), ASProxy: num(s.ASProxy), BTProxy: num(s.BTProxy),
-		IAS: num(s.IAS), CBT: num(s.CBT), Evidence: num(s.Evidence), Turns: num(s.Turns),
-		Malformed: num(s.Malformed), Repeats: num(s.Repeats), Truncated: truncated, Seconds: seconds}
+// phase names an evaluation of a run of updates for the report: base
+// (before RL), rl (every Eval.Every updates), final (after the last), or
+// test.
+func phase(r EvalRecord, updates int) string {
+	switch {
+	case r.Split == tasks.Test.String():
+		return "test"
+	case r.Update == 0:
+		return "base"
+	case r.Update == updates:
+		return "final"
+	}
+	return "rl"
 }
 
 // ckptMeta is the metadata every checkpoint file of a run carries.

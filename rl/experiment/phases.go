@@ -97,142 +97,104 @@ func (e *Experiment) rolloutMaxLen() int {
 	return min(e.task.MaxTokens(), e.policy.Config.Context)
 }
 
-// newTrainer builds the RL trainer on the current policy (after SFT, so a
-// KL reference is the warm-started policy); a resumed run's trainer is
-// restored from its checkpoint set.
-func (e *Experiment) newTrainer() (rl.Trainer, error) {
-	tr, err := e.cfg.Algorithm.New(e.task, e.policy)
-	if err != nil || e.resume == nil || !e.resume.Has(rl.TrainerFile) {
-		return tr, err // a set without trainer state is one of update 0, before any trainer
-	}
-	if _, err := tr.RestoreState(filepath.Join(e.dir, CheckpointDir)); err != nil {
-		tr.Close()
-		return nil, fmt.Errorf("resume: %w", err)
-	}
-	if tr.Updates() != e.updates {
-		tr.Close()
-		return nil, fmt.Errorf("resume: the checkpoint set changed since the run started (update %d, was %d)", tr.Updates(), e.updates)
-	}
-	return tr, nil
-}
-
-// runRL runs the updates, logging each, evaluating and checkpointing
-// every Eval.Every updates (the last one is left to the final evaluation).
+// runRL is the RL phase, run.Loop over the trainer (a resumed run's
+// restored from its checkpoint set): an evaluation on the first
+// Eval.Episodes validation instances at update 0, every Eval.Every
+// updates and after the last, each followed by the checkpoint set -resume
+// reads (kept when the run completes, so that -updates can extend it),
+// and a set when ctx ends.
 func (e *Experiment) runRL(ctx context.Context) error {
 	c := e.cfg
-	if c.Updates == 0 {
-		return nil
+	var tr rl.Trainer
+	if c.Updates > 0 { // on the current policy: after SFT, so a KL reference is the warm-started one
+		var err error
+		if tr, err = c.Algorithm.New(e.task, e.policy); err != nil {
+			return err
+		}
 	}
-	var err error
-	if e.tr, err = e.newTrainer(); err != nil {
+	e.loop = &run.Loop{Dir: e.dir, SetDir: filepath.Join(e.dir, CheckpointDir), KeepSet: true,
+		Info: map[string]string{"run": c.Name, "phase": "rl"}, Task: e.task, Policy: e.policy, Trainer: tr,
+		Rollout: *c.Rollout(), Seed: c.Seed, Updates: c.Updates,
+		Eval:     run.Eval{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: e.modes, Split: tasks.Val},
+		OnUpdate: e.afterUpdate, OnEval: func(r run.EvalRecord, _ []rl.Sample) { e.printEval(r) }}
+	if e.resume != nil {
+		if err := e.loop.Resume(); err != nil {
+			return inputErrorf("-resume %s: %v", e.dir, err)
+		}
+		if e.loop.Done != e.updates {
+			return fmt.Errorf("resume: the checkpoint set changed since the run started (update %d, was %d)", e.loop.Done, e.updates)
+		}
+		fmt.Fprintf(e.out, "\n== resuming at update %d of %d (checkpoint status %s)\n", e.updates, c.Updates, e.resume.Info["status"])
+	} else if err := e.loop.Start(); err != nil {
 		return err
 	}
-	e.printRLHeader()
-	e.meter = progress.New(e.out, "rl", c.Updates)
+	if c.Updates > 0 {
+		e.printRLHeader()
+	}
+	e.meter = progress.New(e.out, "rl", max(c.Updates, 1))
 	defer e.endPhase()
-	if e.resume != nil && e.resume.Info["status"] != "complete" && c.Eval.Every > 0 &&
-		e.updates > 0 && e.updates%c.Eval.Every == 0 && e.updates < c.Updates {
-		// The evaluation due at the update the set holds had not been
-		// logged whole (reopenLogs dropped any part of it).
-		if err := e.evaluate(ctx, "rl"); err != nil {
-			return err
-		}
-	}
-	for u := e.updates; u < c.Updates; u++ {
-		if ctx.Err() != nil {
-			return run.ErrInterrupted
-		}
-		e.meter.Tick(u, fmt.Sprintf("update %d running", u+1))
-		start := time.Now()
-		m, err := e.tr.Update()
-		e.skipped += m.SkippedSteps // a diverged update's too, for the report
-		if err != nil {
-			return err
-		}
-		e.updates = u + 1
-		if err := e.metrics.Write(m); err != nil {
-			return err
-		}
-		e.last = append(e.last, m)
-		if len(e.last) > lastWindow {
-			e.last = e.last[1:]
-		}
-		e.printUpdate(u+1, m, time.Since(start).Seconds())
-		if e.AfterUpdate != nil {
-			e.AfterUpdate(u)
-		}
-		if c.Eval.Every > 0 && e.updates%c.Eval.Every == 0 && e.updates < c.Updates {
-			if err := e.evaluate(ctx, "rl"); err != nil {
-				return err
-			}
-			if err := e.checkpoint(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return e.loop.Run(ctx)
 }
 
-// evaluate plays the first Eval.Episodes validation instances in each mode,
-// logging the means to eval.jsonl and the first episodes' transcripts to
-// samples.jsonl.
-func (e *Experiment) evaluate(ctx context.Context, phase string) error {
-	if ctx.Err() != nil {
-		return run.ErrInterrupted
+// afterUpdate shows an update that the loop has logged.
+func (e *Experiment) afterUpdate(m rl.Metrics, seconds float64) {
+	e.updates = m.Update + 1
+	e.printUpdate(e.updates, m, seconds)
+	if e.AfterUpdate != nil {
+		e.AfterUpdate(m.Update)
 	}
-	for _, mode := range e.modes {
-		ec := rl.EvalConfig{Split: tasks.Val, Episodes: e.cfg.Eval.Episodes, Seed: e.cfg.Seed, Rollout: *e.cfg.Rollout()}
-		ec.Rollout.Sampler = rl.EvalSampler(mode)
-		start := time.Now()
-		res, err := rl.Evaluate(e.policy, e.task, ec)
-		if err != nil {
-			return err
-		}
-		r := newEvalRecord(e.updates, phase, mode, res.Summary, res.Truncated, time.Since(start).Seconds())
-		e.evals = append(e.evals, r)
-		if err := e.evalLog.Write(r); err != nil {
-			return err
-		}
-		shown := rl.Samples(e.task, ec.Split, res, e.updates, mode)
-		for _, smp := range shown {
-			if err := e.samples.Write(smp); err != nil {
-				return err
-			}
-		}
-		if mode == e.shownMode() {
-			e.shown = shown
-		}
-		e.printEval(r)
-	}
-	return nil
 }
 
-// checkpoint writes the run's checkpoint set: the trainer's whole state
-// (rl's SaveState), or before RL the policy alone, each file atomically,
-// then the manifest naming them (the set -resume reads).
+// checkpoint writes the checkpoint set of a run stopped before RL began,
+// or of one without updates: the policy alone (RL's loop writes the
+// trainer's whole state), the set -resume reads.
 func (e *Experiment) checkpoint() error {
-	dir := filepath.Join(e.dir, CheckpointDir)
+	if e.resume != nil {
+		return nil // stopped before its trainer was restored: the set it resumed from stands
+	}
 	phase := "sft"
 	if e.rlStarted {
 		phase = "rl"
 	}
 	info := map[string]string{"run": e.cfg.Name, "status": e.status, "phase": phase}
-	if e.tr != nil {
-		return e.tr.SaveState(dir, info)
-	}
-	if e.resume != nil {
-		return nil // stopped before its trainer was restored: the set it resumed from stands
-	}
-	return rl.SaveCheckpointSet(dir, e.updates, info, func(next string) ([]string, error) {
+	return rl.SaveCheckpointSet(filepath.Join(e.dir, CheckpointDir), e.updates, info, func(next string) ([]string, error) {
 		return []string{PolicyFile}, e.policy.Save(filepath.Join(next, PolicyFile), ckptMeta(e.cfg.Name, e.updates, "policy"))
 	})
 }
 
-// shownMode is the mode whose transcripts the report shows: sampled,
-// unless only greedy evaluations are made.
-func (e *Experiment) shownMode() string {
-	if e.cfg.Eval.Modes == "greedy" {
-		return "greedy"
+// The loop's records, for the report (none before RL began).
+
+// evals are every evaluation so far.
+func (e *Experiment) evals() []run.EvalRecord {
+	if e.loop == nil {
+		return nil
 	}
-	return "sampled"
+	return e.loop.Evals
+}
+
+// lastMetrics are the metrics of the last lastWindow updates.
+func (e *Experiment) lastMetrics() []rl.Metrics {
+	if e.loop == nil {
+		return nil
+	}
+	ms := e.loop.Metrics
+	return ms[max(0, len(ms)-lastWindow):]
+}
+
+// skipped counts the RL optimiser steps skipped for a non-finite loss or
+// gradient.
+func (e *Experiment) skipped() int {
+	if e.loop == nil {
+		return 0
+	}
+	return e.loop.Skipped
+}
+
+// shown are the transcripts of the latest evaluation (its sampled mode,
+// if evaluated).
+func (e *Experiment) shown() []rl.Sample {
+	if e.loop == nil {
+		return nil
+	}
+	return e.loop.Shown
 }

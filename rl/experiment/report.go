@@ -63,15 +63,16 @@ func (e *Experiment) baselineRows() [][]string {
 // mainRows are the baselines, the base policy and the last evaluation.
 func (e *Experiment) mainRows() [][]string {
 	rows := e.baselineRows()
-	for _, r := range e.evals {
-		if r.Phase == "base" {
+	evals := e.evals()
+	for _, r := range evals {
+		if phase(r, e.cfg.Updates) == "base" {
 			rows = append(rows, evalRow(fmt.Sprintf("base, %s", r.Mode), r))
 		}
 	}
-	if n := len(e.evals); n > 0 && e.evals[n-1].Phase != "base" {
-		last := e.evals[n-1].Update
-		for _, r := range e.evals {
-			if r.Phase != "base" && r.Update == last {
+	if n := len(evals); n > 0 && evals[n-1].Update > 0 {
+		last := evals[n-1].Update
+		for _, r := range evals {
+			if r.Update == last {
 				rows = append(rows, evalRow(fmt.Sprintf("after %d updates, %s", last, r.Mode), r))
 			}
 		}
@@ -148,7 +149,7 @@ func (e *Experiment) writeReport() error {
 	fmt.Fprintf(&b, "- SFT warm start: %s\n", e.sftLine())
 	fmt.Fprintf(&b, "- RL: %s\n", e.algoLine())
 	fmt.Fprintf(&b, "- skipped optimiser steps (a non-finite loss or gradient; the weights left as they were): %d in RL, %d in SFT\n",
-		e.skipped, e.sftSkipped())
+		e.skipped(), e.sftSkipped())
 	fmt.Fprintf(&b, "- evaluation: the first %d validation instances, %s; seed %d\n", c.Eval.Episodes, c.Eval.Modes, c.Seed)
 	fmt.Fprintf(&b, "- %s, %s/%s, %d CPUs, kernel set %s (%s)\n\n", c.Version.Go, c.Version.OS, c.Version.Arch, c.Version.CPUs,
 		c.Version.KernelSet, c.Version.CPU)
@@ -159,11 +160,11 @@ func (e *Experiment) writeReport() error {
 		"AS and BT proxies the paper's critique-based measures; I_AS and C_BT the exact ones (docs/arew.md).\n\n")
 	b.WriteString(e.table(e.mainRows()))
 
-	if len(e.evals) > 0 {
+	if evals := e.evals(); len(evals) > 0 {
 		b.WriteString("\n## Every evaluation\n\n")
 		var rows [][]string
-		for _, r := range e.evals {
-			rows = append(rows, evalRow(fmt.Sprintf("%s @ %d, %s", r.Phase, r.Update, r.Mode), r))
+		for _, r := range evals {
+			rows = append(rows, evalRow(fmt.Sprintf("%s @ %d, %s", phase(r, c.Updates), r.Update, r.Mode), r))
 		}
 		b.WriteString(e.table(rows))
 	}
@@ -174,20 +175,21 @@ func (e *Experiment) writeReport() error {
 				m.SkippedSteps, m.Seconds)
 		}
 	}
-	if len(e.last) > 0 {
-		fmt.Fprintf(&b, "\n## The last %d updates (training rollouts, sampled; means)\n\n", len(e.last))
-		b.WriteString(lastUpdatesTable(e.last))
+	if last := e.lastMetrics(); len(last) > 0 {
+		fmt.Fprintf(&b, "\n## The last %d updates (training rollouts, sampled; means)\n\n", len(last))
+		b.WriteString(lastUpdatesTable(last))
 	}
-	if len(e.shown) > 0 {
-		fmt.Fprintf(&b, "\n## Transcripts of the latest evaluation (update %d, %s)\n\n", e.shown[0].Update, e.shown[0].Mode)
+	if shown := e.shown(); len(shown) > 0 {
+		fmt.Fprintf(&b, "\n## Transcripts of the latest evaluation (update %d, %s)\n\n", shown[0].Update, shown[0].Mode)
 		b.WriteString("Each line is an observation, then | the policy's turn with its kind and critique. " +
 			"Every evaluation's first episodes are in samples.jsonl.\n\n")
-		for _, smp := range e.shown {
+		for _, smp := range shown {
 			b.WriteString(smp.Transcript.Markdown() + "\n")
 		}
 	}
 	b.WriteString("\nFiles: config.json, sft.jsonl, metrics.jsonl (one rl.Metrics per update), " +
 		"eval.jsonl (one object per evaluation and mode), samples.jsonl (transcripts of each evaluation's first episodes), " +
+		"tb/ (TensorBoard events), provenance.json (commit, kernel set, CPU, wall time), " +
 		"checkpoints/ (manifest.json names the latest set; -resume continues from it).\n")
 	return rl.WriteFile(filepath.Join(e.dir, ReportFile), []byte(b.String()))
 }

@@ -39,5 +39,5 @@ func scriptedBaselines(ctx context.Context, task tasks.Task, c Config, split tas
 // baselineOf is an rl.Baseline as the summary holds it (a constant's
 // measures other than success are null).
 func baselineOf(b rl.Baseline) Baseline {
-	return Baseline{Name: b.Label(), Measures: measuresOf(b.Summary)}
+	return Baseline{Name: b.Label(), Measures: run.MeasuresOf(b.Summary)}
 }

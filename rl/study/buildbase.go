@@ -121,7 +121,7 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 			if greedy {
 				mode = "greedy"
 			}
-			rows = append(rows, BaseRow{Source: s.Name, Policy: "base, " + mode, Measures: measuresOf(res.Summary)})
+			rows = append(rows, BaseRow{Source: s.Name, Policy: "base, " + mode, Measures: run.MeasuresOf(res.Summary)})
 			fmt.Fprintf(out, "base under %s, %s: success %.3f\n", s.Name, mode, res.Summary.Success)
 		}
 		specs := []tasks.PolicySpec{s.DemoSource.Policy}

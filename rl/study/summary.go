@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"arew/rl"
-	"arew/tasks"
+	"arew/run"
 )
 
 // Summary is <dir>/summary.json: per arm, per seed, the base and final
@@ -56,70 +56,17 @@ type RunSum struct {
 	Test *Modes `json:"test,omitempty"`
 }
 
-// Point is one evaluation of a run.
-type Point struct {
-	Update int `json:"update"`
-	Modes
-}
-
-// Modes is one evaluation in each mode; a mode not evaluated is null.
-type Modes struct {
-	Greedy  *Measures `json:"greedy"`
-	Sampled *Measures `json:"sampled"`
-}
-
-func (m *Modes) set(mode string, s *Measures) {
-	if mode == "greedy" {
-		m.Greedy = s
-	} else {
-		m.Sampled = s
-	}
-}
-
-// Get is the evaluation in mode (greedy or sampled), or nil.
-func (m Modes) Get(mode string) *Measures {
-	if mode == "greedy" {
-		return m.Greedy
-	}
-	return m.Sampled
-}
-
-// Measures are the means over the evaluated test instances
-// (tasks.Summary); the five measures of docs/arew.md ("Measures") first,
-// then the others.
-type Measures struct {
-	Success   Num `json:"success"`
-	ASProxy   Num `json:"as_proxy"`
-	Evidence  Num `json:"evidence"`
-	IAS       Num `json:"i_as"`
-	CBT       Num `json:"c_bt"`
-	Reward    Num `json:"reward"`
-	BTProxy   Num `json:"bt_proxy"`
-	Turns     Num `json:"turns"`
-	Malformed Num `json:"malformed"`
-}
-
-func measuresOf(s tasks.Summary) *Measures {
-	return &Measures{Success: Num(s.Success), ASProxy: Num(s.ASProxy), Evidence: Num(s.Evidence),
-		IAS: Num(s.IAS), CBT: Num(s.CBT), Reward: Num(s.Reward), BTProxy: Num(s.BTProxy),
-		Turns: Num(s.Turns), Malformed: Num(s.Malformed)}
-}
-
-// Measure names one column of the report and one plot.
-type Measure struct {
-	Key   string // the JSON field and the plot's file name
-	Label string
-	Get   func(*Measures) float64
-}
+// The measures, evaluations and curve points of a run are the run
+// layer's (arew/run).
+type (
+	Measures = run.Measures
+	Modes    = run.Modes
+	Point    = run.Point
+	Measure  = run.Measure
+)
 
 // Reported are the measures of the report's table and of the plots.
-var Reported = []Measure{
-	{"success", "success", func(m *Measures) float64 { return float64(m.Success) }},
-	{"as_proxy", "AS proxy", func(m *Measures) float64 { return float64(m.ASProxy) }},
-	{"evidence", "evidence use", func(m *Measures) float64 { return float64(m.Evidence) }},
-	{"i_as", "I_AS", func(m *Measures) float64 { return float64(m.IAS) }},
-	{"c_bt", "C_BT", func(m *Measures) float64 { return float64(m.CBT) }},
-}
+var Reported = run.Reported
 
 // updatesTo is, for each threshold, the first update in curve whose
 // sampled success is at least the threshold (nil: never).

@@ -1,4 +1,4 @@
-package study
+package run
 
 import (
 	"arew/rl"

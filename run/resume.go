@@ -1,0 +1,145 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"arew/rl"
+	"arew/tasks"
+)
+
+// Resume puts a Loop whose run stopped short where the checkpoint set in
+// SetDir left it, instead of Start: the trainer's state (bitwise,
+// rl.Trainer.RestoreState; a set without trainer state is one of update 0,
+// written before any update, and the fresh trainer is that state), and
+// its logs cut back to the set's update k and written again, so that Run
+// goes on as if the run had never stopped. metrics.jsonl keeps updates
+// 1..k (Metrics.Update counts from 0); eval.jsonl and samples.jsonl keep
+// the in-training evaluations at or before k (Run saves a set after the
+// evaluation at its update; the test evaluation comes after every set).
+// A line written after the set (a kill between two sets) is dropped, to be
+// written again, as is a last line a kill cut short. The kept records
+// rebuild the fields under "What the run has done" and the TensorBoard
+// events. Nothing is written before every file has been read and checked.
+func (l *Loop) Resume() error {
+	m, err := rl.ReadManifest(l.SetDir)
+	if err != nil {
+		return err
+	}
+	if m.Has(rl.TrainerFile) {
+		if m, err = l.Trainer.RestoreState(l.SetDir); err != nil {
+			return err
+		}
+	} else if m.Update != 0 {
+		return fmt.Errorf("the checkpoint set of update %d holds no trainer state", m.Update)
+	}
+	k := m.Update
+	var metrics []rl.Metrics
+	var evals []EvalRecord
+	var samples []rl.Sample
+	inTraining := func(update int, split string) bool { return update <= k && split != tasks.Test.String() }
+	kept := map[string][]byte{}
+	for _, log := range []struct {
+		file string
+		keep func(line []byte) (bool, error)
+	}{
+		{MetricsFile, func(line []byte) (bool, error) {
+			var m rl.Metrics
+			if err := json.Unmarshal(line, &m); err != nil || m.Update >= k {
+				return false, err
+			}
+			metrics = append(metrics, m)
+			return true, nil
+		}},
+		{EvalFile, func(line []byte) (bool, error) {
+			var r EvalRecord
+			if err := json.Unmarshal(line, &r); err != nil || !inTraining(r.Update, r.Split) {
+				return false, err
+			}
+			evals = append(evals, r)
+			return true, nil
+		}},
+		{SamplesFile, func(line []byte) (bool, error) {
+			var smp rl.Sample
+			if err := json.Unmarshal(line, &smp); err != nil || !inTraining(smp.Update, smp.Split) {
+				return false, err
+			}
+			samples = append(samples, smp)
+			return true, nil
+		}},
+	} {
+		if kept[log.file], err = KeptLines(filepath.Join(l.Dir, log.file), log.keep); err != nil {
+			return err
+		}
+	}
+	if len(metrics) != k || len(evals) == 0 {
+		return fmt.Errorf("its logs hold %d updates and %d evaluations up to its checkpoint set's update %d", len(metrics), len(evals), k)
+	}
+	if err := l.open(kept, k); err != nil {
+		return err
+	}
+	l.Done, l.Metrics, l.Evals = k, metrics, evals
+	for _, m := range metrics {
+		l.Skipped += m.SkippedSteps
+	}
+	l.Shown = latestShown(samples)
+	return l.replay()
+}
+
+// replay rebuilds the curve from the kept evaluations and writes the
+// TensorBoard events again, in the order Run first wrote them.
+func (l *Loop) replay() error {
+	for _, e := range l.Evals {
+		if n := len(l.Curve); n == 0 || l.Curve[n-1].Update != e.Update {
+			l.Curve = append(l.Curve, Point{Update: e.Update})
+		}
+		m := e.Measures
+		l.Curve[len(l.Curve)-1].Set(e.Mode, &m)
+	}
+	next := 0 // the next point of the curve to write
+	writePoints := func(upTo int) error {
+		for ; next < len(l.Curve) && l.Curve[next].Update <= upTo; next++ {
+			p := l.Curve[next]
+			if err := l.files.tb.Scalars(int64(p.Update), evalScalars("eval", p.Modes)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := writePoints(0); err != nil {
+		return err
+	}
+	for _, m := range l.Metrics {
+		if err := l.files.tb.Scalars(int64(m.Update+1), metricScalars(m)); err != nil {
+			return err
+		}
+		if err := writePoints(m.Update + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// latestShown are the transcripts of the latest evaluation among samples,
+// of its sampled mode when it has one.
+func latestShown(samples []rl.Sample) []rl.Sample {
+	if len(samples) == 0 {
+		return nil
+	}
+	last := samples[len(samples)-1].Update
+	var greedy, sampled []rl.Sample
+	for _, smp := range samples {
+		switch {
+		case smp.Update != last:
+		case smp.Mode == "sampled":
+			sampled = append(sampled, smp)
+		default:
+			greedy = append(greedy, smp)
+		}
+	}
+	if sampled != nil {
+		return sampled
+	}
+	return greedy
+}

@@ -180,6 +180,19 @@ func (s *Summary) Selected(seeds int) map[string]string {
 	return out
 }
 
+// Adopted is the adoption rule of docs/arew.md §7, written before the
+// ladder ran: among the candidate arms (the ladder's turn-level rules),
+// the one with the highest mean final in-training (validation) sampled
+// success over all seeds, ties to greedy, then to the earlier candidate;
+// "" while a candidate has a run missing. It reads no test number.
+func (s *Summary) Adopted(candidates []string, seeds int) string {
+	rk := s.rank(candidates, seeds)
+	if len(rk) < len(candidates) || len(rk) == 0 {
+		return ""
+	}
+	return rk[0].Arm
+}
+
 // RankingTable is the Markdown table of the ranking within each family,
 // with the arms that are not ranked yet (a run missing) named below it.
 func (s *Summary) RankingTable(seeds int) string {

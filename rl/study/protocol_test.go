@@ -212,6 +212,13 @@ func TestRankingFollowsTheRule(t *testing.T) {
 	tbl := s.RankingTable(2)
 	assert.Contains(t, tbl, "Selected for x: **a**")
 	assert.Contains(t, tbl, "Selected for z: none yet")
+
+	// Adoption: the same rule over the candidates only, whatever their
+	// families; nothing while a candidate has a run missing.
+	assert.Equal(t, "a", s.Adopted([]string{"b", "d", "a"}, 2), "a ties d and b on sampled and wins on greedy")
+	assert.Equal(t, "d", s.Adopted([]string{"b", "d"}, 2))
+	assert.Equal(t, "b", s.Adopted([]string{"b"}, 2))
+	assert.Empty(t, s.Adopted([]string{"a", "c"}, 2))
 }
 
 func TestPairedDifferences(t *testing.T) {
@@ -232,6 +239,15 @@ func TestPairedDifferences(t *testing.T) {
 	assert.Equal(t, 1, r.AtLeast)
 	assert.InDelta(t, 0.3, r.Mean, 1e-12)
 	assert.Contains(t, s.PairedTable("ref", "sampled", 0.3, []uint64{1, 2, 3}), "1 of 2")
+
+	// The report pairs every arm with the reference and with each
+	// direction control (an arm whose signs are coin flips).
+	c := Config{Reference: "ref", Margin: 0.3, Seeds: []uint64{1, 2, 3}, Arms: []Arm{{Name: "ref"}, {Name: "x"}}}
+	assert.NotContains(t, pairedSections(c, s), "direction control")
+	c.Arms[1].AREW.Perturb.Flip = DirectionControlFlip
+	sec := pairedSections(c, s)
+	assert.Contains(t, sec, "against x, the direction control")
+	assert.Contains(t, sec, "| ref     | -0.400 | -0.200 |")
 }
 
 // The selection never reads the test split: a summary whose test numbers

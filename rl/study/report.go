@@ -53,12 +53,7 @@ func report(c Config, s *Summary, plots []string, samples map[string][]Sample, w
 			fmt.Fprintf(&b, "\nScripted policies on the same %d test instances:\n\n", c.Eval.Test)
 			b.WriteString(baselineTable(s.TestBaselines))
 		}
-		if c.Reference != "" {
-			for _, mode := range []string{"sampled", "greedy"} {
-				fmt.Fprintf(&b, "\nPaired differences in %s test success against %s, seed by seed:\n\n", mode, c.Reference)
-				b.WriteString(s.PairedTable(c.Reference, mode, c.Margin, c.Seeds))
-			}
-		}
+		b.WriteString(pairedSections(c, s))
 		b.WriteString("\n")
 	}
 	if c.Tuning {
@@ -222,4 +217,27 @@ func wallLine(wall time.Duration, attempts []run.Provenance) string {
 	}
 	return fmt.Sprintf("%s wall time in this attempt, %s in the %d of %d attempts provenance.json times", progress.Duration(wall),
 		progress.Duration(total), timed, len(attempts))
+}
+
+// pairedSections are the paired test differences against the reference
+// arm and against every direction control: an arm whose critiques' signs
+// are coin flips (Perturb.Flip = DirectionControlFlip), which has AREW's
+// extra gradient without its direction.
+func pairedSections(c Config, s *Summary) string {
+	if c.Reference == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, mode := range []string{"sampled", "greedy"} {
+		fmt.Fprintf(&b, "\nPaired differences in %s test success against %s, seed by seed:\n\n", mode, c.Reference)
+		b.WriteString(s.PairedTable(c.Reference, mode, c.Margin, c.Seeds))
+	}
+	for _, a := range c.Arms {
+		if a.AREW.Perturb.Flip == DirectionControlFlip {
+			fmt.Fprintf(&b, "\nPaired differences in sampled test success against %s, the direction control "+
+				"(its critiques' signs are coin flips), seed by seed:\n\n", a.Name)
+			b.WriteString(s.PairedTable(a.Name, "sampled", c.Margin, c.Seeds))
+		}
+	}
+	return b.String()
 }

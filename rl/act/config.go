@@ -47,6 +47,14 @@ type Config struct {
 	IL     rl.SFTConfig `json:"il"` // IL, Early Experience, IL w/ ACT
 	ACT    GRPOStage    `json:"act"`
 	RL     GRPOStage    `json:"rl"` // RL, RL w/ ACT
+	// Decoder is how every row writes its actions (ParseDecoding):
+	// "trie" (the default; also ""), only the commands listed at the
+	// state; "grammar", any command of the environment's grammar; "free",
+	// any tokens. It holds for the evaluation, the next-action accuracy,
+	// the sampling of D_critic and the RL stage's rollouts; with "trie" or
+	// "grammar" every row is also played free on the ID games, for the
+	// repeated-failure count (RowResult.FreeID).
+	Decoder string `json:"decoder"`
 	// Episodes and OODEpisodes: online evaluation on the first instances
 	// of Test and TestOOD (0: none).
 	Episodes    int      `json:"episodes"`
@@ -71,7 +79,7 @@ func DefaultConfig() Config {
 	rlStage.Shaping = AccuracyOnly()
 	return Config{Env: "alfworld", Preset: "tiny", Seed: 1, Games: 100, HeldOut: 20, InitShare: 0.1,
 		Init: init, Collect: DefaultCollect(), Choice: ChoiceSlot, IL: il, ACT: DefaultGRPOStage(), RL: rlStage,
-		Episodes: 20, OODEpisodes: 20, Rows: AllRows}
+		Decoder: DecodeTrie.String(), Episodes: 20, OODEpisodes: 20, Rows: AllRows}
 }
 
 // Validate reports the first bad field (the stages' own configs are
@@ -88,6 +96,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("act: init_share must lie in (0, 1], got %v", c.InitShare)
 	}
 	if err := c.Choice.Validate(); err != nil {
+		return fmt.Errorf("act: %w", err)
+	}
+	if _, err := ParseDecoding(c.Decoder); err != nil {
 		return fmt.Errorf("act: %w", err)
 	}
 	if err := c.Collect.Validate(); err != nil {

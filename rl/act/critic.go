@@ -51,17 +51,19 @@ type CollectStats struct {
 
 // CriticData builds D_critic on instances [first, first+n) of split: it
 // replays the expert and, at each of its states, samples K actions from
-// π_θ0, drops those equal to the expert's action, repeats and malformed
-// samples, and keeps (s, a⁺, a⁻) with the order of the two in the prompt
-// drawn at random and the outcome of each action (run on a clone of the
-// environment) for Early Experience. The states are those of
-// Env.ExpertPairs on the same instances, in the same order.
-func CriticData(pi0 *model.Model, env *Env, split textworld.Split, first, n int, cfg CollectConfig) ([]CriticExample, CollectStats, error) {
+// π_θ0 under decoding d, drops those equal to the expert's action, repeats
+// and malformed samples, and keeps (s, a⁺, a⁻) with the order of the two
+// in the prompt drawn at random and the outcome of each action (run on a
+// clone of the environment) for Early Experience. The states are those of
+// Env.ExpertPairs on the same instances, in the same order. Under the trie
+// every alternative is a listed command, so admissible; under the grammar
+// a command, applicable or not.
+func CriticData(pi0 *model.Model, env *Env, d Decoding, split textworld.Split, first, n int, cfg CollectConfig) ([]CriticExample, CollectStats, error) {
 	var st CollectStats
 	if err := cfg.Validate(); err != nil {
 		return nil, st, err
 	}
-	p, err := NewPolicy("pi0", pi0, env.Vocab, cfg.MaxAction, cfg.Temperature)
+	p, err := NewEnvPolicy("pi0", pi0, env, d, cfg.MaxAction, cfg.Temperature)
 	if err != nil {
 		return nil, st, err
 	}

@@ -25,6 +25,40 @@
 // current observation and the admissible actions, as textworld.State.Tokens
 // renders it, ending with <act>; an action is its tokens and <eot>.
 //
+// # Decoding
+//
+// Every row writes its actions under one decoder, Config.Decoder
+// (Decoding; docs/act.md §11). "trie", the default, keeps the decoder on
+// the commands listed at the state: a prefix tree over them, each ended by
+// <eot> (Trie, trie.go), gives at every step the tokens that continue some
+// listed command, and the token is drawn from the model's softmax
+// renormalised over those, q(j) = exp(z_j) / Σ_{k allowed} exp(z_k)
+// (greedy: the best allowed token). "grammar" keeps it on the commands of
+// the environment's grammar, applicable or not (Env.Grammar, compiled
+// from the environment's Grammar); "free" is the plain language model. The
+// decoder holds wherever an action is generated: the online evaluation,
+// the next-action accuracy, the sampling of D_critic, and the RL stage's
+// rollouts. The critic's answer to a choice prompt is not an action and is
+// decoded free.
+//
+// In the RL stage the policy that acts is q, so q is what GRPO trains: the
+// rollouts record the log-probs renormalised under the mask, each token's
+// allowed set goes with its trajectory, and rl's trainer computes the old
+// and the new log-probs and the entropy on a masked graph (the same bias
+// under the logits; rl.MaskedTask, model.NewMaskedGraph). The ratio is then
+// q_new/q_old and the gradient ∇ log q: a token the mask forces has
+// probability 1 and gets no gradient, and raising the expert's command
+// takes mass from the other listed commands only, never from tokens the
+// decoder cannot write. (The other choice, sampling from q but training log
+// π over the whole vocabulary as rl does under top-k, would be off-policy
+// and would spend the gradient pushing mass off tokens that are masked
+// anyway.)
+//
+// Under the trie no action can be inapplicable, so no failure can repeat;
+// the failure-recovery count of the paper's case study is measured on the
+// ID games decoded free as well (RowResult.FreeID; the study's
+// repeated-failure column reads it).
+//
 // # π_θ0
 //
 // The paper starts from a pretrained model that can already follow the
@@ -45,8 +79,9 @@
 // # The critic data
 //
 // CriticData replays the expert on the training games; at each expert
-// state it samples K (default 4) actions from π_θ0 at temperature 1 and
-// keeps those that are not the expert's action, not a repeat of an earlier
+// state it samples K (default 4) actions from π_θ0 at temperature 1, under
+// the run's decoder (so under the trie every alternative is a listed
+// command, admissible; under the grammar a command), and keeps those that are not the expert's action, not a repeat of an earlier
 // sample, and not malformed (no <eot> within MaxAction+1 tokens, or a
 // structure token; with CollectConfig.Grammar also a sample that is not a
 // command: Alternatives, TestAlternativesDropsExpertDuplicatesAndMalformed).
@@ -143,9 +178,10 @@
 // prompting (π_θ0 itself), act (TrainACT from π_θ0), il, early-experience,
 // il-w-act (TrainIL from the ACT model), rl (TrainRL from π_θ0) and
 // rl-w-act (TrainRL from the ACT model). The SFT rows share Config.IL, the
-// RL rows Config.RL. Each row is measured online (EvaluateOnline: greedy,
-// the last k turns shown, textworld.Evaluate on the first instances of Test
-// and TestOOD: success, mean reward, the share of "nothing happens", and
+// RL rows Config.RL. Each row is measured under the run's decoder, online
+// (EvaluateOnline: greedy, the last k turns shown, textworld.Evaluate on
+// the first instances of Test and TestOOD: success, mean reward, the share
+// of "nothing happens", the share of malformed actions, and
 // RepeatedFailures, the failure-recovery count: steps that repeat the
 // previous action right after it got "nothing happens ."), offline
 // (NextActionAccuracy on held-out expert states: sciworld's metric) and as

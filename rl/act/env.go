@@ -26,6 +26,9 @@ type Env struct {
 	// FreeText reports whether the state admits well-formed actions beyond
 	// its listed ones (webshop: any search on the search page); nil: none.
 	FreeText func(s textworld.State, words []string) bool
+	// Grammar is the command grammar as a constrained decoder reads it
+	// (the environment's Grammar, compiled; DecodeGrammar).
+	Grammar *textworld.TokenGrammar
 }
 
 // NewEnv builds environment name ("alfworld", "webshop" or "sciworld")
@@ -38,19 +41,19 @@ func NewEnv(name string, raw json.RawMessage) (*Env, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Env{Name: name, Vocab: w.Vocab(), Sizes: w.Config().Sizes(),
+		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: w.Config().Sizes(),
 			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
 			Parse: func(ws []string) error {
 				_, err := alfworld.ParseCommand(ws)
 				return err
-			}}, nil
+			}}, w.Grammar())
 	case "webshop":
 		w, err := webshop.FromJSON(raw)
 		if err != nil {
 			return nil, err
 		}
 		c := w.Config()
-		return &Env{Name: name, Vocab: w.Vocab(), Sizes: textworld.Sizes{Train: c.Train, Test: c.Test},
+		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: textworld.Sizes{Train: c.Train, Test: c.Test},
 			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
 			Parse: func(ws []string) error {
 				_, err := webshop.ParseAction(ws)
@@ -68,21 +71,31 @@ func NewEnv(name string, raw json.RawMessage) (*Env, error) {
 					}
 				}
 				return false
-			}}, nil
+			}}, w.Grammar())
 	case "sciworld":
 		w, err := sciworld.FromJSON(raw)
 		if err != nil {
 			return nil, err
 		}
 		c := w.Config()
-		return &Env{Name: name, Vocab: w.Vocab(), Sizes: textworld.Sizes{Train: c.Train, Test: c.Test},
+		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: textworld.Sizes{Train: c.Train, Test: c.Test},
 			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
 			Parse: func(ws []string) error {
 				_, err := sciworld.ParseCommand(ws)
 				return err
-			}}, nil
+			}}, w.Grammar())
 	}
 	return nil, fmt.Errorf("act: unknown environment %q (want alfworld, webshop or sciworld)", name)
+}
+
+// withGrammar sets e.Grammar to g compiled against e's vocabulary.
+func withGrammar(e *Env, g textworld.Grammar) (*Env, error) {
+	tg, err := g.Compile(e.Vocab)
+	if err != nil {
+		return nil, fmt.Errorf("act %s: %w", e.Name, err)
+	}
+	e.Grammar = tg
+	return e, nil
 }
 
 // Instances is NewEnv bound to one split, the form textworld.Evaluate takes.

@@ -18,10 +18,12 @@ type judged struct {
 	parsed, expert, admissible bool
 }
 
-// example is one prompt and the judge of its answer.
+// example is one prompt, the judge of its answer and, under constrained
+// decoding, what the answer may be (nil: free).
 type example struct {
 	prompt []tasks.Token
 	judge  func(answer []tasks.Token) judged
+	allow  Constraint
 }
 
 // singleTask is a dataset of single-turn examples as a tasks.Task.
@@ -32,6 +34,7 @@ type singleTask struct {
 	maxAnswer   int // the turn's MaxTokens, EOT included
 	train, test []example
 	maxTokens   int
+	masked      bool // some example has a constraint (rl.MaskedTask)
 }
 
 func newSingleTask(name string, v *tasks.Vocab, sh Shaping, maxAnswer int, train, test []example) (*singleTask, error) {
@@ -48,10 +51,17 @@ func newSingleTask(name string, v *tasks.Vocab, sh Shaping, maxAnswer int, train
 	for _, set := range [][]example{train, test} {
 		for _, e := range set {
 			t.maxTokens = max(t.maxTokens, len(e.prompt)+maxAnswer)
+			t.masked = t.masked || e.allow != nil
 		}
 	}
 	return t, nil
 }
+
+// Masked reports whether the answers are decoded under a constraint: rl's
+// rollout then samples each token from the policy renormalised over the
+// allowed tokens and its trainer takes the log-probs under the same mask
+// (rl.MaskedTask).
+func (t *singleTask) Masked() bool { return t.masked }
 
 func (t *singleTask) Name() string        { return t.name }
 func (t *singleTask) Vocab() *tasks.Vocab { return t.vocab }
@@ -97,6 +107,15 @@ func (e *singleEpisode) Done() bool { return len(e.steps) > 0 }
 func (e *singleEpisode) Steps() []tasks.Step { return e.steps }
 
 func (e *singleEpisode) Measures() tasks.Measures { return e.m }
+
+// Allowed is the example's constraint after the answer's tokens so far
+// (rl.MaskedEpisode); nil, any token, for a free example.
+func (e *singleEpisode) Allowed(turn []tasks.Token) []tasks.Token {
+	if e.ex.allow == nil {
+		return nil
+	}
+	return e.ex.allow.Next(turn)
+}
 
 // Step judges the answer (EOT excluded). An answer as long as the turn
 // allows never reached EOT: it is unfinished, so it does not parse.
@@ -154,8 +173,10 @@ func choiceExamples(v *tasks.Vocab, format ChoiceFormat, data []CriticExample) [
 
 // actionExamples turns expert pairs into next-action prompts: parsed when
 // the answer is a command of the grammar, expert when it equals the
-// expert's action token for token, admissible when it applies at the state.
-func actionExamples(env *Env, pairs []textworld.Pair) []example {
+// expert's action token for token, admissible when it applies at the
+// state; decoded under d's constraint at the state, for answers of at
+// most maxAction tokens.
+func actionExamples(env *Env, d Decoding, maxAction int, pairs []textworld.Pair) []example {
 	out := make([]example, len(pairs))
 	for i, p := range pairs {
 		out[i] = example{prompt: p.State.Tokens(env.Vocab), judge: func(answer []tasks.Token) judged {
@@ -163,7 +184,7 @@ func actionExamples(env *Env, pairs []textworld.Pair) []example {
 				return judged{}
 			}
 			return judged{parsed: true, expert: textworld.Equal(answer, p.Expert), admissible: env.Admits(p.State, answer)}
-		}}
+		}, allow: env.Constraint(d, p.State, maxAction)}
 	}
 	return out
 }
@@ -186,7 +207,8 @@ func ChoiceTask(env *Env, format ChoiceFormat, sh Shaping, train, test []CriticE
 
 // ActionTask is the expert states (train) and held-out ones (test) as the
 // single-turn task of the RL stage: the answer is an action and EOT, of at
-// most maxAction tokens.
-func ActionTask(env *Env, sh Shaping, maxAction int, train, test []textworld.Pair) (tasks.Task, error) {
-	return newSingleTask(env.Name+"-action", env.Vocab, sh, maxAction+1, actionExamples(env, train), actionExamples(env, test))
+// most maxAction tokens, decoded under d.
+func ActionTask(env *Env, sh Shaping, d Decoding, maxAction int, train, test []textworld.Pair) (tasks.Task, error) {
+	return newSingleTask(env.Name+"-action", env.Vocab, sh, maxAction+1,
+		actionExamples(env, d, maxAction, train), actionExamples(env, d, maxAction, test))
 }

@@ -64,7 +64,7 @@ func TestChoiceEpisodeRewards(t *testing.T) {
 func TestActionEpisodeRewards(t *testing.T) {
 	f := newFixture(t)
 	v := f.env.Vocab
-	task, err := ActionTask(f.env, DefaultShaping(), 8, f.pairs, f.pairs[:1])
+	task, err := ActionTask(f.env, DefaultShaping(), DecodeFree, 8, f.pairs, f.pairs[:1])
 	require.NoError(t, err)
 	p := f.pairs[0]
 	var other []tasks.Token

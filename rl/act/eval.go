@@ -11,27 +11,54 @@ import (
 // Online is a greedy policy's online result on one split.
 type Online struct {
 	textworld.Result
+	// Decoder is the decoding the policy acted under.
+	Decoder string `json:"decoder"`
 	// PolicyFailures counts steps whose state did not fit the context or
 	// whose action did not end in time (played as the empty action).
 	PolicyFailures int `json:"policy_failures"`
+	// Malformed is the share of steps whose action is not a command of
+	// the grammar (the empty action included). Result.Inapplicable, the
+	// share answered "nothing happens", holds these and the well-formed
+	// commands that do not apply.
+	Malformed float64 `json:"malformed"`
 }
 
-// EvaluateOnline plays m greedily on the first n instances of split, each
-// step shown the last k turns (textworld.Evaluate): success, mean reward,
-// the share of "nothing happens" and the repeated failures.
-func EvaluateOnline(m *model.Model, env *Env, split textworld.Split, n, k, maxAction int) (Online, error) {
-	p, err := NewPolicy("model", m, env.Vocab, maxAction, 0)
+// NewEnvPolicy is m acting in env under decoding d, with actions of at
+// most maxAction tokens, greedy at temperature 0, counting malformed
+// actions by env's grammar.
+func NewEnvPolicy(label string, m *model.Model, env *Env, d Decoding, maxAction int, temperature float64) (*Policy, error) {
+	p, err := NewPolicy(label, m, env.Vocab, maxAction, temperature)
+	if err != nil {
+		return nil, err
+	}
+	if d != DecodeFree {
+		p.Constrain = func(s textworld.State) Constraint { return env.Constraint(d, s, maxAction) }
+	}
+	p.WellFormed = env.wellFormed
+	return p, nil
+}
+
+// EvaluateOnline plays m greedily under decoding d on the first n
+// instances of split, each step shown the last k turns
+// (textworld.Evaluate): success, mean reward, the share of "nothing
+// happens", the share of malformed actions and the repeated failures.
+func EvaluateOnline(m *model.Model, env *Env, d Decoding, split textworld.Split, n, k, maxAction int) (Online, error) {
+	p, err := NewEnvPolicy("model", m, env, d, maxAction, 0)
 	if err != nil {
 		return Online{}, err
 	}
 	r, err := textworld.Evaluate(env.Instances(split), n, p, k, rand.New(rand.NewPCG(1, 1)))
-	return Online{Result: r, PolicyFailures: p.Failures}, err
+	on := Online{Result: r, Decoder: d.String(), PolicyFailures: p.Failures}
+	if p.Steps > 0 {
+		on.Malformed = float64(p.Malformed) / float64(p.Steps)
+	}
+	return on, err
 }
 
 // NextActionAccuracy is offline next-action accuracy: the share of pairs
-// at which m's greedy action is exactly the expert's.
-func NextActionAccuracy(m *model.Model, v *tasks.Vocab, pairs []textworld.Pair, maxAction int) (float64, error) {
-	p, err := NewPolicy("model", m, v, maxAction, 0)
+// at which m's greedy action under decoding d is exactly the expert's.
+func NextActionAccuracy(m *model.Model, env *Env, d Decoding, pairs []textworld.Pair, maxAction int) (float64, error) {
+	p, err := NewEnvPolicy("model", m, env, d, maxAction, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -60,7 +87,7 @@ func ChoiceAccuracy(m *model.Model, v *tasks.Vocab, format ChoiceFormat, data []
 			bad++
 			continue
 		}
-		ans, _, err := g.Generate(prompt, budget, nil)
+		ans, _, err := g.Generate(prompt, nil, budget, nil)
 		if err != nil {
 			return 0, 0, err
 		}

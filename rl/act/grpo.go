@@ -67,10 +67,13 @@ func TrainACT(ctx context.Context, init *model.Model, env *Env, format ChoiceFor
 }
 
 // TrainRL is RL action training: GRPO of a copy of init generating the
-// next action at the expert states, rewarded for the expert's action with
-// the same shaping (a contextual bandit over the states).
-func TrainRL(ctx context.Context, init *model.Model, env *Env, pairs []textworld.Pair, maxAction int, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
-	task, err := ActionTask(env, stage.Shaping, maxAction, shuffled(pairs, stage.GRPO.Seed), nil)
+// next action at the expert states under decoding d, rewarded for the
+// expert's action with the stage's shaping (a contextual bandit over the
+// states). Under the trie or the grammar the rollouts sample from the
+// policy renormalised over the allowed tokens and the GRPO ratio and
+// gradient are taken under the same mask (rl.MaskedTask).
+func TrainRL(ctx context.Context, init *model.Model, env *Env, d Decoding, pairs []textworld.Pair, maxAction int, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
+	task, err := ActionTask(env, stage.Shaping, d, maxAction, shuffled(pairs, stage.GRPO.Seed), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rl: %w", err)
 	}

@@ -57,10 +57,11 @@ func buildALFWorldChoices() (f choiceFixture, err error) {
 	if f.pi0, _, err = InitialPolicy(context.Background(), f.env.Vocab, cfg.Preset, ctx, pairs, cfg.InitShare, ChoiceSlot, cfg.Init, cfg.Seed); err != nil {
 		return f, err
 	}
-	if f.train, _, err = CriticData(f.pi0, f.env, textworld.Train, 0, cfg.Games, cfg.Collect); err != nil {
+	// Sampled free, as when the choice was tuned (docs/act.md §7).
+	if f.train, _, err = CriticData(f.pi0, f.env, DecodeFree, textworld.Train, 0, cfg.Games, cfg.Collect); err != nil {
 		return f, err
 	}
-	f.held, _, err = CriticData(f.pi0, f.env, textworld.Test, 0, cfg.HeldOut, cfg.Collect)
+	f.held, _, err = CriticData(f.pi0, f.env, DecodeFree, textworld.Test, 0, cfg.HeldOut, cfg.Collect)
 	return f, err
 }
 

@@ -71,8 +71,16 @@ func TestACTLearnsALearnableChoice(t *testing.T) {
 // TestRLLearnsALearnableNextAction: on three short states, each with its
 // own expert command among four listed, GRPO with reward 1 for the
 // expert's action lifts a policy that knows the commands but not which
-// state wants which from chance (1/3) towards the expert.
+// state wants which from chance (1/3) towards the expert; decoded free (the
+// setting the learnability was first shown in) and under the trie (the
+// rollouts and the GRPO ratio renormalised over the listed commands).
 func TestRLLearnsALearnableNextAction(t *testing.T) {
+	for _, d := range []Decoding{DecodeFree, DecodeTrie} {
+		t.Run(d.String(), func(t *testing.T) { rlLearnsALearnableNextAction(t, d) })
+	}
+}
+
+func rlLearnsALearnableNextAction(t *testing.T, d Decoding) {
 	env := mustEnv(t)
 	v := env.Vocab
 	cmds := []string{"go to fridge 1", "go to cabinet 2", "open drawer 1", "look"}
@@ -102,10 +110,10 @@ func TestRLLearnsALearnableNextAction(t *testing.T) {
 	stage.Updates = 150
 	stage.GRPO.Policy.Optim.LR = 3e-4
 	stage.GRPO.Rollout.Workers = 1
-	m, ms, err := TrainRL(context.Background(), pi0, env, pairs, 8, stage)
+	m, ms, err := TrainRL(context.Background(), pi0, env, d, pairs, 8, stage)
 	require.NoError(t, err)
 	first, last := (ms[0].Success+ms[1].Success)/2, (ms[len(ms)-1].Success+ms[len(ms)-2].Success)/2
-	acc, err := NextActionAccuracy(m, v, pairs, 8)
+	acc, err := NextActionAccuracy(m, env, d, pairs, 8)
 	require.NoError(t, err)
 	t.Logf("sampled success %.2f → %.2f, greedy accuracy %.2f (chance 1/3)", first, last, acc)
 	assert.Greater(t, last, first+0.2)

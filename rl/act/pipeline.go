@@ -35,6 +35,10 @@ type RowResult struct {
 	Row string  `json:"row"`
 	ID  *Online `json:"id,omitempty"`  // online, Test split
 	OOD *Online `json:"ood,omitempty"` // online, TestOOD split
+	// FreeID is the ID evaluation decoded free, when the run's decoder is
+	// not: the repeated-failure count needs a policy that can repeat an
+	// inapplicable command, which the trie cannot write.
+	FreeID *Online `json:"id_free,omitempty"`
 	// Offline is next-action accuracy on the held-out expert states.
 	Offline *float64 `json:"offline,omitempty"`
 	// Choice is the greedy critic accuracy on held-out critic examples.
@@ -81,8 +85,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	dec, err := ParseDecoding(cfg.Decoder)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Decoder = dec.String() // the report names it, "" included
 	rep := &Report{Config: cfg, SFT: map[string][]SFTEpoch{}, GRPO: map[string][]rl.Metrics{}}
-	d, err := prepare(ctx, cfg, env, rep)
+	d, err := prepare(ctx, cfg, env, dec, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return TrainIL(ctx, init, env.Vocab, pairs, cfg.IL)
 	}
 	rlStage := func(init *model.Model) (*model.Model, []rl.Metrics, error) {
-		return TrainRL(ctx, init, env, pairs, cfg.Collect.MaxAction, cfg.RL)
+		return TrainRL(ctx, init, env, dec, pairs, cfg.Collect.MaxAction, cfg.RL)
 	}
 	if cfg.needs(RowACT) {
 		if err := grpo(RowACT, pi0, func(m *model.Model) (*model.Model, []rl.Metrics, error) {
@@ -148,7 +157,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	for _, row := range cfg.Rows {
-		r, err := cfg.evaluate(env, row, models[row], held, heldData)
+		r, err := cfg.evaluate(env, dec, row, models[row], held, heldData)
 		if err != nil {
 			return nil, fmt.Errorf("act row %s: %w", row, err)
 		}
@@ -169,9 +178,10 @@ type stageData struct {
 	contextLen     int
 }
 
-// prepare collects the expert pairs, trains π_θ0 and collects D_critic,
-// writing each to cfg's folder and its sizes and times into rep.
-func prepare(ctx context.Context, cfg Config, env *Env, rep *Report) (*stageData, error) {
+// prepare collects the expert pairs, trains π_θ0 and collects D_critic
+// (sampled under decoding dec), writing each to cfg's folder and its sizes
+// and times into rep.
+func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Report) (*stageData, error) {
 	k := cfg.Collect.History
 	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, k)
 	if err != nil {
@@ -205,13 +215,13 @@ func prepare(ctx context.Context, cfg Config, env *Env, rep *Report) (*stageData
 		if data, err = ReadCritic(cfg.CriticFrom, env.Vocab); err != nil {
 			return nil, err
 		}
-	} else if data, rep.Collect, err = CriticData(pi0, env, textworld.Train, 0, cfg.Games, cfg.Collect); err != nil {
+	} else if data, rep.Collect, err = CriticData(pi0, env, dec, textworld.Train, 0, cfg.Games, cfg.Collect); err != nil {
 		return nil, err
 	}
 	if err := cfg.write("critic.jsonl", func(p string) error { return WriteCritic(p, env.Vocab, data) }); err != nil {
 		return nil, err
 	}
-	if heldData, _, err = CriticData(pi0, env, textworld.Test, 0, cfg.HeldOut, cfg.Collect); err != nil {
+	if heldData, _, err = CriticData(pi0, env, dec, textworld.Test, 0, cfg.HeldOut, cfg.Collect); err != nil {
 		return nil, err
 	}
 	rep.CollectSeconds = time.Since(t0).Seconds()
@@ -223,27 +233,33 @@ func prepare(ctx context.Context, cfg Config, env *Env, rep *Report) (*stageData
 	return &stageData{pairs: pairs, held: held, pi0: pi0, data: data, heldData: heldData, contextLen: contextLen}, nil
 }
 
-// evaluate measures one row's model and saves its checkpoint.
-func (cfg Config) evaluate(env *Env, row string, m *model.Model, held []textworld.Pair, heldData []CriticExample) (RowResult, error) {
+// evaluate measures one row's model under decoding dec (and the ID games
+// free as well, unless dec is free) and saves its checkpoint.
+func (cfg Config) evaluate(env *Env, dec Decoding, row string, m *model.Model, held []textworld.Pair, heldData []CriticExample) (RowResult, error) {
 	t0 := time.Now()
 	r := RowResult{Row: row}
 	k, maxAction := cfg.Collect.History, cfg.Collect.MaxAction
-	if cfg.Episodes > 0 {
-		on, err := EvaluateOnline(m, env, textworld.Test, min(cfg.Episodes, env.Sizes.Test), k, maxAction)
-		if err != nil {
-			return r, err
+	online := func(d Decoding, split textworld.Split, n int) (*Online, error) {
+		if n <= 0 {
+			return nil, nil
 		}
-		r.ID = &on
+		on, err := EvaluateOnline(m, env, d, split, n, k, maxAction)
+		return &on, err
 	}
-	if n := min(cfg.OODEpisodes, env.Sizes.TestOOD); n > 0 {
-		on, err := EvaluateOnline(m, env, textworld.TestOOD, n, k, maxAction)
-		if err != nil {
+	var err error
+	if r.ID, err = online(dec, textworld.Test, min(cfg.Episodes, env.Sizes.Test)); err != nil {
+		return r, err
+	}
+	if dec != DecodeFree {
+		if r.FreeID, err = online(DecodeFree, textworld.Test, min(cfg.Episodes, env.Sizes.Test)); err != nil {
 			return r, err
 		}
-		r.OOD = &on
+	}
+	if r.OOD, err = online(dec, textworld.TestOOD, min(cfg.OODEpisodes, env.Sizes.TestOOD)); err != nil {
+		return r, err
 	}
 	if len(held) > 0 {
-		acc, err := NextActionAccuracy(m, env.Vocab, held, maxAction)
+		acc, err := NextActionAccuracy(m, env, dec, held, maxAction)
 		if err != nil {
 			return r, err
 		}

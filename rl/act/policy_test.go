@@ -26,9 +26,9 @@ func TestGenerateIsGreedyAndBounded(t *testing.T) {
 	g, err := NewGenerator(m, 0)
 	require.NoError(t, err)
 	prompt := []tasks.Token{tasks.BOS, 5, 6}
-	a, fa, err := g.Generate(prompt, 4, nil)
+	a, fa, err := g.Generate(prompt, nil, 4, nil)
 	require.NoError(t, err)
-	b, fb, err := g.Generate(prompt, 4, nil)
+	b, fb, err := g.Generate(prompt, nil, 4, nil)
 	require.NoError(t, err)
 	assert.Equal(t, a, b, "greedy decoding is deterministic")
 	assert.Equal(t, fa, fb)
@@ -36,15 +36,15 @@ func TestGenerateIsGreedyAndBounded(t *testing.T) {
 	if !fa {
 		assert.Len(t, a, 4, "unfinished means it used the whole budget")
 	}
-	_, _, err = g.Generate(make([]tasks.Token, 30), 4, nil)
+	_, _, err = g.Generate(make([]tasks.Token, 30), nil, 4, nil)
 	assert.ErrorContains(t, err, "context")
-	_, _, err = g.Generate(nil, 4, nil)
+	_, _, err = g.Generate(nil, nil, 4, nil)
 	assert.Error(t, err)
 	_, err = NewGenerator(m, -1)
 	assert.Error(t, err)
 	s, err := NewGenerator(m, 1)
 	require.NoError(t, err)
-	_, _, err = s.Generate(prompt, 4, rand.New(rand.NewPCG(1, 2)))
+	_, _, err = s.Generate(prompt, nil, 4, rand.New(rand.NewPCG(1, 2)))
 	assert.NoError(t, err)
 }
 

@@ -61,14 +61,14 @@ func (s *Summary) Report() string {
 	if s.Kind == KindTable1 {
 		b.WriteString("; the paper's number (Qwen3-8B, docs/act.md §4) in parentheses, for the shape only")
 	}
-	b.WriteString(". Online success is greedy; ScienceWorld is offline next-action accuracy on held-out expert states.\n\n")
+	fmt.Fprintf(&b, ". Online success and next-action accuracy are greedy, the actions decoded %s (docs/act.md §11); ScienceWorld is offline next-action accuracy on held-out expert states.\n\n", decoderWords(s.Decoder))
 	header := []string{"row"}
 	if s.Kind == KindTransfer {
 		header = append(header, "critic data")
 	}
 	header = append(header, s.Columns...)
 	if s.Kind == KindTable1 {
-		header = append(header, "average (ID, WebShop, SciWorld)", "repeated failures / ALFWorld ID episode", "WebShop mean reward")
+		header = append(header, "average (ID, WebShop, SciWorld)", "repeated failures / ALFWorld ID episode (free decoding)", "WebShop mean reward")
 	}
 	var rows [][]string
 	for _, t := range s.Table {
@@ -157,4 +157,17 @@ func tenth(xs []float64, last bool) float64 {
 		sum += x
 	}
 	return sum / float64(k)
+}
+
+// decoderWords says how the actions were decoded, for the report.
+func decoderWords(d string) string {
+	switch d {
+	case "trie":
+		return "under the trie of the listed commands"
+	case "grammar":
+		return "under the command grammar"
+	case "free":
+		return "free"
+	}
+	return "under several decoders (" + d + ")"
 }

@@ -96,7 +96,8 @@ type TableRow struct {
 	// Average over ALFWorld ID, WebShop and ScienceWorld, per seed (table1).
 	Average *Cell `json:"average,omitempty"`
 	// Repeated is the failure-recovery count: steps per ALFWorld ID
-	// episode that repeat an action just answered "nothing happens".
+	// episode that repeat an action just answered "nothing happens",
+	// decoded free (RowResult.FreeID) whatever the run's decoder.
 	Repeated *Cell `json:"repeated_failures,omitempty"`
 	// WebShopReward is the mean reward of the WebShop episodes (percent):
 	// the attribute score, which still ranks rows where no episode
@@ -133,9 +134,13 @@ type Ordering struct {
 
 // Summary is a study's summary.json.
 type Summary struct {
-	Name      string     `json:"name"`
-	Kind      string     `json:"kind"`
-	Seeds     []uint64   `json:"seeds"`
+	Name  string   `json:"name"`
+	Kind  string   `json:"kind"`
+	Seeds []uint64 `json:"seeds"`
+	// Decoder is how the rows wrote their actions (Config.Decoder; "free"
+	// for runs made before the setting existed); "mixed" if the runs
+	// differ.
+	Decoder   string     `json:"decoder"`
 	Columns   []string   `json:"columns"`
 	Table     []TableRow `json:"table"`
 	Curves    []Curve    `json:"act_stage"`
@@ -163,6 +168,17 @@ func (s *Summary) add(group string, r *Report) {
 		s.order = append(s.order, group)
 	}
 	s.Runs[group] = append(s.Runs[group], r)
+	d := r.Config.Decoder
+	if d == "" {
+		d = DecodeFree.String() // Run writes the decoder's name; an older report has none
+	}
+	switch s.Decoder {
+	case "":
+		s.Decoder = d
+	case d:
+	default:
+		s.Decoder = "mixed"
+	}
 }
 
 // rowValues is column c of row over the seeds of group (NaN where a seed's
@@ -250,8 +266,8 @@ func (s *Summary) finish(cfg StudyConfig) {
 			c.Paper = &v
 		}
 		tr.Average = &c
-		tr.Repeated = s.online("alfworld", row, func(o *Online) float64 { return o.RepeatedFailures })
-		tr.WebShopReward = s.online("webshop", row, func(o *Online) float64 { return 100 * o.MeanReward })
+		tr.Repeated = s.online("alfworld", row, RowResult.freeID, func(o *Online) float64 { return o.RepeatedFailures })
+		tr.WebShopReward = s.online("webshop", row, RowResult.id, func(o *Online) float64 { return 100 * o.MeanReward })
 		s.Table = append(s.Table, tr)
 	}
 	s.Orderings = s.table1Orderings()
@@ -280,14 +296,16 @@ func (s *Summary) offlineTable(cfg StudyConfig) {
 	}
 }
 
-// online is a measure of row's online ID evaluation on env over the seeds,
-// nil when the study has no such runs.
-func (s *Summary) online(env, row string, measure func(*Online) float64) *Cell {
+// online is a measure of row's online ID evaluation on env (the one
+// which picks: under the run's decoder, or free) over the seeds, nil when
+// the study has no such runs.
+func (s *Summary) online(env, row string, which func(RowResult) *Online, measure func(*Online) float64) *Cell {
 	xs := s.rowValues(env, row, Column{pick: func(r RowResult) float64 {
-		if r.ID == nil {
+		o := which(r)
+		if o == nil {
 			return math.NaN()
 		}
-		return measure(r.ID)
+		return measure(o)
 	}})
 	if len(xs) == 0 {
 		return nil
@@ -313,4 +331,16 @@ func averageOf(perCol map[string][]float64, seeds int) []float64 {
 		out[i] = sum / float64(len(averaged))
 	}
 	return out
+}
+
+// id is the row's ID evaluation under the run's decoder.
+func (r RowResult) id() *Online { return r.ID }
+
+// freeID is the row's ID evaluation decoded free: FreeID, or ID when the
+// run itself decoded free (the repeated-failure count's).
+func (r RowResult) freeID() *Online {
+	if r.FreeID != nil {
+		return r.FreeID
+	}
+	return r.ID
 }

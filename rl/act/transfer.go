@@ -30,7 +30,11 @@ func CollectCritic(ctx context.Context, cfg Config, path string) (CollectStats, 
 	if err != nil {
 		return CollectStats{}, err
 	}
-	data, st, err := CriticData(pi0, env, textworld.Train, 0, cfg.Games, cfg.Collect)
+	d, err := ParseDecoding(cfg.Decoder)
+	if err != nil {
+		return CollectStats{}, err
+	}
+	data, st, err := CriticData(pi0, env, d, textworld.Train, 0, cfg.Games, cfg.Collect)
 	if err != nil {
 		return st, err
 	}

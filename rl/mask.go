@@ -39,7 +39,8 @@ type MaskedTask interface {
 // MaskedEpisode is an episode of a masked task. Allowed lists the tokens
 // the agent may write next, given the tokens of the current turn so far
 // (EOT among them where the turn may end); an empty list leaves the token
-// unconstrained. The rollout copies the list; the episode may reuse it.
+// unconstrained. The rollout holds the list until the turn is recorded,
+// then copies it: the episode must not change it before its next Step.
 type MaskedEpisode interface {
 	Allowed(turn []tasks.Token) []tasks.Token
 }

@@ -19,7 +19,7 @@ import (
 const (
 	MetricsFile    = "metrics.jsonl"   // one rl.Metrics per update
 	EvalFile       = "eval.jsonl"      // one EvalRecord per evaluation and mode
-	SamplesFile    = "samples.jsonl"   // one rl.Sample per transcribed evaluation episode
+	SamplesFile    = "samples.jsonl"   // one Sample per transcribed evaluation episode
 	ProvenanceFile = "provenance.json" // Provenance: where and when the run ran; its only wall times
 	TBDir          = "tb"              // TensorBoard event files (tb.go)
 )
@@ -64,7 +64,7 @@ type Loop struct {
 	OnUpdate func(m rl.Metrics, seconds float64)
 	// OnEval, if set, runs after each evaluation in one mode is logged,
 	// with the transcripts it kept (none for the test split).
-	OnEval func(r EvalRecord, shown []rl.Sample)
+	OnEval func(r EvalRecord, shown []Sample)
 
 	// What the run has done.
 	Done    int          // updates done
@@ -75,7 +75,7 @@ type Loop struct {
 	Evals   []EvalRecord // every evaluation, test included
 	// Shown are the transcripts of the latest in-training evaluation, of
 	// its sampled mode when it has one.
-	Shown []rl.Sample
+	Shown []Sample
 
 	files *loopFiles
 }
@@ -250,7 +250,7 @@ func (l *Loop) evaluate(update int) error {
 // in-training split) the first episodes' transcripts.
 func (l *Loop) play(split tasks.Split, episodes int, modes []string) (Point, error) {
 	p := Point{Update: l.Done}
-	var shown []rl.Sample
+	var shown []Sample
 	for _, mode := range modes {
 		ec := rl.EvalConfig{Split: split, Episodes: episodes, Seed: l.Seed, Rollout: l.Rollout}
 		ec.Rollout.Sampler = rl.EvalSampler(mode)
@@ -267,9 +267,9 @@ func (l *Loop) play(split tasks.Split, episodes int, modes []string) (Point, err
 		if err := l.files.evals.Write(rec); err != nil {
 			return p, err
 		}
-		var kept []rl.Sample
+		var kept []Sample
 		if split != tasks.Test {
-			kept = rl.Samples(l.Task, split, res, l.Done, mode)
+			kept = Samples(l.Task, split, res, l.Done, mode)
 			for _, smp := range kept {
 				if err := l.files.samples.Write(smp); err != nil {
 					return p, err

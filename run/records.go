@@ -7,7 +7,7 @@ import (
 
 // The records of a run folder's logs, one type per kind: metrics.jsonl
 // holds rl.Metrics (one per update), sft.jsonl rl.SFTMetrics (one per SFT
-// epoch), samples.jsonl rl.Sample (the first episodes of each evaluation),
+// epoch), samples.jsonl Sample (the first episodes of each evaluation),
 // and eval.jsonl EvalRecord (one per evaluation and mode).
 
 // Num is a float64 written as null when it is not finite (rl.Num).

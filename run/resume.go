@@ -37,7 +37,7 @@ func (l *Loop) Resume() error {
 	k := m.Update
 	var metrics []rl.Metrics
 	var evals []EvalRecord
-	var samples []rl.Sample
+	var samples []Sample
 	inTraining := func(update int, split string) bool { return update <= k && split != tasks.Test.String() }
 	kept := map[string][]byte{}
 	for _, log := range []struct {
@@ -61,7 +61,7 @@ func (l *Loop) Resume() error {
 			return true, nil
 		}},
 		{SamplesFile, func(line []byte) (bool, error) {
-			var smp rl.Sample
+			var smp Sample
 			if err := json.Unmarshal(line, &smp); err != nil || !inTraining(smp.Update, smp.Split) {
 				return false, err
 			}
@@ -123,12 +123,12 @@ func (l *Loop) replay() error {
 
 // latestShown are the transcripts of the latest evaluation among samples,
 // of its sampled mode when it has one.
-func latestShown(samples []rl.Sample) []rl.Sample {
+func latestShown(samples []Sample) []Sample {
 	if len(samples) == 0 {
 		return nil
 	}
 	last := samples[len(samples)-1].Update
-	var greedy, sampled []rl.Sample
+	var greedy, sampled []Sample
 	for _, smp := range samples {
 		switch {
 		case smp.Update != last:

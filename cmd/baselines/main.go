@@ -19,7 +19,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"arew/rl"
+	arewrun "arew/run"
 	"arew/tasks"
 	_ "arew/tasks/all"
 )
@@ -76,7 +76,7 @@ func run(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		bs, err := rl.ScriptedBaselines(task, specs, sp, *n, *seed)
+		bs, err := arewrun.ScriptedBaselines(task, specs, sp, *n, *seed)
 		if err != nil {
 			return fmt.Errorf("%s: %w", task.Name(), err)
 		}

@@ -148,13 +148,13 @@ func TestTinyRunWritesEveryOutput(t *testing.T) {
 		assert.Equal(t, 4, opt.Steps(), "%s: 2 updates × 1 epoch × 2 minibatches of 2", file)
 	}
 
-	samples := readJSONL[rl.Sample](t, filepath.Join(dir, samplesFile))
-	require.Len(t, samples, len(evals)*rl.SamplesPerEval, "the first episodes of each evaluation")
+	samples := readJSONL[arewrun.Sample](t, filepath.Join(dir, samplesFile))
+	require.Len(t, samples, len(evals)*arewrun.SamplesPerEval, "the first episodes of each evaluation")
 	for i, smp := range samples {
-		r := evals[i/rl.SamplesPerEval]
+		r := evals[i/arewrun.SamplesPerEval]
 		assert.Equal(t, r.Update, smp.Update)
 		assert.Equal(t, r.Mode, smp.Mode)
-		assert.Equal(t, i%rl.SamplesPerEval, smp.Transcript.Index)
+		assert.Equal(t, i%arewrun.SamplesPerEval, smp.Transcript.Index)
 		assert.NotEmpty(t, smp.Transcript.Turns)
 	}
 

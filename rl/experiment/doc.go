@@ -15,7 +15,7 @@
 //  1. SFT (rl.SFT.Train, one callback per epoch: the log line, sft.jsonl)
 //     and base.safetensors, the policy RL starts from;
 //  2. the task's scripted policies on the evaluation's instances, for
-//     scale (rl.ScriptedBaselines), if Eval.Baselines;
+//     scale (run.ScriptedBaselines), if Eval.Baselines;
 //  3. RL, through the run layer's loop (run.Loop, the same loop every
 //     run of a study goes through): an evaluation of the base on the
 //     first Eval.Episodes validation instances, greedy and/or sampled at
@@ -24,8 +24,8 @@
 //     set every Eval.Every updates and after the last (that set is kept,
 //     so -updates can extend the run); then report.md.
 //
-// Each evaluation also writes its first rl.SamplesPerEval episodes to
-// samples.jsonl as transcripts (rl.Samples), and report.md shows the
+// Each evaluation also writes its first run.SamplesPerEval episodes to
+// samples.jsonl as transcripts (run.Samples), and report.md shows the
 // latest sampled ones beside the count of optimiser steps skipped for a
 // non-finite loss or gradient.
 //

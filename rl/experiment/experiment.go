@@ -44,7 +44,7 @@ type Experiment struct {
 	updates   int // RL updates done
 	status    string
 	sftLog    []rl.SFTMetrics
-	baselines []rl.Baseline
+	baselines []run.Baseline
 	// loop is the RL phase (run.Loop: the updates, the evaluations, the
 	// logs and the checkpoint sets); nil before it starts.
 	loop  *run.Loop

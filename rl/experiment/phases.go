@@ -116,7 +116,7 @@ func (e *Experiment) runRL(ctx context.Context) error {
 		Info: map[string]string{"run": c.Name, "phase": "rl"}, Task: e.task, Policy: e.policy, Trainer: tr,
 		Rollout: *c.Rollout(), Seed: c.Seed, Updates: c.Updates,
 		Eval:     run.Eval{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: e.modes, Split: tasks.Val},
-		OnUpdate: e.afterUpdate, OnEval: func(r run.EvalRecord, _ []rl.Sample) { e.printEval(r) }}
+		OnUpdate: e.afterUpdate, OnEval: func(r run.EvalRecord, _ []run.Sample) { e.printEval(r) }}
 	if e.resume != nil {
 		if err := e.loop.Resume(); err != nil {
 			return inputErrorf("-resume %s: %v", e.dir, err)
@@ -192,7 +192,7 @@ func (e *Experiment) skipped() int {
 
 // shown are the transcripts of the latest evaluation (its sampled mode,
 // if evaluated).
-func (e *Experiment) shown() []rl.Sample {
+func (e *Experiment) shown() []run.Sample {
 	if e.loop == nil {
 		return nil
 	}

@@ -31,7 +31,7 @@ func (e *Experiment) runBaselines(ctx context.Context) error {
 	}
 	specs := []tasks.PolicySpec{{Kind: "random"}, {Kind: "weak", QAS: d.QAS, QBT: d.QBT}, {Kind: "strong"}}
 	var err error
-	if e.baselines, err = rl.ScriptedBaselines(e.task, specs, tasks.Val, n, e.cfg.Seed); err != nil {
+	if e.baselines, err = run.ScriptedBaselines(e.task, specs, tasks.Val, n, e.cfg.Seed); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.out, "\n== scripted baselines on the %d validation instances (%.1f s)\n", n, time.Since(start).Seconds())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"arew/rl"
 	"arew/run"
 	"arew/tasks"
 )
@@ -20,12 +19,12 @@ type Baseline struct {
 
 // scriptedBaselines plays random and strong on the first n instances of
 // split (from the first seed) and finds the best constant answer on them
-// (rl.ScriptedBaselines).
+// (run.ScriptedBaselines).
 func scriptedBaselines(ctx context.Context, task tasks.Task, c Config, split tasks.Split, n int) ([]Baseline, error) {
 	if ctx.Err() != nil {
 		return nil, run.ErrInterrupted
 	}
-	bs, err := rl.ScriptedBaselines(task, []tasks.PolicySpec{{Kind: "random"}, {Kind: "strong"}}, split, n, c.Seeds[0])
+	bs, err := run.ScriptedBaselines(task, []tasks.PolicySpec{{Kind: "random"}, {Kind: "strong"}}, split, n, c.Seeds[0])
 	if err != nil {
 		return nil, fmt.Errorf("study: %w", err)
 	}
@@ -36,8 +35,8 @@ func scriptedBaselines(ctx context.Context, task tasks.Task, c Config, split tas
 	return out, nil
 }
 
-// baselineOf is an rl.Baseline as the summary holds it (a constant's
+// baselineOf is an run.Baseline as the summary holds it (a constant's
 // measures other than success are null).
-func baselineOf(b rl.Baseline) Baseline {
+func baselineOf(b run.Baseline) Baseline {
 	return Baseline{Name: b.Label(), Measures: run.MeasuresOf(b.Summary)}
 }

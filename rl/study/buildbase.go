@@ -130,7 +130,7 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 				specs = append(specs, tasks.PolicySpec{Kind: kind})
 			}
 		}
-		bs, err := rl.ScriptedBaselines(s.Task, specs, tasks.Val, n, 1)
+		bs, err := run.ScriptedBaselines(s.Task, specs, tasks.Val, n, 1)
 		if err != nil {
 			return rows, err
 		}

@@ -204,7 +204,7 @@ func (o *oneRun) afterUpdate(m rl.Metrics, _ float64) {
 
 // afterEval prints an evaluation's line and keeps the first seed's
 // sampled transcripts for the report.
-func (o *oneRun) afterEval(r EvalRecord, shown []rl.Sample) {
+func (o *oneRun) afterEval(r EvalRecord, shown []run.Sample) {
 	o.s.meter.Line(o.s.updates, fmt.Sprintf("%s @ %d %-4s %-7s success %s  AS %s  evidence %s  I_AS %s  C_BT %s", o.name, r.Update,
 		r.Split, r.Mode, f3(r.Success), f3(r.ASProxy), f3(r.Evidence), f3(r.IAS), f3(r.CBT)))
 	if r.Mode == "sampled" {
@@ -214,7 +214,7 @@ func (o *oneRun) afterEval(r EvalRecord, shown []rl.Sample) {
 
 // keepShown keeps the sampled transcripts of the first seed's runs for
 // the report.
-func (o *oneRun) keepShown(shown []rl.Sample) {
+func (o *oneRun) keepShown(shown []run.Sample) {
 	if o.seed != o.s.cfg.Seeds[0] || len(shown) == 0 || shown[0].Mode != "sampled" {
 		return
 	}
@@ -252,7 +252,7 @@ func (o *oneRun) finish(status string, err error) (*RunSum, error) {
 }
 
 // SamplesPerEval and Sample are rl's: the transcripts every run writes.
-const SamplesPerEval = rl.SamplesPerEval
+const SamplesPerEval = run.SamplesPerEval
 
-// Sample is one line of samples.jsonl (rl.Sample).
-type Sample = rl.Sample
+// Sample is one line of samples.jsonl (run.Sample).
+type Sample = run.Sample

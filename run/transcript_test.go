@@ -1,4 +1,4 @@
-package rl
+package run
 
 import (
 	"math/rand/v2"
@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"arew/rl"
 	"arew/tasks"
+	_ "arew/tasks/all"
 )
 
 // A transcript lists every turn with its words, kind and critique, and
@@ -18,7 +20,7 @@ func TestTranscript(t *testing.T) {
 	require.NoError(t, err)
 	pol, err := task.Scripted(tasks.PolicySpec{Kind: "strong"})
 	require.NoError(t, err)
-	tr, err := PlayScripted(task, pol, tasks.Test, 0, rand.New(rand.NewPCG(1, 2)))
+	tr, err := rl.PlayScripted(task, pol, tasks.Test, 0, rand.New(rand.NewPCG(1, 2)))
 	require.NoError(t, err)
 	ts := NewTranscript(task.Vocab(), 0, tr)
 	require.Len(t, ts.Turns, len(tr.Steps))
@@ -53,7 +55,7 @@ func TestTranscriptWithText(t *testing.T) {
 	require.NoError(t, err)
 	pol, err := task.Scripted(tasks.PolicySpec{Kind: "strong"})
 	require.NoError(t, err)
-	tr, err := PlayScripted(task, pol, tasks.Val, 3, rand.New(rand.NewPCG(1, 2)))
+	tr, err := rl.PlayScripted(task, pol, tasks.Val, 3, rand.New(rand.NewPCG(1, 2)))
 	require.NoError(t, err)
 	ts := NewTranscript(task.Vocab(), 3, tr).WithText(task, tasks.Val, tr)
 	ep, err := task.NewEpisode(tasks.Val, 3)
@@ -68,7 +70,7 @@ func TestTranscriptWithText(t *testing.T) {
 	assert.Contains(t, md, ts.PromptText)
 
 	// Samples carry the split and the text.
-	res := EvalResult{Trajectories: []*Trajectory{tr}}
+	res := rl.EvalResult{Trajectories: []*rl.Trajectory{tr}}
 	s := Samples(task, tasks.Val, res, 5, "greedy")
 	require.Len(t, s, 1)
 	assert.Equal(t, "val", s[0].Split)

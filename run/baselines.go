@@ -1,7 +1,8 @@
-package rl
+package run
 
 import (
 	"fmt"
+	"math"
 
 	"arew/tasks"
 )
@@ -48,6 +49,7 @@ func ScriptedBaselines(task tasks.Task, specs []tasks.PolicySpec, split tasks.Sp
 	if err != nil {
 		return out, fmt.Errorf("baselines: best constant: %w", err)
 	}
+	nan := math.NaN() // a constant answer has no turns to measure
 	return append(out, Baseline{Name: ans, Constant: true, Summary: tasks.Summary{
 		Episodes: n, Success: succ, Reward: nan, ASProxy: nan, BTProxy: nan, IAS: nan, CBT: nan,
 		Evidence: nan, Turns: nan, Malformed: nan, Repeats: nan}}), nil

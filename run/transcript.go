@@ -1,9 +1,10 @@
-package rl
+package run
 
 import (
 	"fmt"
 	"strings"
 
+	"arew/rl"
 	"arew/tasks"
 )
 
@@ -40,7 +41,7 @@ type TranscriptTurn struct {
 
 // NewTranscript renders trajectory tr of instance index with the task's
 // vocabulary.
-func NewTranscript(v *tasks.Vocab, index int, tr *Trajectory) Transcript {
+func NewTranscript(v *tasks.Vocab, index int, tr *rl.Trajectory) Transcript {
 	t := Transcript{Index: index, Success: tr.Measures.Success, Reward: tr.Reward}
 	prev := len(tr.Tokens)
 	if len(tr.Steps) > 0 {
@@ -62,7 +63,7 @@ func NewTranscript(v *tasks.Vocab, index int, tr *Trajectory) Transcript {
 // WithText adds what a reader needs to judge the episode, where the task
 // can say it: the hidden truth of instance (split, Index), replayed from a
 // fresh episode, and the prompt in the task's text rendering.
-func (t Transcript) WithText(task tasks.Task, split tasks.Split, tr *Trajectory) Transcript {
+func (t Transcript) WithText(task tasks.Task, split tasks.Split, tr *rl.Trajectory) Transcript {
 	if ep, err := task.NewEpisode(split, t.Index); err == nil {
 		if r, ok := ep.(tasks.Revealer); ok {
 			t.Truth = r.Reveal()
@@ -125,7 +126,7 @@ type Sample struct {
 // Samples are the transcripts of the first SamplesPerEval episodes of an
 // evaluation of split in mode after update updates, with the truth and the
 // prompt's text where the task has them.
-func Samples(task tasks.Task, split tasks.Split, res EvalResult, update int, mode string) []Sample {
+func Samples(task tasks.Task, split tasks.Split, res rl.EvalResult, update int, mode string) []Sample {
 	var out []Sample
 	for i := 0; i < min(SamplesPerEval, len(res.Trajectories)); i++ {
 		tr := res.Trajectories[i]

@@ -156,7 +156,9 @@
 // learnability and smoke-study tests named here run under -tags long). The
 // RL stage on three short states, each wanting its own command among four,
 // lifts the sampled success from 0.26 to 0.55 and the greedy accuracy to
-// 0.67, chance being 1/3 (TestRLLearnsALearnableNextAction). Both stages
+// 0.67, chance being 1/3, decoded free; under the trie, where every sample
+// is one of the four and GRPO trains the renormalised policy, from 0.36 to
+// 0.99 and 1.00 (TestRLLearnsALearnableNextAction). Both stages
 // shuffle their examples once (the datasets come grouped by game and state,
 // and in that order consecutive updates each fit one state and undo the
 // last: the RL test oscillated between 0.02 and 0.57 without it).

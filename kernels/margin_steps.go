@@ -98,6 +98,24 @@ func (m MarginMode) String() string {
 	return marginModeNames[m]
 }
 
+// MarshalText writes the mode's name, so a config holds "step", not 0.
+func (m MarginMode) MarshalText() ([]byte, error) {
+	if m < 0 || int(m) >= len(marginModeNames) {
+		return nil, fmt.Errorf("unknown AREW margin mode %d", int(m))
+	}
+	return []byte(marginModeNames[m]), nil
+}
+
+// UnmarshalText reads a mode name (ParseMarginMode).
+func (m *MarginMode) UnmarshalText(text []byte) error {
+	v, err := ParseMarginMode(string(text))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
 // ParseMarginMode reads a mode name: step (= step_copied), step_spread,
 // minority_fixed, abs_sum.
 func ParseMarginMode(name string) (MarginMode, error) {

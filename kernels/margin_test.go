@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -333,4 +334,18 @@ func TestParseMarginMode(t *testing.T) {
 	assert.Equal(t, MarginStep, got)
 	_, err = ParseMarginMode("fixed_pos")
 	assert.ErrorContains(t, err, `unknown AREW margin mode "fixed_pos"`)
+
+	// In JSON a mode is its name, read back as the mode; others are refused.
+	for _, m := range allModes {
+		data, err := json.Marshal(m)
+		require.NoError(t, err)
+		assert.Equal(t, `"`+m.String()+`"`, string(data))
+		var back MarginMode
+		require.NoError(t, json.Unmarshal(data, &back))
+		assert.Equal(t, m, back)
+	}
+	var m MarginMode
+	assert.ErrorContains(t, json.Unmarshal([]byte(`"fixed_pos"`), &m), "fixed_pos")
+	_, err = json.Marshal(MarginMode(9))
+	assert.Error(t, err)
 }

@@ -13,13 +13,13 @@ import (
 // (docs/arew.md §2). It changes advantages only: the critic's targets
 // (Returns), the importance ratio, clipping and the reward are untouched.
 type AREW struct {
-	// Critiques selects which steps' critiques feed u: "none", "as", "bt",
-	// "as+bt".
-	Critiques string  `json:"critiques"`
-	Lambda    float64 `json:"lambda"`
-	// Mode is the kernel's margin mode: step (the paper's, copied to the
-	// step's tokens: the default), step_spread, minority_fixed, abs_sum.
-	Mode string `json:"mode"`
+	// Critiques selects which steps' critiques feed u.
+	Critiques CritiqueSet `json:"critiques"`
+	Lambda    float64     `json:"lambda"`
+	// Mode is the kernel's margin mode, written by name: step (the
+	// paper's, copied to the step's tokens: the default), step_spread,
+	// minority_fixed, abs_sum.
+	Mode kernels.MarginMode `json:"mode"`
 	// Separate computes one margin over the AS steps and another over the BT
 	// steps (each with its own |P| and |N|, as the PE prototype did) instead
 	// of the paper's single margin over all critiqued steps.
@@ -34,17 +34,25 @@ type AREW struct {
 
 // Active reports whether the correction applies at this update.
 func (a AREW) Active(update int) bool {
-	return a.Critiques != "none" && a.Critiques != "" && a.Lambda != 0 &&
+	return a.Critiques.any() && a.Lambda != 0 &&
 		update >= a.Start && (a.End == 0 || update < a.End)
 }
 
+// Estimator is an advantage estimator, written by name.
+type Estimator string
+
+// The advantage estimators.
+const (
+	EstimatorGAE    Estimator = "gae"    // GAE over the critic's values
+	EstimatorGRPO   Estimator = "grpo"   // the group's mean and std
+	EstimatorDrGRPO Estimator = "drgrpo" // the group's mean only (Dr. GRPO)
+)
+
 // AdvantageConfig chooses the estimator and the correction.
 type AdvantageConfig struct {
-	// Estimator: "gae" (needs Values), "grpo" (group mean and std) or
-	// "drgrpo" (group mean only).
-	Estimator string  `json:"estimator"`
-	Gamma     float64 `json:"gamma"`
-	Lambda    float64 `json:"lambda"`
+	Estimator Estimator `json:"estimator"`
+	Gamma     float64   `json:"gamma"`
+	Lambda    float64   `json:"lambda"`
 	// Whiten normalises GAE advantages over the batch's agent tokens.
 	Whiten bool `json:"whiten"`
 	// GroupEps is the ε of the GRPO std denominator (verl: 1e-6).
@@ -55,11 +63,11 @@ type AdvantageConfig struct {
 // Validate reports the first bad field, before any rollout is spent.
 func (c AdvantageConfig) Validate() error {
 	switch c.Estimator {
-	case "gae":
+	case EstimatorGAE:
 		if !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) {
 			return fmt.Errorf("advantage: gamma and lambda must lie in [0, 1], got %v, %v", c.Gamma, c.Lambda)
 		}
-	case "grpo", "drgrpo":
+	case EstimatorGRPO, EstimatorDrGRPO:
 		if !(c.GroupEps >= 0) || math.IsInf(c.GroupEps, 0) {
 			return fmt.Errorf("advantage: group_eps must be finite and ≥ 0, got %v", c.GroupEps)
 		}
@@ -67,13 +75,11 @@ func (c AdvantageConfig) Validate() error {
 		return fmt.Errorf("advantage: estimator must be gae, grpo or drgrpo, got %q", c.Estimator)
 	}
 	a := c.AREW
-	if _, _, err := parseKinds(a.Critiques); err != nil {
+	if err := a.Critiques.Validate(); err != nil {
 		return fmt.Errorf("advantage: arew: %w", err)
 	}
-	if a.Critiques != "none" && a.Critiques != "" {
-		if _, err := kernels.ParseMarginMode(a.Mode); err != nil {
-			return fmt.Errorf("advantage: arew: %w", err)
-		}
+	if _, err := a.Mode.MarshalText(); err != nil {
+		return fmt.Errorf("advantage: arew: %w", err)
 	}
 	if math.IsNaN(a.Lambda) || math.IsInf(a.Lambda, 0) {
 		return fmt.Errorf("advantage: arew: lambda must be finite, got %v", a.Lambda)
@@ -110,11 +116,12 @@ type KindStats struct {
 
 // Advantages fills b.Adv and b.Returns: the estimator, optional whitening,
 // then the AREW correction if it is active at this update. rng drives only
-// the critique perturbation.
+// the critique perturbation. cfg must be valid (Validate, which every
+// trainer runs when it is built).
 func Advantages(b *Batch, cfg AdvantageConfig, update int, rng *rand.Rand) (AdvantageStats, error) {
 	var st AdvantageStats
 	switch cfg.Estimator {
-	case "gae":
+	case EstimatorGAE:
 		if err := kernels.GAE(b.Packed, b.Rewards, b.Values, cfg.Gamma, cfg.Lambda, b.Adv, b.Returns); err != nil {
 			return st, fmt.Errorf("advantages: %w", err)
 		}
@@ -123,8 +130,8 @@ func Advantages(b *Batch, cfg AdvantageConfig, update int, rng *rand.Rand) (Adva
 				return st, fmt.Errorf("advantages: %w", err)
 			}
 		}
-	case "grpo", "drgrpo":
-		norm := kernels.GroupNorm{Std: cfg.Estimator == "grpo", Eps: cfg.GroupEps}
+	case EstimatorGRPO, EstimatorDrGRPO:
+		norm := kernels.GroupNorm{Std: cfg.Estimator == EstimatorGRPO, Eps: cfg.GroupEps}
 		scores := make([]float32, len(b.Trajs))
 		for i, t := range b.Trajs {
 			scores[i] = float32(t.Reward)
@@ -139,14 +146,7 @@ func Advantages(b *Batch, cfg AdvantageConfig, update int, rng *rand.Rand) (Adva
 	if !cfg.AREW.Active(update) {
 		return st, nil
 	}
-	mode, err := kernels.ParseMarginMode(cfg.AREW.Mode)
-	if err != nil {
-		return st, fmt.Errorf("advantages: %w", err)
-	}
-	z, flipped, err := SelectCritiques(b, cfg.AREW.Critiques, cfg.AREW.Perturb, rng)
-	if err != nil {
-		return st, fmt.Errorf("advantages: %w", err)
-	}
+	z, flipped := SelectCritiques(b, cfg.AREW.Critiques, cfg.AREW.Perturb, rng)
 	st.Flipped = flipped
 	groups := [][]int8{z}
 	if cfg.AREW.Separate {
@@ -157,7 +157,7 @@ func Advantages(b *Batch, cfg AdvantageConfig, update int, rng *rand.Rand) (Adva
 	for _, zg := range groups {
 		steps := b.Steps
 		steps.Critique = zg
-		if err := kernels.MarginCorrection(b.Packed, steps, mode, cfg.AREW.Lambda, b.Adv, true); err != nil {
+		if err := kernels.MarginCorrection(b.Packed, steps, cfg.AREW.Mode, cfg.AREW.Lambda, b.Adv, true); err != nil {
 			return st, fmt.Errorf("advantages: %w", err)
 		}
 		markTwoSided(steps, both)

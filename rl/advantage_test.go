@@ -1,12 +1,14 @@
 package rl
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"arew/kernels"
 	"arew/tasks"
 )
 
@@ -19,7 +21,7 @@ func TestAdvantagesAREWStepMode(t *testing.T) {
 	b, err := NewBatch([]*Trajectory{tr})
 	require.NoError(t, err)
 	cfg := AdvantageConfig{Estimator: "gae", Gamma: 1, Lambda: 1,
-		AREW: AREW{Critiques: "as+bt", Lambda: 0.4, Mode: "step"}}
+		AREW: AREW{Critiques: "as+bt", Lambda: 0.4, Mode: kernels.MarginStep}}
 	st, err := Advantages(b, cfg, 0, rand.New(rand.NewPCG(1, 1)))
 	require.NoError(t, err)
 	// Predictions: tokens 1..6 = P A A O A O A → mask 0 1 1 0 1 0 1.
@@ -50,7 +52,7 @@ func TestAdvantagesSeparateMargins(t *testing.T) {
 	tr := episode(1, 0, 0, turn{1, 1, tasks.AS, 1}, turn{1, 1, tasks.BT, 1}, turn{1, 1, tasks.AS, -1}, turn{1, 0, tasks.BT, 1})
 	joint, err := NewBatch([]*Trajectory{tr})
 	require.NoError(t, err)
-	cfg := AdvantageConfig{Estimator: "drgrpo", AREW: AREW{Critiques: "as+bt", Lambda: 1, Mode: "step"}}
+	cfg := AdvantageConfig{Estimator: "drgrpo", AREW: AREW{Critiques: "as+bt", Lambda: 1, Mode: kernels.MarginStep}}
 	_, err = Advantages(joint, cfg, 0, nil)
 	require.NoError(t, err)
 	// A single trajectory in its group: group baseline 0 (mean subtracted).
@@ -73,15 +75,19 @@ func TestAdvantagesSeparateMargins(t *testing.T) {
 	assert.InDeltaSlice(t, []float32{1, 0, -1, 0}, agent(sep), 1e-6)
 }
 
-func TestAdvantagesRejectBadConfig(t *testing.T) {
-	b, err := NewBatch([]*Trajectory{episode(1, 1, 0, turn{1, 0, tasks.AS, 1})})
-	require.NoError(t, err)
+// A bad estimator, critique set or margin mode is refused by Validate
+// (every trainer validates its config when it is built), and a mode's
+// unknown name already when the config is read.
+func TestAdvantageConfigRejectsBadEnums(t *testing.T) {
 	for name, cfg := range map[string]AdvantageConfig{
 		"estimator": {Estimator: "td"},
-		"mode":      {Estimator: "grpo", AREW: AREW{Critiques: "as", Lambda: 1, Mode: "spread-ish"}},
-		"kinds":     {Estimator: "grpo", AREW: AREW{Critiques: "everything", Lambda: 1, Mode: "step"}},
+		"mode":      {Estimator: EstimatorGRPO, AREW: AREW{Critiques: CritiquesAS, Lambda: 1, Mode: kernels.MarginMode(9)}},
+		"kinds":     {Estimator: EstimatorGRPO, AREW: AREW{Critiques: "everything", Lambda: 1}},
 	} {
-		_, err := Advantages(b, cfg, 0, rand.New(rand.NewPCG(1, 1)))
-		assert.Error(t, err, name)
+		assert.Error(t, cfg.Validate(), name)
 	}
+	var a AREW
+	assert.ErrorContains(t, json.Unmarshal([]byte(`{"mode": "spread-ish"}`), &a), "spread-ish")
+	require.NoError(t, json.Unmarshal([]byte(`{"critiques": "as+bt", "mode": "abs_sum"}`), &a))
+	assert.Equal(t, AREW{Critiques: CritiquesBoth, Mode: kernels.MarginAbsSum}, a)
 }

@@ -114,7 +114,7 @@ func TestSelectCritiques(t *testing.T) {
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(1, 2))
 	cases := []struct {
-		kinds string
+		kinds CritiqueSet
 		p     Perturb
 		want  []int8
 	}{
@@ -129,18 +129,16 @@ func TestSelectCritiques(t *testing.T) {
 		{"as+bt", Perturb{FillMissing: true, Fill: -1}, []int8{1, -1, -1, 1, -1}},
 	}
 	for _, c := range cases {
-		z, _, err := SelectCritiques(b, c.kinds, c.p, rng)
-		require.NoError(t, err)
+		require.NoError(t, c.p.Validate())
+		z, _ := SelectCritiques(b, c.kinds, c.p, rng)
 		assert.Equal(t, c.want, z, "%s %+v", c.kinds, c.p)
 	}
 	assert.Equal(t, []int8{1, -1, 0, 1, -1}, b.Steps.Critique, "the batch's critiques are unchanged")
 
 	for _, bad := range []Perturb{{Flip: 1.5}, {Keep: "middle"}, {Keep: "first"}, {FillMissing: true, Fill: 0}} {
-		_, _, err := SelectCritiques(b, "as+bt", bad, rng)
-		assert.Error(t, err, "%+v", bad)
+		assert.Error(t, bad.Validate(), "%+v", bad)
 	}
-	_, _, err = SelectCritiques(b, "all", Perturb{}, rng)
-	assert.Error(t, err)
+	assert.Error(t, CritiqueSet("all").Validate())
 }
 
 // With α = 0.3 about 30% of the nonzero critiques flip.
@@ -151,7 +149,6 @@ func TestFlipRate(t *testing.T) {
 	}
 	b, err := NewBatch(trajs)
 	require.NoError(t, err)
-	_, flipped, err := SelectCritiques(b, "as+bt", Perturb{Flip: 0.3}, rand.New(rand.NewPCG(3, 4)))
-	require.NoError(t, err)
+	_, flipped := SelectCritiques(b, CritiquesBoth, Perturb{Flip: 0.3}, rand.New(rand.NewPCG(3, 4)))
 	assert.InDelta(t, 0.3, float64(flipped)/800, 0.04)
 }

@@ -3,6 +3,7 @@ package rl
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"arew/tasks"
 )
@@ -45,18 +46,12 @@ func (p Perturb) Validate() error {
 }
 
 // SelectCritiques returns the critiques AREW should use for a batch, one per
-// step of b.Steps: those of the selected kinds ("as", "bt", "as+bt"; any
-// other kind's critique becomes 0), then perturbed by p with rng. The
-// batch's own critiques are left unchanged. It also returns how many
-// critiques were flipped.
-func SelectCritiques(b *Batch, kinds string, p Perturb, rng *rand.Rand) ([]int8, int, error) {
-	useAS, useBT, err := parseKinds(kinds)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := p.Validate(); err != nil {
-		return nil, 0, err
-	}
+// step of b.Steps: those of the selected kinds (any other kind's critique
+// becomes 0), then perturbed by p (valid) with rng. The batch's own
+// critiques are left unchanged. It also returns how many critiques were
+// flipped.
+func SelectCritiques(b *Batch, kinds CritiqueSet, p Perturb, rng *rand.Rand) ([]int8, int) {
+	useAS, useBT := kinds.uses(tasks.AS), kinds.uses(tasks.BT)
 	z := make([]int8, len(b.Steps.Critique))
 	flipped := 0
 	for tr := 0; tr+1 < len(b.Steps.Offsets); tr++ {
@@ -81,7 +76,7 @@ func SelectCritiques(b *Batch, kinds string, p Perturb, rng *rand.Rand) ([]int8,
 			z[i] = v
 		}
 	}
-	return z, flipped, nil
+	return z, flipped
 }
 
 // keeps says whether step k (0-based) of a trajectory with n steps survives
@@ -102,19 +97,39 @@ func keeps(p Perturb, kind tasks.Kind, k, n int) bool {
 	return true
 }
 
-// CritiqueKinds are the values AREW.Critiques may take.
-var CritiqueKinds = []string{"none", "as", "bt", "as+bt"}
+// CritiqueSet names the kinds of steps whose critiques feed AREW's
+// margin, written by name.
+type CritiqueSet string
 
-func parseKinds(kinds string) (as, bt bool, err error) {
-	switch kinds {
-	case "none", "":
-		return false, false, nil
-	case "as":
-		return true, false, nil
-	case "bt":
-		return false, true, nil
-	case "as+bt":
-		return true, true, nil
+// The critique sets ("" reads as none).
+const (
+	CritiquesNone CritiqueSet = "none"
+	CritiquesAS   CritiqueSet = "as"
+	CritiquesBT   CritiqueSet = "bt"
+	CritiquesBoth CritiqueSet = "as+bt"
+)
+
+// CritiqueKinds are the values AREW.Critiques may take.
+var CritiqueKinds = []CritiqueSet{CritiquesNone, CritiquesAS, CritiquesBT, CritiquesBoth}
+
+// Validate refuses a name that is not a critique set.
+func (c CritiqueSet) Validate() error {
+	if c == "" || slices.Contains(CritiqueKinds, c) {
+		return nil
 	}
-	return false, false, fmt.Errorf("critique kinds must be none, as, bt or as+bt, got %q", kinds)
+	return fmt.Errorf("critique kinds must be none, as, bt or as+bt, got %q", string(c))
+}
+
+// any reports whether the set feeds the margin at all.
+func (c CritiqueSet) any() bool { return c != "" && c != CritiquesNone }
+
+// uses reports whether steps of kind feed the margin.
+func (c CritiqueSet) uses(kind tasks.Kind) bool {
+	switch kind {
+	case tasks.AS:
+		return c == CritiquesAS || c == CritiquesBoth
+	case tasks.BT:
+		return c == CritiquesBT || c == CritiquesBoth
+	}
+	return false
 }

@@ -3,7 +3,9 @@ package rl
 import (
 	"fmt"
 
+	"arew/kernels"
 	"arew/model"
+	"arew/optim"
 	"arew/tasks"
 )
 
@@ -31,7 +33,7 @@ func DefaultGRPOConfig() GRPOConfig {
 	return GRPOConfig{
 		Seed: 1, Prompts: 16, GroupSize: 5, Objective: "grpo",
 		Rollout:   DefaultRolloutConfig(),
-		Advantage: AdvantageConfig{Estimator: "grpo", GroupEps: 1e-6, AREW: AREW{Critiques: "none", Mode: "step"}},
+		Advantage: AdvantageConfig{Estimator: EstimatorGRPO, GroupEps: 1e-6, AREW: AREW{Critiques: CritiquesNone, Mode: kernels.MarginStep}},
 		Policy:    DefaultPolicy(),
 	}
 }
@@ -43,7 +45,7 @@ func DefaultGSPOConfig() GRPOConfig {
 	c := DefaultGRPOConfig()
 	c.Objective = "gspo"
 	c.Policy.ClipLow, c.Policy.ClipHigh, c.Policy.DualClip = 3e-4, 4e-4, 0
-	c.Policy.LossAgg = "seq-mean-token-mean"
+	c.Policy.LossAgg = optim.SeqMeanTokenMean
 	return c
 }
 
@@ -55,7 +57,7 @@ func (c GRPOConfig) Validate() error {
 	if c.Objective != "grpo" && c.Objective != "gspo" {
 		return fmt.Errorf("grpo: objective must be grpo or gspo, got %q", c.Objective)
 	}
-	if c.Advantage.Estimator != "grpo" && c.Advantage.Estimator != "drgrpo" {
+	if c.Advantage.Estimator != EstimatorGRPO && c.Advantage.Estimator != EstimatorDrGRPO {
 		return fmt.Errorf("grpo: the advantage estimator must be grpo or drgrpo (no critic), got %q", c.Advantage.Estimator)
 	}
 	for _, v := range []interface{ Validate() error }{c.Rollout, c.Advantage, c.Policy} {

@@ -3,6 +3,7 @@ package rl
 import (
 	"fmt"
 
+	"arew/kernels"
 	"arew/model"
 	"arew/tasks"
 )
@@ -35,8 +36,8 @@ func DefaultPPOConfig() PPOConfig {
 		Seed:     1,
 		Episodes: 64,
 		Rollout:  DefaultRolloutConfig(),
-		Advantage: AdvantageConfig{Estimator: "gae", Gamma: 1, Lambda: 1, Whiten: true, GroupEps: 1e-6,
-			AREW: AREW{Critiques: "none", Mode: "step"}},
+		Advantage: AdvantageConfig{Estimator: EstimatorGAE, Gamma: 1, Lambda: 1, Whiten: true, GroupEps: 1e-6,
+			AREW: AREW{Critiques: CritiquesNone, Mode: kernels.MarginStep}},
 		Policy: DefaultPolicy(),
 		Critic: DefaultCritic(),
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"arew/kernels"
 	"arew/model"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkPPOUpdateFloDial(b *testing.B) {
 	policy, err := model.New(cfg, 1)
 	require.NoError(b, err)
 	pc := DefaultPPOConfig()
-	pc.Advantage.AREW = AREW{Critiques: "as+bt", Lambda: 0.5, Mode: "step"}
+	pc.Advantage.AREW = AREW{Critiques: "as+bt", Lambda: 0.5, Mode: kernels.MarginStep}
 	ppo, err := NewPPO(task, policy, nil, pc)
 	require.NoError(b, err)
 	defer ppo.Close()

@@ -86,16 +86,16 @@ type PolicyConfig struct {
 	// LossAgg is verl's loss_agg_mode for the surrogate, entropy and KL:
 	// token-mean, seq-mean-token-sum, seq-mean-token-mean or
 	// seq-mean-token-sum-norm (GSPO always uses seq-mean-token-mean).
-	LossAgg string `json:"loss_agg"`
+	LossAgg optim.AggMode `json:"loss_agg"`
 	// NormConst is seq-mean-token-sum-norm's constant; 0 means the graph's
 	// sequence length.
 	NormConst   float64 `json:"norm_const"`
 	EntropyCoef float64 `json:"entropy_coef"`
 	// KLCoef > 0 adds the KL to a frozen copy of the initial policy, with
 	// KLEstimator (kl/k1, abs, mse/k2, low_var_kl/k3).
-	KLCoef      float64     `json:"kl_coef"`
-	KLEstimator string      `json:"kl_estimator"`
-	Optim       OptimConfig `json:"optim"`
+	KLCoef      float64           `json:"kl_coef"`
+	KLEstimator optim.KLEstimator `json:"kl_estimator"`
+	Optim       OptimConfig       `json:"optim"`
 	// MaxSkipped optimiser steps in a row with a non-finite loss or
 	// gradient end training with ErrDiverged; 0 means DefaultMaxSkipped.
 	MaxSkipped int `json:"max_skipped"`
@@ -105,7 +105,7 @@ type PolicyConfig struct {
 // verl's dual clip 3 and token-mean, no entropy bonus, no KL, lr 1e-4.
 func DefaultPolicy() PolicyConfig {
 	return PolicyConfig{Epochs: 2, MiniBatch: 16, ClipLow: 0.2, ClipHigh: 0.2, DualClip: 3,
-		LossAgg: string(optim.TokenMean), KLEstimator: string(optim.KLK3), Optim: DefaultOptim(1e-4)}
+		LossAgg: optim.TokenMean, KLEstimator: optim.KLK3, Optim: DefaultOptim(1e-4)}
 }
 
 // Validate reports the first bad field.
@@ -119,7 +119,7 @@ func (c PolicyConfig) Validate() error {
 	if c.DualClip != 0 && (!(c.DualClip > 1) || !inFloat32(c.DualClip)) {
 		return fmt.Errorf("policy: dual_clip must be 0 (off) or in (1, %.3g], got %v", MaxRate, c.DualClip)
 	}
-	switch optim.AggMode(c.LossAgg) {
+	switch c.LossAgg {
 	case optim.TokenMean, optim.SeqMeanTokenSum, optim.SeqMeanTokenMean, optim.SeqMeanTokenSumNorm:
 	default:
 		return fmt.Errorf("policy: loss_agg must be token-mean, seq-mean-token-sum, seq-mean-token-mean or seq-mean-token-sum-norm, got %q", c.LossAgg)
@@ -131,7 +131,7 @@ func (c PolicyConfig) Validate() error {
 		return fmt.Errorf("policy: entropy_coef and kl_coef must lie in [0, %.3g] (float32), got %v, %v", MaxRate, c.EntropyCoef, c.KLCoef)
 	}
 	if c.KLCoef > 0 {
-		if _, _, err := optim.KLToken(optim.KLEstimator(c.KLEstimator), 0, 0); err != nil {
+		if _, _, err := optim.KLToken(c.KLEstimator, 0, 0); err != nil {
 			return fmt.Errorf("policy: %w", err)
 		}
 	}
@@ -146,7 +146,7 @@ func (c PolicyConfig) Validate() error {
 
 // agg is the aggregation of the actor's terms on a graph of sequence length T.
 func (c PolicyConfig) agg(T int) optim.Agg {
-	a := optim.Agg{Mode: optim.AggMode(c.LossAgg)}
+	a := optim.Agg{Mode: c.LossAgg}
 	if a.Mode == optim.SeqMeanTokenSumNorm {
 		a.NormConst = c.NormConst
 		if a.NormConst == 0 {

@@ -72,7 +72,7 @@ func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, objective string, s
 	}
 	if pc.KLCoef > 0 {
 		n, res, err := optim.KLPenaltyNode(g.Logp, r.refLogp, r.packed,
-			optim.KLConfig{Estimator: optim.KLEstimator(pc.KLEstimator), Coef: pc.KLCoef, Agg: a.agg})
+			optim.KLConfig{Estimator: pc.KLEstimator, Coef: pc.KLCoef, Agg: a.agg})
 		a.kl = res
 		if err := add(n, err); err != nil {
 			return fail(err)

@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"arew/kernels"
 	"bytes"
 	"encoding/json"
 	"math"
@@ -18,7 +19,7 @@ func flodialPPOConfig() PPOConfig {
 	c.Policy.MiniBatch = 4
 	c.Policy.Epochs = 2
 	c.Rollout.Workers = 2
-	c.Advantage.AREW = AREW{Critiques: "as+bt", Lambda: 0.5, Mode: "step"}
+	c.Advantage.AREW = AREW{Critiques: "as+bt", Lambda: 0.5, Mode: kernels.MarginStep}
 	return c
 }
 
@@ -73,11 +74,11 @@ func TestTrainersRunOnFloDial(t *testing.T) {
 	shared.Critic.Mode = "shared"
 	grpo := DefaultGRPOConfig()
 	grpo.Prompts, grpo.GroupSize, grpo.Policy.MiniBatch = 2, 4, 4
-	grpo.Advantage.AREW = AREW{Critiques: "as", Lambda: 0.5, Mode: "minority_fixed"}
+	grpo.Advantage.AREW = AREW{Critiques: "as", Lambda: 0.5, Mode: kernels.MarginMinorityFixed}
 	gspo := DefaultGSPOConfig()
 	gspo.Prompts, gspo.GroupSize, gspo.Policy.MiniBatch = 2, 4, 4
 	gspo.Advantage.Estimator = "drgrpo"
-	gspo.Advantage.AREW = AREW{Critiques: "as+bt", Lambda: 0.5, Mode: "step", Separate: true}
+	gspo.Advantage.AREW = AREW{Critiques: "as+bt", Lambda: 0.5, Mode: kernels.MarginStep, Separate: true}
 	cases := []struct {
 		name string
 		make func() (Trainer, error)
@@ -192,7 +193,7 @@ func TestTrainerConfigValidation(t *testing.T) {
 		"estimator":    func(c *PPOConfig) { c.Advantage.Estimator = "grpo" },
 		"gamma":        func(c *PPOConfig) { c.Advantage.Gamma = 1.5 },
 		"critiques":    func(c *PPOConfig) { c.Advantage.AREW.Critiques = "all" },
-		"mode":         func(c *PPOConfig) { c.Advantage.AREW = AREW{Critiques: "as", Lambda: 1, Mode: "big"} },
+		"mode":         func(c *PPOConfig) { c.Advantage.AREW = AREW{Critiques: "as", Lambda: 1, Mode: kernels.MarginMode(-1)} },
 		"window":       func(c *PPOConfig) { c.Advantage.AREW.Start, c.Advantage.AREW.End = 5, 5 },
 		"flip":         func(c *PPOConfig) { c.Advantage.AREW.Perturb.Flip = 2 },
 		"epochs":       func(c *PPOConfig) { c.Policy.Epochs = 0 },

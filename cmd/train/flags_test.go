@@ -198,8 +198,13 @@ func TestArewFlagNamesItself(t *testing.T) {
 	var stderr bytes.Buffer
 	code := run(t.Context(), []string{"-arew", "AS", "-out", t.TempDir()}, io.Discard, &stderr, nil)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr.String(), `-arew must be one of none, as, bt, as+bt, got "AS"`)
+	assert.Contains(t, stderr.String(), `-arew must be one of none, as, bt or as+bt, got "AS"`)
 	assert.NotContains(t, stderr.String(), "advantage:")
+
+	stderr.Reset()
+	code = run(t.Context(), []string{"-mode", "big", "-out", t.TempDir()}, io.Discard, &stderr, nil)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), `-mode: unknown AREW margin mode "big"`)
 }
 
 func TestRunFlagsAloneAreNamed(t *testing.T) {

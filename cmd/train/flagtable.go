@@ -2,10 +2,9 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
+	"arew/kernels"
 	"arew/rl"
 )
 
@@ -179,16 +178,23 @@ func (t *flagTable) arewFlags(d Config) {
 	da := dp.Advantage.AREW
 	t.str("arew", fmt.Sprintf("critiques feeding the AREW margin: none, as, bt or as+bt (default %s)", da.Critiques),
 		func(c *Config, s string) error {
-			if !slices.Contains(rl.CritiqueKinds, s) {
-				return usageErrorf("-arew must be one of %s, got %q", strings.Join(rl.CritiqueKinds, ", "), s)
+			if set := rl.CritiqueSet(s); set != "" && set.Validate() == nil {
+				c.Advantage().AREW.Critiques = set
+				return nil
 			}
-			c.Advantage().AREW.Critiques = s
-			return nil
+			return usageErrorf("-arew must be one of none, as, bt or as+bt, got %q", s)
 		})
 	t.float("lambda", fmt.Sprintf("AREW λ (default %g)", da.Lambda),
 		func(c *Config, v float64) error { c.Advantage().AREW.Lambda = v; return nil })
 	t.str("mode", fmt.Sprintf("AREW margin mode: step, step_spread, minority_fixed or abs_sum (default %s)", da.Mode),
-		func(c *Config, s string) error { c.Advantage().AREW.Mode = s; return nil })
+		func(c *Config, s string) error {
+			m, err := kernels.ParseMarginMode(s)
+			if err != nil {
+				return usageErrorf("-mode: %v", err)
+			}
+			c.Advantage().AREW.Mode = m
+			return nil
+		})
 	t.integer("arew-start", "first update (0-based) with the AREW correction (default 0)",
 		func(c *Config, v int) error { c.Advantage().AREW.Start = v; return nil })
 	t.integer("arew-end", "update at which the AREW correction stops (default 0: never)",

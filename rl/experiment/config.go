@@ -150,7 +150,7 @@ func DefaultConfig(algo rl.Algo) Config {
 		Eval:      EvalConfig{Every: 20, Episodes: 100, Modes: "both", Baselines: true},
 	}
 	if c.PPO != nil || c.GRPO != nil {
-		c.Advantage().AREW = rl.AREW{Critiques: "as+bt", Lambda: 0.5, Mode: "step"}
+		c.Advantage().AREW = rl.AREW{Critiques: rl.CritiquesBoth, Lambda: 0.5, Mode: kernels.MarginStep}
 		c.Policy().Optim.LR = defaultLR
 	}
 	return c

@@ -87,7 +87,7 @@ func (e *Experiment) table(rows [][]string) string { return rl.MarkdownTable(tab
 func (e *Experiment) algoLine() string {
 	a := e.cfg.Advantage().AREW
 	arew := "vanilla (no AREW)"
-	if a.Critiques != "none" && a.Critiques != "" && a.Lambda != 0 {
+	if a.Critiques != rl.CritiquesNone && a.Critiques != "" && a.Lambda != 0 {
 		arew = fmt.Sprintf("AREW %s, λ %g, mode %s", a.Critiques, a.Lambda, a.Mode)
 		if a.Separate {
 			arew += ", separate margins"

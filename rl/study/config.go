@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"arew/kernels"
 	"arew/model"
 	"arew/rl"
 	"arew/tasks"
@@ -81,8 +82,8 @@ type Arm struct {
 // StandardArms are the four arms of the paper's ablation, with margin
 // weight lambda and margin mode: vanilla (no correction), arew (AS and BT
 // critiques), arew-as (AS only) and arew-bt (BT only).
-func StandardArms(lambda float64, mode string) []Arm {
-	arm := func(name, critiques string) Arm {
+func StandardArms(lambda float64, mode kernels.MarginMode) []Arm {
+	arm := func(name string, critiques rl.CritiqueSet) Arm {
 		return Arm{Name: name, AREW: rl.AREW{Critiques: critiques, Lambda: lambda, Mode: mode}}
 	}
 	v := arm("vanilla", "none")

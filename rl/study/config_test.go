@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"arew/kernels"
 	"arew/rl"
 )
 
@@ -77,14 +78,14 @@ func TestBaseGivenAsPathNeedsNothingElse(t *testing.T) {
 }
 
 func TestStandardArms(t *testing.T) {
-	arms := StandardArms(0.5, "step")
+	arms := StandardArms(0.5, kernels.MarginStep)
 	names := make([]string, len(arms))
 	for i, a := range arms {
 		names[i] = a.Name
 	}
 	assert.Equal(t, []string{"vanilla", "arew", "arew-as", "arew-bt"}, names)
 	assert.False(t, arms[0].AREW.Active(0), "vanilla has no correction")
-	for i, crit := range []string{"as+bt", "as", "bt"} {
+	for i, crit := range []rl.CritiqueSet{"as+bt", "as", "bt"} {
 		assert.Equal(t, crit, arms[i+1].AREW.Critiques)
 		assert.True(t, arms[i+1].AREW.Active(0))
 	}
@@ -97,7 +98,7 @@ func TestRunConfigSetsTheArmAndTheSeed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(7), r.PPO.Seed)
 	assert.Equal(t, arms[1].AREW, r.PPO.Advantage.AREW)
-	assert.Equal(t, "none", c.PPO.Advantage.AREW.Critiques, "the study's own config is not changed")
+	assert.Equal(t, rl.CritiquesNone, c.PPO.Advantage.AREW.Critiques, "the study's own config is not changed")
 }
 
 func TestUpdatesTo(t *testing.T) {

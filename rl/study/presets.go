@@ -1,6 +1,7 @@
 package study
 
 import (
+	"arew/kernels"
 	"arew/rl"
 	"arew/tasks"
 )
@@ -40,7 +41,7 @@ func Smoke() Config {
 		Task: "flodial-easy",
 		Base: Base{Build: &rl.BaseConfig{Task: "flodial-easy", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
 			{Name: "weak", Policy: tasks.PolicySpec{Kind: "weak", QAS: 0.2, QBT: 0.2}, Demos: 64}}}},
-		Arms:    StandardArms(0.5, "step"),
+		Arms:    StandardArms(0.5, kernels.MarginStep),
 		Seeds:   []uint64{1, 2},
 		Algo:    "ppo",
 		Updates: 6,
@@ -83,12 +84,12 @@ const recipeLambda = 3
 // about six minutes on two cores), evaluated every 40 updates on 200 test
 // instances.
 func Default() Config {
-	return flodialRecipe("default", StandardArms(recipeLambda, "step")[:2], []uint64{1}, 240, 40)
+	return flodialRecipe("default", StandardArms(recipeLambda, kernels.MarginStep)[:2], []uint64{1}, 240, 40)
 }
 
 // FloDial is the anchor's protocol: the four standard arms × 5 seeds ×
 // 200 updates of 64 episodes, evaluated every 20 updates on 200 test
 // instances. The seeds are not those the recipe was tuned on (101–104).
 func FloDial() Config {
-	return flodialRecipe("flodial", StandardArms(recipeLambda, "step"), []uint64{1, 2, 3, 4, 5}, 200, 20)
+	return flodialRecipe("flodial", StandardArms(recipeLambda, kernels.MarginStep), []uint64{1, 2, 3, 4, 5}, 200, 20)
 }

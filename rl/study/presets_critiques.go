@@ -1,6 +1,9 @@
 package study
 
-import "arew/tasks/flodial"
+import (
+	"arew/kernels"
+	"arew/tasks/flodial"
+)
 
 // The selections the pre-registered rule (Summary.Selected, docs/arew.md
 // §7) made on the validation split, from the tuning sweeps' committed
@@ -31,7 +34,7 @@ const LadderMargin = 0.3
 func LadderArms() []Arm {
 	tuned := SelectedVanilla
 	tuned.Name = "vanilla-tuned"
-	arms := []Arm{StandardArms(0, "step")[0], tuned}
+	arms := []Arm{StandardArms(0, kernels.MarginStep)[0], tuned}
 	for _, rule := range flodial.CritiqueRules {
 		a := lambdaArm(rule, SelectedLambda[rule])
 		a.Name, a.Family = "arew-"+rule, ""

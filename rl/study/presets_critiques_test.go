@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"arew/rl"
 	"arew/tasks/flodial"
 )
 
@@ -60,7 +61,7 @@ func TestLadderFollowsTheSweeps(t *testing.T) {
 	}
 	assert.Len(t, arms, 3+len(flodial.CritiqueRules))
 	assert.JSONEq(t, string(SelectedVanilla.PPO), string(arms["vanilla-tuned"].PPO))
-	assert.Equal(t, "none", arms["vanilla"].AREW.Critiques)
+	assert.Equal(t, rl.CritiquesNone, arms["vanilla"].AREW.Critiques)
 	assert.Nil(t, arms["vanilla"].PPO, "vanilla is the recipe's")
 	random, perFault := arms["random"], arms["arew-per-fault"]
 	assert.Equal(t, DirectionControlFlip, random.AREW.Perturb.Flip)

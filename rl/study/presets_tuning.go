@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"arew/kernels"
 	"arew/tasks/flodial"
 )
 
@@ -53,7 +54,7 @@ func vanillaArm(lr, ent float64, steps int) Arm {
 	patch := fmt.Sprintf(`{"policy": {"epochs": %d, "mini_batch": %d, "entropy_coef": %g, "optim": {"lr": %g}}}`, epochs, mini, ent, lr)
 	return Arm{
 		Name: fmt.Sprintf("vanilla-lr%g-ent%g-steps%d", lr, ent, steps),
-		AREW: StandardArms(0, "step")[0].AREW,
+		AREW: StandardArms(0, kernels.MarginStep)[0].AREW,
 		PPO:  json.RawMessage(patch),
 	}
 }
@@ -82,7 +83,7 @@ func LambdaSweepArms() []Arm {
 // lambdaArm is AREW AS+BT under the critique rule at λ, in the rule's
 // family: arew-<rule>-l<λ>.
 func lambdaArm(rule string, lambda float64) Arm {
-	a := StandardArms(lambda, "step")[1]
+	a := StandardArms(lambda, kernels.MarginStep)[1]
 	a.Name = fmt.Sprintf("arew-%s-l%g", rule, lambda)
 	a.Family = rule
 	a.TaskConfig = json.RawMessage(fmt.Sprintf(`{"Critiques": %q}`, rule))

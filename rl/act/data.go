@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"arew/rl"
 	"arew/tasks"
 	"arew/tasks/textworld"
 )
@@ -221,39 +221,17 @@ func strictUnmarshal(line []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// writeJSONL writes one JSON object per line to a temporary file, then
-// renames it to path (path holds the old file or the complete new one).
+// writeJSONL writes one JSON object per line, atomically (rl.WriteFile:
+// path holds the old file or the complete new one).
 func writeJSONL(path string, recs []any) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	w := bufio.NewWriter(tmp)
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for _, r := range recs {
-		if err = enc.Encode(r); err != nil {
-			break
+		if err := enc.Encode(r); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return rl.WriteFile(path, buf.Bytes())
 }
 
 // readJSONL calls each on every non-empty line; an error names the line.

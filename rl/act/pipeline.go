@@ -2,7 +2,6 @@ package act
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -165,7 +164,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Rows = append(rep.Rows, r)
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	return rep, cfg.write("report.json", func(p string) error { return writeJSON(p, rep) })
+	return rep, cfg.write("report.json", func(p string) error { return rl.WriteJSON(p, rep) })
 }
 
 // stageData is what the rows train and are measured on: the expert pairs
@@ -294,18 +293,6 @@ func (cfg Config) write(name string, f func(path string) error) error {
 		return err
 	}
 	return f(filepath.Join(cfg.Dir, name))
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // AutoContext sizes the model's context from the expert data: the longest

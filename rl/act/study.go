@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"arew/engine"
 	"arew/rl"
 	"arew/run"
 )
@@ -104,7 +105,7 @@ func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(dir, "study.json"), cfg); err != nil {
+	if err := rl.WriteJSON(filepath.Join(dir, "study.json"), cfg); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -217,8 +218,13 @@ func Summarize(dir string) (*Summary, error) {
 	return sum, sum.write(dir)
 }
 
+// maxReportBytes caps a study.json or report.json a resumed sweep reads
+// back (a report is ~20 KB).
+const maxReportBytes = 64 << 20
+
+// readJSON reads path through the bounded reader (engine.ReadFile) into v.
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := engine.ReadFile(path, maxReportBytes)
 	if err != nil {
 		return err
 	}

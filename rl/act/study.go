@@ -173,11 +173,11 @@ var studyPresets = map[string]func() StudyConfig{
 
 // StudyPreset returns the named preset.
 func StudyPreset(name string) (StudyConfig, error) {
-	return rl.LookupPreset("ACT", studyPresets, name)
+	return run.LookupPreset("ACT", studyPresets, name)
 }
 
 // StudyPresetNames lists the presets, sorted.
-func StudyPresetNames() []string { return rl.PresetNames(studyPresets) }
+func StudyPresetNames() []string { return run.PresetNames(studyPresets) }
 
 // Summarize rebuilds summary.json, report.md and plots/ of the study in
 // dir from its study.json and its runs' report.json files (a study

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"arew/rl"
+	"arew/run"
 )
 
 // write writes summary.json, plots/ and report.md into dir.
@@ -98,7 +99,7 @@ func (s *Summary) Report() string {
 	if s.Kind == KindTransfer {
 		left = 2
 	}
-	b.WriteString(rl.MarkdownTable(header, left, rows))
+	b.WriteString(run.MarkdownTable(header, left, rows))
 	if len(s.Offline) > 0 {
 		b.WriteString("\n## Offline measures\n\nGreedy next-action accuracy on held-out expert states and greedy choice accuracy on held-out critic examples, per environment (percent, mean ± std):\n\n")
 		var orows [][]string
@@ -109,7 +110,7 @@ func (s *Summary) Report() string {
 			}
 			orows = append(orows, r)
 		}
-		b.WriteString(rl.MarkdownTable(append([]string{"row"}, s.OfflineColumns...), 1, orows))
+		b.WriteString(run.MarkdownTable(append([]string{"row"}, s.OfflineColumns...), 1, orows))
 	}
 	b.WriteString("\n## The ACT stage\n\nSampled accuracy of the choice during GRPO (first and last tenth of the updates), and the greedy held-out choice accuracy of π_θ0 and of the ACT model:\n\n")
 	var cr [][]string
@@ -117,7 +118,7 @@ func (s *Summary) Report() string {
 		cr = append(cr, []string{cv.Group, fmt.Sprint(cv.Seed), fmt.Sprint(len(cv.Acc)), num(rl.Num(tenth(cv.Acc, false)), 3),
 			num(rl.Num(tenth(cv.Acc, true)), 3), num(cv.Before, 3), num(cv.After, 3)})
 	}
-	b.WriteString(rl.MarkdownTable([]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
+	b.WriteString(run.MarkdownTable([]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
 	b.WriteString("\n## The paper's orderings\n\n")
 	var or [][]string
 	for _, o := range s.Orderings {
@@ -131,7 +132,7 @@ func (s *Summary) Report() string {
 		}
 		or = append(or, []string{o.Claim, num(o.Ours, 2), num(o.Paper, 2), strings.Join(per, ", "), fmt.Sprintf("%d/%d", o.Seeds, o.Of), holds})
 	}
-	b.WriteString(rl.MarkdownTable([]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "holds"}, 1, or))
+	b.WriteString(run.MarkdownTable([]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "holds"}, 1, or))
 	if len(s.Plots) > 0 {
 		b.WriteString("\n## Plots\n\n")
 		for _, p := range s.Plots {

@@ -81,7 +81,7 @@ func (e *Experiment) mainRows() [][]string {
 }
 
 // table renders rows under tableHeader as an aligned Markdown table.
-func (e *Experiment) table(rows [][]string) string { return rl.MarkdownTable(tableHeader, 1, rows) }
+func (e *Experiment) table(rows [][]string) string { return run.MarkdownTable(tableHeader, 1, rows) }
 
 // algoLine describes the RL algorithm and its AREW setting.
 func (e *Experiment) algoLine() string {

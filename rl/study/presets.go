@@ -3,6 +3,7 @@ package study
 import (
 	"arew/kernels"
 	"arew/rl"
+	"arew/run"
 	"arew/tasks"
 )
 
@@ -19,10 +20,10 @@ var Presets = map[string]func() Config{
 }
 
 // Preset is the named preset's Config.
-func Preset(name string) (Config, error) { return rl.LookupPreset("study", Presets, name) }
+func Preset(name string) (Config, error) { return run.LookupPreset("study", Presets, name) }
 
 // PresetNames lists the presets in order.
-func PresetNames() []string { return rl.PresetNames(Presets) }
+func PresetNames() []string { return run.PresetNames(Presets) }
 
 // Smoke is the machinery's check, seconds on two cores: the four standard
 // arms × 2 seeds × 6 updates of 8 episodes on flodial-easy, from a tiny

@@ -1,7 +1,7 @@
 package study
 
 import (
-	"arew/rl"
+	"arew/run"
 	"fmt"
 )
 
@@ -78,5 +78,5 @@ func baselineTable(bs []Baseline) string {
 	return markdown(header, 1, rows)
 }
 
-// markdown is rl.MarkdownTable, the one table formatter.
-var markdown = rl.MarkdownTable
+// markdown is run.MarkdownTable, the one table formatter.
+var markdown = run.MarkdownTable

@@ -34,6 +34,7 @@ import (
 	"strings"
 	"syscall"
 
+	"arew/rl"
 	"arew/rl/experiment"
 	arewrun "arew/run"
 	_ "arew/tasks/all"
@@ -87,7 +88,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 			if inv.sftFromInit {
 				fmt.Fprintln(stdout, "note: -init without -sft-demos: no SFT warm start")
 			}
-			e.AfterUpdate = afterUpdate
+			if afterUpdate != nil {
+				e.OnUpdate = func(m rl.Metrics) { afterUpdate(m.Update) }
+			}
 			err = e.Run(ctx, inv.force)
 		}
 	}

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"arew/kernels"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -13,8 +12,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"arew/kernels"
 	"arew/model"
 	"arew/rl"
+	"arew/tasks"
 )
 
 // Config is a whole run: what runs/<name>/config.json holds, and what
@@ -74,19 +75,39 @@ type SFTConfig struct {
 	Train        rl.SFTConfig `json:"train"`
 }
 
-// EvalConfig is the evaluation on the validation split (tasks.Val; the
-// test split is kept for a study's final numbers): the first Episodes
-// instances, before RL (the base), every Every updates (0: only before
-// and after) and at the end, greedy and/or sampled at temperature 1.
+// EvalConfig is the evaluation in training, on the validation split (or
+// the train split; never test): the first Episodes instances, before RL
+// (the base), every Every updates (0: only before and after) and at the
+// end, greedy and/or sampled at temperature 1. Test > 0 adds the final
+// numbers: the first Test instances of the test split, both modes, once,
+// after the last update; nothing else reads the test split.
 type EvalConfig struct {
 	Every    int    `json:"every"`
 	Episodes int    `json:"episodes"`
-	Modes    string `json:"modes"` // greedy, sampled or both
+	Modes    string `json:"modes"`           // greedy, sampled or both
+	Split    string `json:"split,omitempty"` // val ("" too) or train
+	Test     int    `json:"test,omitempty"`
+	// TaskConfig, if set, is the task config the evaluations play instead
+	// of the run's own (a study's arms train on their own critiques and
+	// are all measured by the study's task). It must show the agent the
+	// same tokens (rl/study checks that).
+	TaskConfig json.RawMessage `json:"task_config,omitempty"`
 	// Baselines adds the task's scripted policies (random, the
 	// demonstrator, strong, best constant) on the same instances to
 	// report.md.
 	Baselines bool `json:"baselines"`
 }
+
+// split is the in-training evaluations' split.
+func (e EvalConfig) split() tasks.Split {
+	if e.Split == "train" {
+		return tasks.Train
+	}
+	return tasks.Val
+}
+
+// maxTestEpisodes caps EvalConfig.Test.
+const maxTestEpisodes = 1 << 20
 
 // Version is what the binary can say about itself without git.
 type Version struct {
@@ -199,21 +220,32 @@ func (c *Config) Normalise() error {
 		return inputErrorf("%v", err)
 	}
 	c.SFT.Train.Seed = c.Seed
-	raw := bytes.TrimSpace(c.TaskConfig)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		c.TaskConfig = nil
-	} else {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, raw); err != nil {
-			return inputErrorf("task config: %v", err)
-		}
-		if buf.Bytes()[0] != '{' {
-			return inputErrorf("task config must be a JSON object, got %s", buf.String())
-		}
-		c.TaskConfig = buf.Bytes()
+	var err error
+	if c.TaskConfig, err = compactObject(c.TaskConfig); err != nil {
+		return inputErrorf("task config: %v", err)
+	}
+	if c.Eval.TaskConfig, err = compactObject(c.Eval.TaskConfig); err != nil {
+		return inputErrorf("eval: task config: %v", err)
 	}
 	c.Version = currentVersion()
 	return nil
+}
+
+// compactObject is raw as compact JSON, nil for none (absent or null);
+// anything but an object is an error.
+func compactObject(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, err
+	}
+	if buf.Bytes()[0] != '{' {
+		return nil, fmt.Errorf("must be a JSON object, got %s", buf.String())
+	}
+	return buf.Bytes(), nil
 }
 
 // Validate checks what does not need the task; the task, the demonstrator
@@ -252,6 +284,12 @@ func (c *Config) Validate() error {
 	}
 	if _, err := evalModes(e.Modes); err != nil {
 		return err
+	}
+	if e.Split != "" && e.Split != "val" && e.Split != "train" {
+		return inputErrorf("eval: split must be val or train (the test split is read only by the final evaluation, eval.test), got %q", e.Split)
+	}
+	if e.Test < 0 || e.Test > maxTestEpisodes {
+		return inputErrorf("eval: test must lie in [0, %d], got %d", maxTestEpisodes, e.Test)
 	}
 	if err := c.Algorithm.Validate(); err != nil {
 		return inputErrorf("%v", err)

@@ -22,17 +22,21 @@ var inputErrorf = run.InputErrorf
 // Experiment is one run: everything built from the config before any
 // work, and what the run has measured so far (for report.md).
 type Experiment struct {
-	cfg    Config
-	dir    string
-	out    io.Writer
-	task   tasks.Task
-	demo   tasks.Policy // the SFT demonstrator, or nil
-	policy *model.Model
-	modes  []string // the evaluation modes, parsed once
+	cfg      Config
+	dir      string
+	out      io.Writer
+	task     tasks.Task
+	evalTask tasks.Task   // what the evaluations play: task, unless Eval.TaskConfig names another
+	demo     tasks.Policy // the SFT demonstrator, or nil
+	policy   *model.Model
+	modes    []string // the evaluation modes, parsed once
 
-	// AfterUpdate, if set, runs after each RL update has been logged
-	// (tests cancel the context from it).
-	AfterUpdate func(update int)
+	// OnUpdate, if set, runs after each RL update has been logged (tests
+	// cancel the context from it; a study counts and shows it).
+	OnUpdate func(m rl.Metrics)
+	// OnEval, if set, runs after each evaluation in one mode has been
+	// logged, with the transcripts kept of it.
+	OnEval func(r run.EvalRecord, shown []run.Sample)
 
 	// resume is the checkpoint set a resumed run continues from (nil: a
 	// new run); rlStarted is whether RL has begun (a set written before
@@ -104,6 +108,14 @@ func (e *Experiment) Config() Config { return e.cfg }
 // Dir is the run folder.
 func (e *Experiment) Dir() string { return e.dir }
 
+// Done is the RL updates the run has done: a resumed run's, its
+// checkpoint set's, before it runs.
+func (e *Experiment) Done() int { return e.updates }
+
+// Loop is the run's RL loop, which holds what RL has done (its updates,
+// evaluations and transcripts); nil before RL began.
+func (e *Experiment) Loop() *run.Loop { return e.loop }
+
 // build makes the task, the demonstrator and the policy (from the
 // checkpoint set of resumeDir, if set).
 func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
@@ -111,9 +123,14 @@ func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
 	if err != nil {
 		return nil, inputErrorf("%v", err)
 	}
-	e := &Experiment{cfg: cfg, out: out, task: task}
+	e := &Experiment{cfg: cfg, out: out, task: task, evalTask: task}
 	if e.modes, err = evalModes(cfg.Eval.Modes); err != nil {
 		return nil, err
+	}
+	if cfg.Eval.TaskConfig != nil {
+		if e.evalTask, err = tasks.New(cfg.Task, cfg.Eval.TaskConfig); err != nil {
+			return nil, inputErrorf("eval: %v", err)
+		}
 	}
 	if cfg.SFT.Demos > 0 {
 		d := cfg.SFT.Demonstrator

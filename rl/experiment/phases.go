@@ -113,10 +113,11 @@ func (e *Experiment) runRL(ctx context.Context) error {
 		}
 	}
 	e.loop = &run.Loop{Dir: e.dir, SetDir: filepath.Join(e.dir, CheckpointDir), KeepSet: true,
-		Info: map[string]string{"run": c.Name, "phase": "rl"}, Task: e.task, Policy: e.policy, Trainer: tr,
+		Info: map[string]string{"run": c.Name, "phase": "rl"}, Task: e.evalTask, Policy: e.policy, Trainer: tr,
 		Rollout: *c.Rollout(), Seed: c.Seed, Updates: c.Updates,
-		Eval:     run.Eval{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: e.modes, Split: tasks.Val},
-		OnUpdate: e.afterUpdate, OnEval: func(r run.EvalRecord, _ []run.Sample) { e.printEval(r) }}
+		Eval: run.Eval{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: e.modes, Split: c.Eval.split(),
+			Test: c.Eval.Test},
+		OnUpdate: e.afterUpdate, OnEval: e.afterEval}
 	if e.resume != nil {
 		if err := e.loop.Resume(); err != nil {
 			return inputErrorf("-resume %s: %v", e.dir, err)
@@ -140,8 +141,16 @@ func (e *Experiment) runRL(ctx context.Context) error {
 func (e *Experiment) afterUpdate(m rl.Metrics, seconds float64) {
 	e.updates = m.Update + 1
 	e.printUpdate(e.updates, m, seconds)
-	if e.AfterUpdate != nil {
-		e.AfterUpdate(m.Update)
+	if e.OnUpdate != nil {
+		e.OnUpdate(m)
+	}
+}
+
+// afterEval shows an evaluation that the loop has logged.
+func (e *Experiment) afterEval(r run.EvalRecord, shown []run.Sample) {
+	e.printEval(r)
+	if e.OnEval != nil {
+		e.OnEval(r, shown)
 	}
 }
 

@@ -189,11 +189,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("study: algo must be ppo, grpo or gspo, got %q", c.Algo)
 	}
 	for _, a := range c.Arms {
-		rc, err := c.runConfig(a, c.Seeds[0])
-		if err != nil {
-			return fmt.Errorf("study: arm %s: %w", a.Name, err)
-		}
-		if err := rc.algorithm().Validate(); err != nil {
+		if _, err := c.runConfig(a, c.Seeds[0], "base.safetensors"); err != nil { // the base is checked when the study starts
 			return fmt.Errorf("study: arm %s: %w", a.Name, err)
 		}
 	}

@@ -94,7 +94,7 @@ func TestStandardArms(t *testing.T) {
 func TestRunConfigSetsTheArmAndTheSeed(t *testing.T) {
 	c := Smoke()
 	arms := c.Arms
-	r, err := c.runConfig(arms[1], 7)
+	r, err := c.runConfig(arms[1], 7, "base.safetensors")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(7), r.PPO.Seed)
 	assert.Equal(t, arms[1].AREW, r.PPO.Advantage.AREW)

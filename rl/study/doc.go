@@ -8,29 +8,37 @@
 // ships, or one built at the start by rl.NewBase), the arms (each an
 // rl.AREW setting: vanilla is critiques "none"; StandardArms gives
 // vanilla, arew = AS+BT, arew-as, arew-bt), the seeds, and one shared RL
-// configuration (PPO, GRPO or GSPO). Run trains every arm × seed, one
-// after another, seed by seed (each run already uses every core for its
-// rollouts; a study stopped early holds every arm of its first seeds):
+// configuration (PPO, GRPO or GSPO). A study is a sweep: each arm × seed
+// is one single run (rl/experiment: the config, folder, loop and resume
+// of `cmd/train`'s runs), one after another, seed by seed (each run
+// already uses every core for its rollouts; a study stopped early holds
+// every arm of its first seeds):
 //
-//  1. load the base (model.Load; a shipped base is first written to
-//     <dir>/base.safetensors), so every run starts from the same weights;
-//  2. build the trainer with the arm's AREW and the seed (PPO: a fresh
-//     critic drawn from the seed);
-//  3. evaluate on the first Eval.Episodes validation instances at update
-//     0, every Eval.Every updates and after the last, greedy and/or
-//     sampled at temperature 1, then (Eval.Test > 0) once on the first
-//     Eval.Test test instances, both modes. Sampled evaluations draw from
-//     the run's seed, so the arms of one seed meet the same instances and
-//     sampling streams — a paired comparison;
-//  4. write <dir>/<arm>/seed-<s>/: config.json (the run's resolved
-//     config), metrics.jsonl (one rl.Metrics per update), eval.jsonl (one
-//     EvalRecord per evaluation and mode), tb/ (the same as TensorBoard
-//     events, verl's tag names where verl logs the quantity: tb.go),
-//     provenance.json (run.Provenance: commit, kernel set, CPU, wall time),
-//     checkpoints/policy.safetensors (the final policy) and, while the run
-//     trains, resume/ (the trainer's whole state as a checkpoint set,
-//     saved after every in-training evaluation and on an interrupt,
-//     removed when the run completes).
+//  1. the base is loaded once (model.Load; a shipped base is first
+//     written to <dir>/base.safetensors), so every run starts from the
+//     same weights;
+//  2. each run's config (runConfig) is the study's task with the arm's
+//     task config, the study's RL config with the arm's changes, its AREW
+//     and the seed, Init = the base, no SFT; its trainer is built from
+//     them (PPO: a fresh critic drawn from the seed);
+//  3. the run evaluates on the first Eval.Episodes validation instances
+//     at update 0, every Eval.Every updates and after the last, greedy
+//     and/or sampled at temperature 1, then (Eval.Test > 0) once on the
+//     first Eval.Test test instances, both modes, always on the study's
+//     task (an arm's critiques change what trains it, never what its
+//     measures mean). Sampled evaluations draw from the run's seed, so
+//     the arms of one seed meet the same instances and sampling streams —
+//     a paired comparison;
+//  4. the run's folder <dir>/<arm>/seed-<s>/ is a single run's:
+//     config.json (its experiment.Config), metrics.jsonl (one rl.Metrics
+//     per update), eval.jsonl (one run.EvalRecord per evaluation and
+//     mode), samples.jsonl, tb/ (the same as TensorBoard events, verl's
+//     tag names where verl logs the quantity: run/tb.go),
+//     provenance.json (run.Provenance: commit, kernel set, CPU, wall
+//     time), report.md, and checkpoints/ (the base it started from, and
+//     the trainer's whole state as a checkpoint set, saved after every
+//     in-training evaluation, on an interrupt and at the end:
+//     checkpoints/policy.safetensors is the run's last policy).
 //
 // What the study prints also goes to <dir>/console.log (every attempt,
 // appended; status lines left out), and <dir>/provenance.json records each
@@ -41,12 +49,12 @@
 // written atomically (engine.WriteFileAtomic, model.Save); the .jsonl logs
 // are appended one line per write. Resume continues an interrupted study in
 // its folder: the runs summary.json lists as complete are kept, a run cut
-// short continues from its resume/ set with its logs cut back to the set's
-// update (bitwise: the trainer's state is its weights, moments and update
-// counter, rl/trainer_state.go), any other run is done again from the
-// start, a base the study built is reused, and the files end as one
-// uninterrupted Run would have left them, wall times aside
-// (TestResumeContinuesACutRunBitwise).
+// short continues from its checkpoint set (experiment.Resume: the logs cut
+// back to the set's update, bitwise, since the trainer's state is its
+// weights, moments and update counter, rl/trainer_state.go), any other run
+// is done again from the start, a base the study built is reused, and the
+// files end as one uninterrupted Run would have left them, wall times
+// aside (TestResumeContinuesACutRunBitwise).
 //
 // # The summary
 //

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"arew/rl/experiment"
 	"arew/run"
 )
 
@@ -30,12 +31,12 @@ func TestArmOverridesMergeOntoTheStudy(t *testing.T) {
 	before, err := json.Marshal(c.PPO)
 	require.NoError(t, err)
 
-	r, err := c.runConfig(plain, 5)
+	r, err := c.runConfig(plain, 5, "base.safetensors")
 	require.NoError(t, err)
-	assert.Equal(t, string(c.TaskConfig), string(r.TaskConfig), "no change: the same bytes")
+	assert.JSONEq(t, string(c.TaskConfig), string(r.TaskConfig), "no change")
 	assert.Equal(t, c.PPO.Policy, r.PPO.Policy)
 
-	r, err = c.runConfig(tuned, 5)
+	r, err = c.runConfig(tuned, 5, "base.safetensors")
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"Critiques": "mass", "Style": "hasty"}`, string(r.TaskConfig))
 	assert.Equal(t, 0.001, r.PPO.Policy.Optim.LR)
@@ -126,7 +127,7 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 			assert.Equal(t, 3, r.Update)
 		}
 	}
-	var rc RunConfig
+	var rc experiment.Config
 	data, err := os.ReadFile(filepath.Join(dir, "mass", "seed-3", RunConfigFile))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &rc))

@@ -11,6 +11,7 @@ import (
 
 	"arew/engine"
 	"arew/rl"
+	"arew/rl/experiment"
 )
 
 // maxSummaryBytes caps the summary.json a resume reads back (a 4-arm,
@@ -20,8 +21,9 @@ const maxSummaryBytes = 64 << 20
 // loadPrevious reads what an earlier attempt of the study left in s.dir:
 // its study.json must be s.cfg's, its summary.json (if any) gives the
 // complete runs, and a base it built is reused. A run that did not
-// complete is continued from its checkpoint set (ResumeDir) if it left
-// one; the folder of any other is removed, to be done again.
+// complete is continued from its checkpoint set if it left one that RL
+// wrote (resumable); the folder of any other is removed, to be done
+// again.
 func (s *study) loadPrevious() error {
 	have, err := rl.ReadConfigFile(filepath.Join(s.dir, StudyFile))
 	if err != nil {
@@ -62,8 +64,8 @@ func (s *study) loadPrevious() error {
 			if _, ok := s.done[arm.Name][seed]; ok {
 				continue
 			}
-			dir := s.runDir(arm.Name, seed)
-			if _, err := os.Stat(filepath.Join(dir, ResumeDir, rl.ManifestFile)); err == nil {
+			dir := filepath.Join(s.dir, arm.Name, runName(seed))
+			if resumable(dir) {
 				if s.partial[arm.Name] == nil {
 					s.partial[arm.Name] = map[uint64]bool{}
 				}
@@ -81,4 +83,14 @@ func (s *study) loadPrevious() error {
 		}
 	}
 	return nil
+}
+
+// resumable reports whether the run folder dir holds a checkpoint set of
+// RL to continue from: one written after an update or an evaluation, or
+// on an interrupt. A set of a run that completed but is missing from the
+// summary (a kill just after it) is not: the run is done again, as is a
+// folder an older layout left.
+func resumable(dir string) bool {
+	m, err := rl.ReadManifest(filepath.Join(dir, experiment.CheckpointDir))
+	return err == nil && m.Info["phase"] == "rl" && m.Info["status"] != "complete"
 }

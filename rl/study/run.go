@@ -54,7 +54,7 @@ type study struct {
 	// attempts are provenance.json's records, the last this attempt's.
 	attempts []run.Provenance
 	// partial marks the runs of the study being resumed that stopped
-	// short and left a checkpoint set to continue from (ResumeDir).
+	// short and left a checkpoint set to continue from (resumable).
 	partial map[string]map[uint64]bool
 
 	afterUpdate func(arm string, seed uint64, done int)
@@ -76,7 +76,7 @@ func Run(ctx context.Context, cfg Config, dir string, progressOut io.Writer) (*S
 // Resume continues the study of cfg in dir, which must hold its
 // study.json (the same config): the runs its summary.json lists as
 // complete are kept, a run cut short continues from its checkpoint set
-// (ResumeDir: the last in-training evaluation, or where an interrupt
+// (saved at its last in-training evaluation, or where an interrupt
 // stopped it), every other run is done again from the start, and a base
 // the study built is reused. The result is bit for bit what one
 // uninterrupted Run would have written, wall times aside

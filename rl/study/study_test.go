@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
+	"arew/rl/experiment"
 	"arew/run"
 	_ "arew/tasks/all"
 )
@@ -256,7 +257,7 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	require.ErrorIs(t, err, run.ErrInterrupted)
 	keptPolicy := readFile(t, dir, "vanilla", "seed-3", PolicyFile)
 	cut := filepath.Join(dir, "arew", "seed-3")
-	require.FileExists(t, filepath.Join(cut, ResumeDir, rl.ManifestFile))
+	require.FileExists(t, filepath.Join(cut, experiment.CheckpointDir, rl.ManifestFile))
 	// A kill after the set: a later update's line, a later evaluation's,
 	// and a line cut short.
 	metrics := readLines(t, filepath.Join(cut, MetricsFile))
@@ -272,7 +273,6 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	assert.Contains(t, log.String(), "arew seed 3: continuing from its checkpoint set at update 2")
 	assert.NotContains(t, log.String(), "== base:", "the built base is reused")
 	assert.Equal(t, keptPolicy, readFile(t, dir, "vanilla", "seed-3", PolicyFile), "a complete run is not redone")
-	assert.NoDirExists(t, filepath.Join(cut, ResumeDir), "a complete run's set is removed")
 	var prov run.Provenance
 	require.NoError(t, json.Unmarshal(readFile(t, cut, ProvenanceFile), &prov))
 	assert.Equal(t, 2, prov.ResumedAt)
@@ -313,7 +313,7 @@ func TestResumeRefusesABadSet(t *testing.T) {
 	})
 	require.ErrorIs(t, err, run.ErrInterrupted)
 	cut := filepath.Join(dir, "arew", "seed-3")
-	appendTo(t, filepath.Join(cut, ResumeDir, rl.TrainerFile), []byte(" "))
+	appendTo(t, filepath.Join(cut, experiment.CheckpointDir, rl.TrainerFile), []byte(" "))
 	before := readFile(t, cut, MetricsFile)
 	_, err = Resume(context.Background(), c, dir, nil)
 	var input *run.InputError

@@ -148,6 +148,15 @@ func (f *TextFace) Parse(turn Turn, text string) Parsed {
 	return Parsed{Tokens: toks, Span: span}
 }
 
+// MoveSpan is the part of a reply that AnswerRules reads as the move, for
+// readers with their own word rules (the text environments of package
+// textworld): the content of the last <answer> block, else the last line
+// on which split finds a word, with the marks * and # and a leading label
+// removed.
+func MoveSpan(text string, split func(string) []string) string {
+	return stripLabel(strings.TrimSpace(markdown.Replace(answerSpanWith(text, split))))
+}
+
 func malformed(span, reason string) Parsed {
 	return Parsed{Tokens: []Token{Pad}, Span: span, Malformed: true, Reason: reason}
 }
@@ -155,7 +164,10 @@ func malformed(span, reason string) Parsed {
 // answerSpan is the content of the last <answer> block (to the next
 // </answer> or the end), else the last line with a word on it (a closing
 // code fence or a line of marks is skipped).
-func answerSpan(text string) string {
+func answerSpan(text string) string { return answerSpanWith(text, splitWords) }
+
+// answerSpanWith is answerSpan with split deciding what a word is.
+func answerSpanWith(text string, split func(string) []string) string {
 	low := asciiLower(text)
 	if i := strings.LastIndex(low, "<answer>"); i >= 0 {
 		rest := text[i+len("<answer>"):]
@@ -166,7 +178,7 @@ func answerSpan(text string) string {
 	}
 	lines := strings.Split(text, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); len(splitWords(markdown.Replace(l))) > 0 {
+		if l := strings.TrimSpace(lines[i]); len(split(markdown.Replace(l))) > 0 {
 			return l
 		}
 	}

@@ -11,8 +11,10 @@ import (
 
 // ResetRequest is the body of POST /reset.
 type ResetRequest struct {
-	Task  string `json:"task"`
-	Split string `json:"split,omitempty"` // "train" (default) or "test"
+	Task string `json:"task"`
+	// Split is "train" (default) or "test"; a text environment with an
+	// out-of-distribution split (alfworld) also has "test-ood".
+	Split string `json:"split,omitempty"`
 	// Index picks the instance; Seed is OpenEnv's name for the same choice
 	// (used when Index is absent). Giving both is an error.
 	Index  *int64          `json:"index,omitempty"`
@@ -42,7 +44,7 @@ type CloseRequest struct {
 // TurnInfo describes the turn the agent takes next.
 type TurnInfo struct {
 	Index    int    `json:"index"`     // 0-based turn number
-	Kind     string `json:"kind"`      // "AS" or "BT"
+	Kind     string `json:"kind"`      // "AS" or "BT"; "command" in a text environment
 	Final    bool   `json:"final"`     // the move is the scored final answer
 	MaxWords int    `json:"max_words"` // more words than this are malformed at once
 }
@@ -55,6 +57,9 @@ type Observation struct {
 	System string `json:"system,omitempty"`
 	// Turn is the next turn; null once the episode is over.
 	Turn *TurnInfo `json:"turn"`
+	// Admissible lists, in a text environment, the commands that apply
+	// now (also in Text); absent once the episode is over and in tasks.
+	Admissible []string `json:"admissible,omitempty"`
 }
 
 // Result is the reply to /reset and /step, in OpenEnv's shape plus the
@@ -76,7 +81,8 @@ type ResetInfo struct {
 	Task      string `json:"task"`
 	Split     string `json:"split"`
 	Index     int64  `json:"index"`
-	MaxTokens int    `json:"max_tokens"` // the token budget of the episode
+	MaxTokens int    `json:"max_tokens,omitempty"` // the token budget of a task's episode
+	MaxSteps  int    `json:"max_steps,omitempty"`  // the step cap of a text environment's episode
 }
 
 // StepInfo is the info of /step: the environment's judgement of the move.
@@ -140,11 +146,21 @@ type State struct {
 
 // TaskInfo describes one task setting in GET /tasks.
 type TaskInfo struct {
-	Name      string          `json:"name"`
+	Name string `json:"name"`
+	// Protocol is "rounds" for the tasks (AS and BT turns, a critique per
+	// step) and "commands" for the text environments (a command per step).
+	Protocol  string          `json:"protocol"`
 	Config    json.RawMessage `json:"config"` // the defaults; /reset's config overrides them
-	MaxTokens int             `json:"max_tokens"`
+	MaxTokens int             `json:"max_tokens,omitempty"`
+	MaxSteps  int             `json:"max_steps,omitempty"`
 	System    string          `json:"system"` // the system prompt under the defaults
 }
+
+// The protocols of TaskInfo.
+const (
+	ProtocolRounds   = "rounds"
+	ProtocolCommands = "commands"
+)
 
 // number is x, or nil for NaN and ±Inf, which JSON cannot carry.
 func number(x float64) *float64 {

@@ -1,7 +1,8 @@
 // Package serve puts arew's task simulators behind HTTP and JSON, so that a
 // Python RL stack (verl, TRL, OpenRLHF, …) can train a language model on
 // them: the training runs there, the environments run here. It imports only
-// the standard library and package tasks; cmd/envserver is its command.
+// the standard library, package tasks and package textworld;
+// cmd/envserver is its command.
 //
 // # The protocol
 //
@@ -16,6 +17,20 @@
 //	     info: {kind, critique, malformed, parse_error, truth_mass, move, tokens, measures (at the end)}}
 //	GET  /state?episode_id=ID&token=T → {episode_id, step_count, steps, done, measures}
 //	POST /close {episode_id, token}  GET /tasks → the settings, their default configs and system prompts
+//
+// The same endpoints serve the ACT text environments registered with
+// package textworld (alfworld, webshop, sciworld; GET /tasks lists them
+// with protocol "commands"): an episode is a command per step, read from
+// the model's text by textworld.ReadCommand, answered by the environment's
+// observation, until the goal, the end or the step cap; the observation
+// also lists the commands that apply (observation.admissible), the turn's
+// kind is "command", a step's info says whether the command applied
+// (CommandInfo: admissible, malformed, repeat) and /state records the
+// commands (CommandState); the reward is the outcome, at the end. There are
+// no critiques. TestCommandsPlay plays each environment's expert through
+// HTTP against a twin; TestCommandErrors, TestWorldCostAtBounds,
+// TestLiveCommandEpisodeAtBounds and FuzzStepCommand bound them as the
+// tasks are bounded.
 //
 // The token is the episode's secret (128 bits from crypto/rand): every
 // call on the episode must carry it, and a wrong one answers exactly as an

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"arew/tasks"
+	"arew/tasks/textworld"
 )
 
 // allowed are the statuses a handler may answer arbitrary input with.
@@ -22,6 +25,8 @@ func FuzzHandlers(f *testing.F) {
 		`{"episode_id": "fz", "action": "q1"}`, `{"episode_id": "fz", "action": {"text": "0 1"}}`,
 		`{"task": "pe-f-d6", "seed": 1e30}`, `{"task": "telecom-dual", "split": "test", "episode_id": "x"}`,
 		`[]`, `null`, `{"index": -0}`, "\x00", `{"task": "flodial-easy", "config": {"Faults": 1e9}}`,
+		`{"task": "alfworld", "split": "test-ood", "index": 7}`, `{"task": "webshop", "config": {"PerCategory": 1e9}}`,
+		`{"task": "sciworld", "split": "test-ood"}`, `{"episode_id": "fz", "action": "click [ buy now ]"}`,
 	} {
 		f.Add(seed)
 	}
@@ -67,6 +72,9 @@ func FuzzStepText(f *testing.F) {
 	id, token := "", ""
 	f.Fuzz(func(t *testing.T, text string) {
 		if id == "" || res.Done {
+			if id != "" { // close it, or the per-client limit (1024 live episodes) answers 429
+				require.Equal(t, 200, call(t, h, "POST", "/close", map[string]string{"episode_id": id, "token": token}, nil))
+			}
 			require.Equal(t, 200, call(t, h, "POST", "/reset", `{"task": "mediq"}`, &res))
 			id, token = res.EpisodeID, res.Token
 		}
@@ -74,7 +82,7 @@ func FuzzStepText(f *testing.F) {
 		require.NoError(t, err)
 		var step struct {
 			Result
-			Info StepInfo
+			Info StepInfo `json:"info"` // tagged: else the embedded Result.Info takes "info"
 		}
 		code := call(t, h, "POST", "/step", string(body), &step)
 		var sent struct{ Action string }
@@ -87,6 +95,61 @@ func FuzzStepText(f *testing.F) {
 		require.Contains(t, []int8{-1, 0, 1}, step.Info.Critique)
 		if step.Info.ParseError != "" {
 			require.True(t, step.Info.Malformed)
+		}
+		res = step.Result
+	})
+}
+
+// FuzzStepCommand sends arbitrary text as the command of a live webshop
+// episode (its commands hold brackets): always 200 (or 400 past the length
+// limit), a text that does not read is malformed with a reason and played
+// as <pad>, and one that reads is at most MaxCommandWords words of the
+// environment, no structure token among them.
+func FuzzStepCommand(f *testing.F) {
+	for _, seed := range []string{"search [ red mug ]", "click [p3]", "<answer>click [ next > ]</answer>", "Action: search [", "", "]]]", "\xff", "click [ < prev ].", "<Answer> ,", "000"} {
+		f.Add(seed)
+	}
+	s := testServer(f, func(c *Config) { c.MaxActionBytes = 1024 })
+	h := s.Handler()
+	w, err := textworld.NewWorld("webshop", nil)
+	require.NoError(f, err)
+	var res Result
+	id, token := "", ""
+	f.Fuzz(func(t *testing.T, text string) {
+		if id == "" || res.Done {
+			if id != "" { // close it, or the per-client limit (1024 live episodes) answers 429
+				require.Equal(t, 200, call(t, h, "POST", "/close", map[string]string{"episode_id": id, "token": token}, nil))
+			}
+			require.Equal(t, 200, call(t, h, "POST", "/reset", `{"task": "webshop"}`, &res))
+			id, token = res.EpisodeID, res.Token
+		}
+		body, err := json.Marshal(map[string]string{"episode_id": id, "token": token, "action": text})
+		require.NoError(t, err)
+		var step struct {
+			Result
+			Info CommandInfo `json:"info"`
+		}
+		code := call(t, h, "POST", "/step", string(body), &step)
+		var sent struct{ Action string }
+		require.NoError(t, json.Unmarshal(body, &sent))
+		if len(sent.Action) > 1024 {
+			require.Equal(t, 400, code)
+			return
+		}
+		require.Equal(t, 200, code)
+		require.Equal(t, step.Info.Malformed, step.Info.ParseError != "")
+		if step.Info.Malformed {
+			require.Equal(t, []int32{0}, step.Info.Tokens)
+			require.False(t, step.Info.Admissible)
+		} else {
+			toks := make([]tasks.Token, len(step.Info.Tokens))
+			for i, t := range step.Info.Tokens {
+				toks[i] = tasks.Token(t)
+			}
+			require.Equal(t, step.Info.Move, w.Vocab().Decode(toks))
+			words, ok := textworld.ReadWords(w.Vocab(), toks)
+			require.True(t, ok, "a structure token or an id outside the vocabulary in %v", toks)
+			require.LessOrEqual(t, len(words), textworld.MaxCommandWords)
 		}
 		res = step.Result
 	})

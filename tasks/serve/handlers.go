@@ -9,8 +9,11 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"sort"
+	"strings"
 
 	"arew/tasks"
+	"arew/tasks/textworld"
 )
 
 func (s *Server) health(*http.Request) (int, any, error) {
@@ -33,11 +36,12 @@ func (s *Server) reset(r *http.Request) (int, any, error) {
 	if req.Task == "" {
 		return http.StatusBadRequest, nil, fmt.Errorf(`missing "task" (GET /tasks lists them)`)
 	}
-	split := tasks.Train
-	if req.Split != "" {
-		if err := split.UnmarshalText([]byte(req.Split)); err != nil {
-			return http.StatusBadRequest, nil, err
-		}
+	split := req.Split
+	if split == "" {
+		split = "train"
+	}
+	if err := checkSplit(req.Task, split); err != nil {
+		return http.StatusBadRequest, nil, err
 	}
 	var index int64
 	switch {
@@ -84,28 +88,67 @@ func (s *Server) reset(r *http.Request) (int, any, error) {
 	if err := ctx.Err(); err != nil {
 		return statusClientGone, nil, err
 	}
-	ep, err := entry.task.NewEpisode(split, int(index))
+	l := &live{id: req.EpisodeID, client: client, task: req.Task, split: split, index: index, entry: entry}
+	obs, info, err := start(l)
 	if err != nil {
 		return http.StatusBadRequest, nil, err
 	}
-	te := tasks.NewTextEpisode(entry.face, ep)
-	obs := Observation{Text: te.Observation(), System: entry.face.System(), Turn: turnOf(te)}
 	if err := ctx.Err(); err != nil {
 		return statusClientGone, nil, err
 	}
-	id := req.EpisodeID
-	if id == "" {
-		id = newID()
+	if l.id == "" {
+		l.id = newID()
 	}
-	l := &live{id: id, client: client, task: req.Task, split: split, index: index, ep: te, entry: entry}
 	token := s.store.commit(l)
 	committed = true
-	return http.StatusOK, Result{
-		EpisodeID:   id,
-		Token:       token,
-		Observation: obs,
-		Info:        ResetInfo{Task: req.Task, Split: split.String(), Index: index, MaxTokens: entry.task.MaxTokens()},
-	}, nil
+	return http.StatusOK, Result{EpisodeID: l.id, Token: token, Observation: obs, Info: info}, nil
+}
+
+// checkSplit validates a split name: a task has "train" and "test", a text
+// environment also "test-ood" (where it has one: its instances say).
+func checkSplit(name, split string) error {
+	if textworld.Registered(name) {
+		_, err := textworld.ParseSplit(split)
+		return err
+	}
+	var sp tasks.Split
+	return sp.UnmarshalText([]byte(split))
+}
+
+// start makes l's episode on its built entry: a task's text episode or a
+// text environment's, and returns its first observation and the reset's
+// info. An error is the client's (a bad index).
+func start(l *live) (Observation, ResetInfo, error) {
+	info := ResetInfo{Task: l.task, Split: l.split, Index: l.index}
+	e := l.entry
+	if e.world != nil {
+		c, err := startCommands(e.world, l.split, l.index)
+		if err != nil {
+			return Observation{}, ResetInfo{}, err
+		}
+		l.cmd = c
+		obs := c.observation(true)
+		obs.System = systemOf(e.world)
+		info.MaxSteps = c.env.MaxSteps()
+		return obs, info, nil
+	}
+	var split tasks.Split
+	if err := split.UnmarshalText([]byte(l.split)); err != nil {
+		return Observation{}, ResetInfo{}, err
+	}
+	ep, err := e.task.NewEpisode(split, int(l.index))
+	if err != nil {
+		return Observation{}, ResetInfo{}, err
+	}
+	l.ep = tasks.NewTextEpisode(e.face, ep)
+	info.MaxTokens = e.task.MaxTokens()
+	return Observation{Text: l.ep.Observation(), System: e.face.System(), Turn: turnOf(l.ep)}, info, nil
+}
+
+// systemOf is a text environment's system prompt: its rules, then how a
+// reply is read.
+func systemOf(w textworld.World) string {
+	return strings.TrimSpace(w.Rules()) + "\n\n" + textworld.CommandRules
 }
 
 // checkConfig requires the config's keys to be exactly (in case too) the
@@ -141,7 +184,7 @@ func (s *Server) configFields(name string) (map[string]bool, error) {
 	defer s.store.unpin(entry)
 	var m map[string]json.RawMessage
 	var fields map[string]bool // nil (no config to compare with): duplicates only
-	if err := json.Unmarshal(configOf(entry.task), &m); err == nil && m != nil {
+	if err := json.Unmarshal(entry.config(), &m); err == nil && m != nil {
 		fields = map[string]bool{}
 		for k := range m {
 			fields[k] = true
@@ -179,8 +222,11 @@ func (s *Server) step(r *http.Request) (int, any, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.ep.Done() {
+	if l.over() {
 		return http.StatusConflict, nil, fmt.Errorf("episode %s is over (POST /reset starts another)", l.id)
+	}
+	if l.cmd != nil {
+		return s.stepCommand(l, text)
 	}
 	ts, err := l.ep.StepText(text)
 	if err != nil {
@@ -218,8 +264,11 @@ func (s *Server) state(r *http.Request) (int, any, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.cmd != nil {
+		return http.StatusOK, stateCommand(l), nil
+	}
 	steps := l.ep.Steps()
-	st := State{EpisodeID: l.id, StepCount: len(steps), Task: l.task, Split: l.split.String(), Index: l.index,
+	st := State{EpisodeID: l.id, StepCount: len(steps), Task: l.task, Split: l.split, Index: l.index,
 		Done: l.ep.Done(), Turn: turnOf(l.ep), Steps: make([]StepRecord, len(steps))}
 	for i, s := range steps {
 		st.Steps[i] = recordOf(s)
@@ -273,10 +322,11 @@ func (s *Server) unknown(id string) error {
 	return fmt.Errorf("unknown episode %q (never started, closed, idle for over %v, or not with this token)", id, s.cfg.IdleTTL)
 }
 
-// tasks lists the registered settings: GET /tasks.
+// tasks lists the registered settings, tasks and text environments: GET
+// /tasks.
 func (s *Server) tasks(r *http.Request) (int, any, error) {
 	var out []TaskInfo
-	for _, name := range tasks.Names() {
+	for _, name := range names() {
 		e, status, err := s.store.task(r.Context(), "", name, nil)
 		if err != nil {
 			if status == http.StatusBadRequest {
@@ -284,16 +334,48 @@ func (s *Server) tasks(r *http.Request) (int, any, error) {
 			}
 			return status, nil, err
 		}
-		out = append(out, TaskInfo{Name: name, Config: configOf(e.task), MaxTokens: e.task.MaxTokens(), System: e.face.System()})
+		ti, err := infoOf(name, e)
 		s.store.unpin(e)
+		if err != nil {
+			return http.StatusInternalServerError, nil, err
+		}
+		out = append(out, ti)
 	}
-	return http.StatusOK, map[string]any{"tasks": out, "answer_rules": tasks.AnswerRules}, nil
+	return http.StatusOK, map[string]any{"tasks": out, "answer_rules": tasks.AnswerRules, "command_rules": textworld.CommandRules}, nil
 }
 
-// configOf is the task's configuration as JSON, read through its Config
-// method (every task has one; new fields appear without code here), or
-// null.
-func configOf(t tasks.Task) json.RawMessage {
+// infoOf describes a built entry under its defaults.
+func infoOf(name string, e *taskEntry) (TaskInfo, error) {
+	if e.world == nil {
+		return TaskInfo{Name: name, Protocol: ProtocolRounds, Config: e.config(), MaxTokens: e.task.MaxTokens(), System: e.face.System()}, nil
+	}
+	env, err := e.world.Env(textworld.Train)(0)
+	if err != nil {
+		return TaskInfo{}, fmt.Errorf("environment %s: %v", name, err)
+	}
+	return TaskInfo{Name: name, Protocol: ProtocolCommands, Config: e.config(), MaxSteps: env.MaxSteps(), System: systemOf(e.world)}, nil
+}
+
+// names lists every name /reset takes: the registered tasks and text
+// environments, sorted.
+func names() []string {
+	out := append(tasks.Names(), textworld.Names()...)
+	sort.Strings(out)
+	return out
+}
+
+// config is the entry's configuration as JSON (configOf).
+func (e *taskEntry) config() json.RawMessage {
+	if e.world != nil {
+		return configOf(e.world)
+	}
+	return configOf(e.task)
+}
+
+// configOf is a task's or a world's configuration as JSON, read through
+// its Config method (every task and world has one; new fields appear
+// without code here), or null.
+func configOf(t any) json.RawMessage {
 	m := reflect.ValueOf(t).MethodByName("Config")
 	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
 		return json.RawMessage("null")

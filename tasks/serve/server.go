@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"arew/tasks"
+	"arew/tasks/textworld"
 )
 
 // Config bounds what one server holds and accepts.
@@ -84,6 +87,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	for _, name := range tasks.Names() {
+		if textworld.Registered(name) {
+			return nil, fmt.Errorf("serve: %q is both a task and a text environment", name)
+		}
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg), mux: http.NewServeMux(), methods: map[string]string{}}
 	s.route("GET /health", s.health)

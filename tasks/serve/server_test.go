@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/textworld"
 )
 
 func TestInfoEndpoints(t *testing.T) {
@@ -26,24 +27,36 @@ func TestInfoEndpoints(t *testing.T) {
 		Tasks []string
 	}
 	require.Equal(t, http.StatusOK, call(t, h, "GET", "/metadata", nil, &meta))
-	assert.Equal(t, tasks.Names(), meta.Tasks)
+	assert.Equal(t, names(), meta.Tasks)
+	assert.Subset(t, meta.Tasks, append(tasks.Names(), "alfworld", "webshop", "sciworld"))
 
 	var schema map[string]json.RawMessage
 	require.Equal(t, http.StatusOK, call(t, h, "GET", "/schema", nil, &schema))
-	for _, k := range []string{"action", "observation", "state"} {
+	for _, k := range []string{"action", "observation", "state", "step_info", "command_state", "command_step_info"} {
 		assert.Contains(t, schema, k)
 	}
 
 	var list struct {
-		Tasks       []TaskInfo
-		AnswerRules string `json:"answer_rules"`
+		Tasks        []TaskInfo
+		AnswerRules  string `json:"answer_rules"`
+		CommandRules string `json:"command_rules"`
 	}
 	require.Equal(t, http.StatusOK, call(t, h, "GET", "/tasks", nil, &list))
-	require.Len(t, list.Tasks, len(tasks.Names()))
+	require.Len(t, list.Tasks, len(names()))
+	assert.Equal(t, textworld.CommandRules, list.CommandRules)
 	for _, ti := range list.Tasks {
 		assert.NotEqual(t, "null", string(ti.Config), ti.Name)
+		if textworld.Registered(ti.Name) {
+			assert.Equal(t, ProtocolCommands, ti.Protocol)
+			assert.Contains(t, ti.System, textworld.CommandRules, ti.Name)
+			assert.Positive(t, ti.MaxSteps, ti.Name)
+			assert.Zero(t, ti.MaxTokens, ti.Name)
+			continue
+		}
+		assert.Equal(t, ProtocolRounds, ti.Protocol)
 		assert.Contains(t, ti.System, tasks.AnswerRules, ti.Name)
 		assert.Positive(t, ti.MaxTokens, ti.Name)
+		assert.Zero(t, ti.MaxSteps, ti.Name)
 	}
 }
 

@@ -14,19 +14,22 @@ import (
 	"time"
 
 	"arew/tasks"
+	"arew/tasks/textworld"
 )
 
-// live is one episode held by the server. Its mutex orders the steps of
-// one episode; different episodes step concurrently.
+// live is one episode held by the server: a task's text episode (ep) or
+// a text environment's (cmd). Its mutex orders the steps of one episode;
+// different episodes step concurrently.
 type live struct {
 	mu     sync.Mutex
 	id     string // the client's name for it (not secret, not unique)
 	token  string // the server's secret: every call must carry it
 	client string // the remote IP that started it, for the per-client limit
 	task   string
-	split  tasks.Split
+	split  string
 	index  int64
 	ep     *tasks.TextEpisode
+	cmd    *commandEpisode
 	entry  *taskEntry // the configured task it pins
 
 	// Guarded by the store's mutex.
@@ -35,15 +38,25 @@ type live struct {
 	elem     *list.Element // in store.active, or store.finished once done
 }
 
-// taskEntry is one configured task, built once by the first request that
-// names its configuration (others wait on ready) and shared by every
-// episode of that configuration.
+// over reports whether the episode has ended (the caller holds l.mu).
+func (l *live) over() bool {
+	if l.cmd != nil {
+		return l.cmd.env.Done()
+	}
+	return l.ep.Done()
+}
+
+// taskEntry is one configured task (task and face) or text environment
+// (world), built once by the first request that names its configuration
+// (others wait on ready) and shared by every episode of that
+// configuration.
 type taskEntry struct {
 	key    string
 	client string        // who asked for it first (its build counts against that client)
 	ready  chan struct{} // closed when the build ends; the fields below are then fixed
 	task   tasks.Task
 	face   *tasks.TextFace
+	world  textworld.World
 	err    error
 	code   int // the status err answers with
 
@@ -174,10 +187,18 @@ func (s *store) build(e *taskEntry, name string, config json.RawMessage) {
 	if s.buildHook != nil {
 		s.buildHook(e.key)
 	}
-	t, face, err := buildTask(name, config)
+	var t tasks.Task
+	var face *tasks.TextFace
+	var world textworld.World
+	var err error
+	if textworld.Registered(name) {
+		world, err = buildWorld(name, config)
+	} else {
+		t, face, err = buildTask(name, config)
+	}
 	var size int64
 	if err == nil {
-		size = sizeOf(t) + sizeOf(face) + int64(len(e.key))
+		size = sizeOf(t) + sizeOf(face) + sizeOf(world) + int64(len(e.key))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -191,7 +212,7 @@ func (s *store) build(e *taskEntry, name string, config json.RawMessage) {
 			s.taskBytes, s.maxTaskBytes, size))
 		return
 	}
-	e.task, e.face, e.bytes, e.built = t, face, size, true
+	e.task, e.face, e.world, e.bytes, e.built = t, face, world, size, true
 	s.taskBytes += size
 	if e.refs == 0 {
 		e.idle = s.idleTasks.PushFront(e)
@@ -214,6 +235,16 @@ func buildTask(name string, config json.RawMessage) (t tasks.Task, face *tasks.T
 		return nil, nil, err
 	}
 	return t, face, nil
+}
+
+// buildWorld makes a text environment's world; a panic is an error.
+func buildWorld(name string, config json.RawMessage) (w textworld.World, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w, err = nil, fmt.Errorf("environment %s: internal error: %v", name, p)
+		}
+	}()
+	return textworld.NewWorld(name, config)
 }
 
 // failLocked ends e's build with an error and forgets e, so that the next

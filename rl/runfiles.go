@@ -13,7 +13,7 @@ import (
 	"arew/engine"
 )
 
-// The files of a run folder (rl/experiment's single runs, rl/study's studies)
+// The files of a run folder (run's single runs, rl/study's studies)
 // are written through these: whole files atomically (engine.WriteFileAtomic:
 // a temporary file fsynced and renamed, so a path holds the old content or
 // the new, never a part), logs one JSON line per write.

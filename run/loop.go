@@ -34,7 +34,7 @@ type Eval struct {
 }
 
 // Loop is the RL phase of one run, the same for a single run
-// (rl/experiment) and for each run of a study (rl/study): Updates updates
+// (run) and for each run of a study (rl/study): Updates updates
 // of Trainer, each logged; an evaluation of Policy at update 0, every
 // Eval.Every updates and after the last, each logged with the first
 // episodes' transcripts; then the final test evaluation. After every

@@ -1,8 +1,8 @@
-// Package run holds what every run folder records beside its results, so a
-// reader can tell where a number came from: the provenance (commit, kernel
-// set, CPU, wall time) here, and the TensorBoard event files in
-// run/tensorboard.
 package run
+
+// Provenance: what every run folder records beside its results, so a
+// reader can tell where a number came from (commit, kernel set, CPU, wall
+// time); the TensorBoard event files are run/tensorboard's.
 
 import (
 	"context"

@@ -9,12 +9,12 @@ import (
 
 	"arew/rl"
 	"arew/rl/act"
-	"arew/rl/experiment"
 	"arew/rl/study"
+	arewrun "arew/run"
 )
 
-// Config is a single run's config (rl/experiment).
-type Config = experiment.Config
+// Config is a single run's config (run).
+type Config = arewrun.Config
 
 // usageError is bad user input (a flag, a config file, a checkpoint that
 // does not fit): the command exits with status 2.
@@ -80,7 +80,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	var inv invocation
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints the usage below
-	d := experiment.DefaultConfig(experiment.DefaultAlgo)
+	d := arewrun.DefaultConfig(arewrun.DefaultAlgo)
 	configPath := fs.String("config", "", "")
 	fs.StringVar(&inv.out, "out", "runs", "")
 	fs.BoolVar(&inv.force, "force", false, "")
@@ -173,14 +173,14 @@ func runConfig(o *overrides, configPath string) (cfg Config, sftFromInit bool, e
 		}
 	}
 	if configPath != "" {
-		if cfg, err = experiment.ReadConfig(configPath, algo); err != nil {
+		if cfg, err = arewrun.ReadConfig(configPath, algo); err != nil {
 			return cfg, false, usageErrorf("-config: %v", err)
 		}
 	} else {
 		if algo == "" {
-			algo = experiment.DefaultAlgo
+			algo = arewrun.DefaultAlgo
 		}
-		cfg = experiment.DefaultConfig(algo)
+		cfg = arewrun.DefaultConfig(algo)
 	}
 	if apply, ok := o.set["algo"]; ok {
 		_ = apply(&cfg)

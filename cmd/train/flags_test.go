@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
-	"arew/rl/experiment"
+	arewrun "arew/run"
 )
 
 // Every bad flag is exit status 2 with a message, before the run folder
@@ -136,14 +136,14 @@ func TestFlagsOverrideTheConfigFile(t *testing.T) {
 	assert.Equal(t, 5e-5, c.GRPO.Policy.Optim.LR)
 	assert.Equal(t, 4e-4, c.GRPO.Policy.ClipHigh, "GSPO's default clip range, not GRPO's")
 	assert.Equal(t, uint64(9), c.GRPO.Seed, "nested seeds copy the run seed")
-	assert.Equal(t, experiment.DefaultConfig(rl.AlgoGSPO).Eval.Every, c.Eval.Every)
+	assert.Equal(t, arewrun.DefaultConfig(rl.AlgoGSPO).Eval.Every, c.Eval.Every)
 
 	// -algo on the command line switches the section, with its defaults.
 	inv, err = parseArgs([]string{"-config", path, "-algo", "ppo"}, &bytes.Buffer{})
 	require.NoError(t, err)
 	require.NotNil(t, inv.cfg.PPO)
 	assert.Nil(t, inv.cfg.GRPO)
-	assert.Equal(t, experiment.DefaultConfig(rl.AlgoPPO).PPO.Episodes, inv.cfg.PPO.Episodes)
+	assert.Equal(t, arewrun.DefaultConfig(rl.AlgoPPO).PPO.Episodes, inv.cfg.PPO.Episodes)
 }
 
 // -init turns the warm start off unless -sft-demos says otherwise; the

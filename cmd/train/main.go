@@ -1,4 +1,4 @@
-// Command train runs one experiment end to end (rl/experiment) or a study
+// Command train runs one experiment end to end (run) or a study
 // of several (rl/study) and writes it to runs/<name>/: a supervised warm
 // start of a small transformer policy on a scripted demonstrator, an
 // evaluation of that base policy, RL (PPO, GRPO or GSPO, with or without
@@ -35,7 +35,6 @@ import (
 	"syscall"
 
 	"arew/rl"
-	"arew/rl/experiment"
 	arewrun "arew/run"
 	_ "arew/tasks/all"
 )
@@ -73,15 +72,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	} else if err == nil && (inv.study != "" || inv.resumeStudy) {
 		err = runStudy(ctx, inv, stdout)
 	} else if err == nil {
-		var e *experiment.Experiment
+		var e *arewrun.Experiment
 		if inv.resume != "" {
-			e, err = experiment.Resume(inv.resume, inv.resumeUpdates, stdout)
+			e, err = arewrun.Resume(inv.resume, inv.resumeUpdates, stdout)
 		} else {
-			e, err = experiment.New(inv.cfg, inv.out, stdout)
+			e, err = arewrun.New(inv.cfg, inv.out, stdout)
 		}
 		if err == nil {
 			if len(inv.runFlags) > 0 {
-				fmt.Fprintf(stdout, "note: run flags given (%s): this runs one experiment (rl/experiment) with the defaults of -h, "+
+				fmt.Fprintf(stdout, "note: run flags given (%s): this runs one experiment (run) with the defaults of -h, "+
 					"not the default study; `go run ./cmd/train` alone runs the study, -study <preset> another one\n",
 					strings.Join(inv.runFlags, " "))
 			}

@@ -2,23 +2,23 @@ package main
 
 import (
 	"arew/rl"
-	"arew/rl/experiment"
+	arewrun "arew/run"
 )
 
 // The run folder's names, as the tests here spell them.
 const (
-	configFile     = experiment.ConfigFile
-	sftFile        = experiment.SFTFile
-	metricsFile    = experiment.MetricsFile
-	evalFile       = experiment.EvalFile
-	samplesFile    = experiment.SamplesFile
-	reportFile     = experiment.ReportFile
-	ckptDir        = experiment.CheckpointDir
-	basePolicyFile = experiment.BasePolicyFile
-	policyFile     = experiment.PolicyFile
+	configFile     = arewrun.ConfigFile
+	sftFile        = arewrun.SFTFile
+	metricsFile    = arewrun.MetricsFile
+	evalFile       = arewrun.EvalFile
+	samplesFile    = arewrun.SamplesFile
+	reportFile     = arewrun.ReportFile
+	ckptDir        = arewrun.CheckpointDir
+	basePolicyFile = arewrun.BasePolicyFile
+	policyFile     = arewrun.PolicyFile
 )
 
 type (
-	evalRecord = experiment.EvalRecord
+	evalRecord = arewrun.EvalRecord
 	num        = rl.Num
 )

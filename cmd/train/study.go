@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"arew/rl"
-	"arew/rl/experiment"
 	"arew/rl/study"
 	arewrun "arew/run"
 )
@@ -52,7 +51,7 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 // flag, a run only -updates.
 func resumeInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
 	_, studyErr := os.Stat(filepath.Join(inv.resume, study.StudyFile))
-	_, runErr := os.Stat(filepath.Join(inv.resume, experiment.ConfigFile))
+	_, runErr := os.Stat(filepath.Join(inv.resume, arewrun.ConfigFile))
 	allowed := map[string]bool{}
 	switch {
 	case studyErr == nil:
@@ -60,7 +59,7 @@ func resumeInvocation(inv invocation, o *overrides, configPath string) (invocati
 	case runErr == nil:
 		allowed["updates"] = true
 	default:
-		return inv, usageErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, experiment.ConfigFile)
+		return inv, usageErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, arewrun.ConfigFile)
 	}
 	var bad []string
 	for name := range o.set {

@@ -18,7 +18,6 @@ import (
 	"arew/model"
 	"arew/optim"
 	"arew/rl"
-	"arew/rl/experiment"
 	arewrun "arew/run"
 )
 
@@ -218,11 +217,11 @@ func TestConfigRoundTripRepeatsTheRun(t *testing.T) {
 	// Resolving a's config.json gives the config a ran with, exactly.
 	inv, err := parseArgs(tinyArgs(out, "a", "-arew", "as", "-entropy", "0.001", "-task-config", `{ "Critiques": "consistent" }`), &bytes.Buffer{})
 	require.NoError(t, err)
-	e0, err := experiment.New(inv.cfg, out, &bytes.Buffer{})
+	e0, err := arewrun.New(inv.cfg, out, &bytes.Buffer{})
 	require.NoError(t, err)
 	inv, err = parseArgs([]string{"-config", filepath.Join(out, "a", configFile)}, &bytes.Buffer{})
 	require.NoError(t, err)
-	e1, err := experiment.New(inv.cfg, out, &bytes.Buffer{})
+	e1, err := arewrun.New(inv.cfg, out, &bytes.Buffer{})
 	require.NoError(t, err)
 	assert.Equal(t, e0.Config(), e1.Config())
 	assert.Equal(t, `{"Critiques":"consistent"}`, string(e1.Config().TaskConfig))

@@ -9,7 +9,7 @@
 // rl.AREW setting: vanilla is critiques "none"; StandardArms gives
 // vanilla, arew = AS+BT, arew-as, arew-bt), the seeds, and one shared RL
 // configuration (PPO, GRPO or GSPO). A study is a sweep: each arm × seed
-// is one single run (rl/experiment: the config, folder, loop and resume
+// is one single run (run: the config, folder, loop and resume
 // of `cmd/train`'s runs), one after another, seed by seed (each run
 // already uses every core for its rollouts; a study stopped early holds
 // every arm of its first seeds):
@@ -30,7 +30,7 @@
 //     the arms of one seed meet the same instances and sampling streams —
 //     a paired comparison;
 //  4. the run's folder <dir>/<arm>/seed-<s>/ is a single run's:
-//     config.json (its experiment.Config), metrics.jsonl (one rl.Metrics
+//     config.json (its run.Config), metrics.jsonl (one rl.Metrics
 //     per update), eval.jsonl (one run.EvalRecord per evaluation and
 //     mode), samples.jsonl, tb/ (the same as TensorBoard events, verl's
 //     tag names where verl logs the quantity: run/tb.go),
@@ -49,7 +49,7 @@
 // written atomically (engine.WriteFileAtomic, model.Save); the .jsonl logs
 // are appended one line per write. Resume continues an interrupted study in
 // its folder: the runs summary.json lists as complete are kept, a run cut
-// short continues from its checkpoint set (experiment.Resume: the logs cut
+// short continues from its checkpoint set (run.Resume: the logs cut
 // back to the set's update, bitwise, since the trainer's state is its
 // weights, moments and update counter, rl/trainer_state.go), any other run
 // is done again from the start, a base the study built is reused, and the

@@ -9,16 +9,15 @@ import (
 	"strconv"
 
 	"arew/rl"
-	"arew/rl/experiment"
 	"arew/run"
 )
 
-// Each run of a study is a single run (rl/experiment) in
+// Each run of a study is a single run (run) in
 // <dir>/<arm>/seed-<s>/: the same config, folder, loop and resume as
 // `cmd/train`'s single runs, so a study's run can be read, repeated
 // (-config) or extended (-resume -updates) like any other.
 const (
-	RunConfigFile  = experiment.ConfigFile // the run's experiment.Config
+	RunConfigFile  = run.ConfigFile // the run's run.Config
 	MetricsFile    = run.MetricsFile
 	EvalFile       = run.EvalFile
 	SamplesFile    = run.SamplesFile
@@ -26,7 +25,7 @@ const (
 	TBDir          = run.TBDir
 	// PolicyFile is the policy of the run's checkpoint set: its last
 	// policy, beside the rest of the trainer's state.
-	PolicyFile = experiment.CheckpointDir + "/" + experiment.PolicyFile
+	PolicyFile = run.CheckpointDir + "/" + run.PolicyFile
 )
 
 // EvalRecord is one line of a run's eval.jsonl.
@@ -41,26 +40,26 @@ func runName(seed uint64) string { return "seed-" + strconv.FormatUint(seed, 10)
 // arm's changes, its AREW and the seed, no SFT, the study's evaluations.
 // An arm that changes the task (its critiques) is still evaluated on the
 // study's task, so the measures are one rule across the arms.
-func (c *Config) runConfig(a Arm, seed uint64, base string) (experiment.Config, error) {
+func (c *Config) runConfig(a Arm, seed uint64, base string) (run.Config, error) {
 	task, err := mergeObjects(c.TaskConfig, a.TaskConfig)
 	if err != nil {
-		return experiment.Config{}, fmt.Errorf("task_config: %w", err)
+		return run.Config{}, fmt.Errorf("task_config: %w", err)
 	}
 	algo := rl.Algorithm{Algo: rl.Algo(c.Algo)}
 	if c.PPO != nil {
 		if algo.PPO, err = patched(c.PPO, a.PPO); err != nil {
-			return experiment.Config{}, fmt.Errorf("ppo: %w", err)
+			return run.Config{}, fmt.Errorf("ppo: %w", err)
 		}
 		algo.PPO.Advantage.AREW = a.AREW
 	} else {
 		if algo.GRPO, err = patched(c.GRPO, a.GRPO); err != nil {
-			return experiment.Config{}, fmt.Errorf("grpo: %w", err)
+			return run.Config{}, fmt.Errorf("grpo: %w", err)
 		}
 		algo.GRPO.Advantage.AREW = a.AREW
 	}
-	r := experiment.Config{Name: runName(seed), Seed: seed, Task: c.Task, TaskConfig: task,
-		Model: experiment.ModelConfig{Init: base}, Algorithm: algo, Updates: c.Updates,
-		Eval: experiment.EvalConfig{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
+	r := run.Config{Name: runName(seed), Seed: seed, Task: c.Task, TaskConfig: task,
+		Model: run.ModelConfig{Init: base}, Algorithm: algo, Updates: c.Updates,
+		Eval: run.EvalConfig{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
 			Split: c.Eval.Split, Test: c.Eval.Test}}
 	if !isEmptyJSON(a.TaskConfig) {
 		r.Eval.TaskConfig = c.TaskConfig
@@ -106,13 +105,13 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 }
 
 // startRun prepares the run: a new one, or the continuation of a run an
-// earlier attempt cut short (its checkpoint set, experiment.Resume), which
+// earlier attempt cut short (its checkpoint set, run.Resume), which
 // the meter counts as done up to there.
-func (s *study) startRun(arm Arm, seed uint64) (*experiment.Experiment, error) {
+func (s *study) startRun(arm Arm, seed uint64) (*run.Experiment, error) {
 	armDir := filepath.Join(s.dir, arm.Name)
 	if s.partial[arm.Name][seed] {
 		dir := filepath.Join(armDir, runName(seed))
-		e, err := experiment.Resume(dir, -1, io.Discard)
+		e, err := run.Resume(dir, -1, io.Discard)
 		if err != nil {
 			return nil, inputErr(fmt.Errorf("%w (remove %s to run it again from the start)", err, dir))
 		}
@@ -125,7 +124,7 @@ func (s *study) startRun(arm Arm, seed uint64) (*experiment.Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return experiment.New(rc, armDir, io.Discard)
+	return run.New(rc, armDir, io.Discard)
 }
 
 // sumUp is the summary of a run that ended with status: its curve,

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"arew/rl/experiment"
 	"arew/run"
 )
 
@@ -127,7 +126,7 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 			assert.Equal(t, 3, r.Update)
 		}
 	}
-	var rc experiment.Config
+	var rc run.Config
 	data, err := os.ReadFile(filepath.Join(dir, "mass", "seed-3", RunConfigFile))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &rc))

@@ -11,7 +11,7 @@ import (
 
 	"arew/engine"
 	"arew/rl"
-	"arew/rl/experiment"
+	"arew/run"
 )
 
 // maxSummaryBytes caps the summary.json a resume reads back (a 4-arm,
@@ -91,6 +91,6 @@ func (s *study) loadPrevious() error {
 // summary (a kill just after it) is not: the run is done again, as is a
 // folder an older layout left.
 func resumable(dir string) bool {
-	m, err := rl.ReadManifest(filepath.Join(dir, experiment.CheckpointDir))
+	m, err := rl.ReadManifest(filepath.Join(dir, run.CheckpointDir))
 	return err == nil && m.Info["phase"] == "rl" && m.Info["status"] != "complete"
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
-	"arew/rl/experiment"
 	"arew/run"
 	_ "arew/tasks/all"
 )
@@ -257,7 +256,7 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	require.ErrorIs(t, err, run.ErrInterrupted)
 	keptPolicy := readFile(t, dir, "vanilla", "seed-3", PolicyFile)
 	cut := filepath.Join(dir, "arew", "seed-3")
-	require.FileExists(t, filepath.Join(cut, experiment.CheckpointDir, rl.ManifestFile))
+	require.FileExists(t, filepath.Join(cut, run.CheckpointDir, rl.ManifestFile))
 	// A kill after the set: a later update's line, a later evaluation's,
 	// and a line cut short.
 	metrics := readLines(t, filepath.Join(cut, MetricsFile))
@@ -313,7 +312,7 @@ func TestResumeRefusesABadSet(t *testing.T) {
 	})
 	require.ErrorIs(t, err, run.ErrInterrupted)
 	cut := filepath.Join(dir, "arew", "seed-3")
-	appendTo(t, filepath.Join(cut, experiment.CheckpointDir, rl.TrainerFile), []byte(" "))
+	appendTo(t, filepath.Join(cut, run.CheckpointDir, rl.TrainerFile), []byte(" "))
 	before := readFile(t, cut, MetricsFile)
 	_, err = Resume(context.Background(), c, dir, nil)
 	var input *run.InputError

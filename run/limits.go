@@ -1,4 +1,4 @@
-package experiment
+package run
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 )
 
 // Limits on what a run reads and runs, checked before the run folder is
-// touched, so that hostile or mistyped input is a run.InputError (one line
+// touched, so that hostile or mistyped input is a InputError (one line
 // and exit status 2 in cmd/train), never an out-of-memory crash or a hang
 // mid-run. A config file is capped by rl.ReadConfigFile.
 
@@ -24,7 +24,7 @@ func checkRun(e *Experiment, out string) error {
 		return err
 	}
 	if st, err := os.Stat(e.dir); err == nil && !st.IsDir() {
-		return inputErrorf("run folder %s exists and is not a folder", e.dir)
+		return InputErrorf("run folder %s exists and is not a folder", e.dir)
 	}
 	return checkMemory(e, rl.MachineMemory())
 }
@@ -37,17 +37,17 @@ func checkFolder(flagName, path string) error {
 		st, err := os.Stat(p)
 		switch {
 		case err == nil && st.IsDir() && first != nil:
-			return inputErrorf("%s %s: %v", flagName, path, first)
+			return InputErrorf("%s %s: %v", flagName, path, first)
 		case err == nil && st.IsDir():
 			return nil
 		case err == nil:
-			return inputErrorf("%s %s: %s is a file, not a folder", flagName, path, p)
+			return InputErrorf("%s %s: %s is a file, not a folder", flagName, path, p)
 		case !os.IsNotExist(err) && first == nil:
 			first = err // e.g. "not a directory" below a file: look further up
 		}
 		if parent := filepath.Dir(p); parent == p {
 			if first != nil {
-				return inputErrorf("%s %s: %v", flagName, path, first)
+				return InputErrorf("%s %s: %v", flagName, path, first)
 			}
 			return nil
 		}
@@ -97,7 +97,7 @@ func checkMemory(e *Experiment, budget float64) error {
 		what = fmt.Sprintf("an evaluation of %d episodes (-eval-episodes) with %d decoder slots per worker (rollout.slots) needs %s",
 			c.Eval.Episodes, r.Slots, gib(m.eval))
 	}
-	return inputErrorf("the run would need about %s of memory, more than the %s this machine has: %s", gib(m.total()), gib(budget), what)
+	return InputErrorf("the run would need about %s of memory, more than the %s this machine has: %s", gib(m.total()), gib(budget), what)
 }
 
 // gib writes a byte count in GiB, or TiB from 1 TiB on.

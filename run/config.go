@@ -1,4 +1,4 @@
-package experiment
+package run
 
 import (
 	"bytes"
@@ -183,18 +183,18 @@ func DefaultConfig(algo rl.Algo) Config {
 func ReadConfig(path string, algo rl.Algo) (Config, error) {
 	data, err := rl.ReadConfigFile(path)
 	if err != nil {
-		return Config{}, inputErrorf("%v", err)
+		return Config{}, InputErrorf("%v", err)
 	}
 	if algo == "" {
 		var p struct {
 			Algo string `json:"algo"`
 		}
 		if err := json.Unmarshal(data, &p); err != nil {
-			return Config{}, inputErrorf("%s: %v", path, err)
+			return Config{}, InputErrorf("%s: %v", path, err)
 		}
 		if algo = DefaultAlgo; p.Algo != "" {
 			if algo, err = rl.ParseAlgo(p.Algo); err != nil {
-				return Config{}, inputErrorf("%s: %v", path, err)
+				return Config{}, InputErrorf("%s: %v", path, err)
 			}
 		}
 	}
@@ -202,10 +202,10 @@ func ReadConfig(path string, algo rl.Algo) (Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return Config{}, inputErrorf("%s: %v", path, err)
+		return Config{}, InputErrorf("%s: %v", path, err)
 	}
 	if dec.More() {
-		return Config{}, inputErrorf("%s: trailing data after the JSON object", path)
+		return Config{}, InputErrorf("%s: trailing data after the JSON object", path)
 	}
 	return c, nil
 }
@@ -217,15 +217,15 @@ func ReadConfig(path string, algo rl.Algo) (Config, error) {
 // task (New).
 func (c *Config) Normalise() error {
 	if err := c.Algorithm.Normalise(c.Seed); err != nil {
-		return inputErrorf("%v", err)
+		return InputErrorf("%v", err)
 	}
 	c.SFT.Train.Seed = c.Seed
 	var err error
 	if c.TaskConfig, err = compactObject(c.TaskConfig); err != nil {
-		return inputErrorf("task config: %v", err)
+		return InputErrorf("task config: %v", err)
 	}
 	if c.Eval.TaskConfig, err = compactObject(c.Eval.TaskConfig); err != nil {
-		return inputErrorf("eval: task config: %v", err)
+		return InputErrorf("eval: task config: %v", err)
 	}
 	c.Version = currentVersion()
 	return nil
@@ -255,44 +255,44 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if c.Task == "" {
-		return inputErrorf("task must be set")
+		return InputErrorf("task must be set")
 	}
 	if c.Updates < 0 {
-		return inputErrorf("updates must be ≥ 0, got %d", c.Updates)
+		return InputErrorf("updates must be ≥ 0, got %d", c.Updates)
 	}
 	if c.Model.Init == "" {
 		if _, ok := model.Presets[c.Model.Preset]; !ok {
-			return inputErrorf("unknown model preset %q (known: %s)", c.Model.Preset, strings.Join(model.PresetNames(), ", "))
+			return InputErrorf("unknown model preset %q (known: %s)", c.Model.Preset, strings.Join(model.PresetNames(), ", "))
 		}
 	}
 	s := c.SFT
 	if s.Demos < 0 || s.TestDemos < 0 {
-		return inputErrorf("sft: demos and test_demos must be ≥ 0, got %d, %d", s.Demos, s.TestDemos)
+		return InputErrorf("sft: demos and test_demos must be ≥ 0, got %d, %d", s.Demos, s.TestDemos)
 	}
 	if s.Demos > 0 {
 		d := s.Demonstrator
 		if !(d.QAS >= 0 && d.QAS <= 1) || !(d.QBT >= 0 && d.QBT <= 1) {
-			return inputErrorf("sft: demonstrator q_as and q_bt must lie in [0, 1], got %v, %v", d.QAS, d.QBT)
+			return InputErrorf("sft: demonstrator q_as and q_bt must lie in [0, 1], got %v, %v", d.QAS, d.QBT)
 		}
 		if err := s.Train.Validate(); err != nil {
-			return inputErrorf("%v", err)
+			return InputErrorf("%v", err)
 		}
 	}
 	e := c.Eval
 	if e.Every < 0 || e.Episodes < 1 {
-		return inputErrorf("eval: need every ≥ 0 and episodes ≥ 1, got %d, %d", e.Every, e.Episodes)
+		return InputErrorf("eval: need every ≥ 0 and episodes ≥ 1, got %d, %d", e.Every, e.Episodes)
 	}
 	if _, err := evalModes(e.Modes); err != nil {
 		return err
 	}
 	if e.Split != "" && e.Split != "val" && e.Split != "train" {
-		return inputErrorf("eval: split must be val or train (the test split is read only by the final evaluation, eval.test), got %q", e.Split)
+		return InputErrorf("eval: split must be val or train (the test split is read only by the final evaluation, eval.test), got %q", e.Split)
 	}
 	if e.Test < 0 || e.Test > maxTestEpisodes {
-		return inputErrorf("eval: test must lie in [0, %d], got %d", maxTestEpisodes, e.Test)
+		return InputErrorf("eval: test must lie in [0, %d], got %d", maxTestEpisodes, e.Test)
 	}
 	if err := c.Algorithm.Validate(); err != nil {
-		return inputErrorf("%v", err)
+		return InputErrorf("%v", err)
 	}
 	return nil
 }
@@ -301,7 +301,7 @@ func (c *Config) Validate() error {
 func evalModes(modes string) ([]string, error) {
 	ms, err := rl.EvalModes(modes)
 	if err != nil {
-		return nil, inputErrorf("%v", err)
+		return nil, InputErrorf("%v", err)
 	}
 	return ms, nil
 }
@@ -310,13 +310,13 @@ func evalModes(modes string) ([]string, error) {
 // maxNameBytes of printable UTF-8.
 func validName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || filepath.Base(name) != name {
-		return inputErrorf("run name %q must be one plain path element (no slashes, not . or ..)", name)
+		return InputErrorf("run name %q must be one plain path element (no slashes, not . or ..)", name)
 	}
 	if len(name) > maxNameBytes {
-		return inputErrorf("run name must be at most %d bytes, got %d (%.20q…)", maxNameBytes, len(name), name)
+		return InputErrorf("run name must be at most %d bytes, got %d (%.20q…)", maxNameBytes, len(name), name)
 	}
 	if !utf8.ValidString(name) || strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		return inputErrorf("run name %q must be printable UTF-8", name)
+		return InputErrorf("run name %q must be printable UTF-8", name)
 	}
 	return nil
 }

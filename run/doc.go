@@ -1,5 +1,10 @@
-// Package experiment is one RL run end to end, into its run folder: the
-// single runs of cmd/train (rl/study runs many from one base).
+// Package run is the run layer: one RL run end to end, into its run
+// folder. It is `cmd/train`'s single run, and each run of a study
+// (rl/study sweeps arms × seeds of them); it owns the run folder's
+// contract, the config and its validation, the RL loop (Loop: updates,
+// evaluations, checkpoint sets, bitwise resume), the log records
+// (EvalRecord, Measures, transcripts), the reports, the errors
+// (ErrInterrupted, InputError) and the provenance.
 //
 // # What one run does
 //
@@ -43,4 +48,4 @@
 // (cmd/train TestResumeEqualsOneRun; rl TestResumeIsBitwise). A failure
 // or a divergence keeps the last set written: a failure may come in the
 // middle of an update, whose state belongs to no one update.
-package experiment
+package run

@@ -1,4 +1,4 @@
-package experiment
+package run
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 
 	"arew/model"
 	"arew/rl"
-	"arew/run"
 )
 
 // openResume reads the checkpoint set of the run folder dir (it must agree
@@ -18,37 +17,37 @@ import (
 func (e *Experiment) openResume(dir string) error {
 	m, files, err := rl.ReadCheckpointSet(filepath.Join(dir, CheckpointDir))
 	if err != nil {
-		return inputErrorf("-resume: %v", err)
+		return InputErrorf("-resume: %v", err)
 	}
 	if m.Info["phase"] != "rl" {
-		return inputErrorf("-resume %s: the run stopped before RL began (status %q), so there is no RL state to continue: run it again with -force",
+		return InputErrorf("-resume %s: the run stopped before RL began (status %q), so there is no RL state to continue: run it again with -force",
 			dir, m.Info["status"])
 	}
 	if m.Info["run"] != e.cfg.Name {
-		return inputErrorf("-resume %s: the checkpoint set is run %q's, the config.json run %q's", dir, m.Info["run"], e.cfg.Name)
+		return InputErrorf("-resume %s: the checkpoint set is run %q's, the config.json run %q's", dir, m.Info["run"], e.cfg.Name)
 	}
 	k, n := m.Update, e.cfg.Updates
 	switch {
 	case n < k:
-		return inputErrorf("-resume %s: -updates %d is fewer than the %d the run has done", dir, n, k)
+		return InputErrorf("-resume %s: -updates %d is fewer than the %d the run has done", dir, n, k)
 	case n == k && m.Info["status"] == "complete":
-		return inputErrorf("-resume %s: the run is complete at %d updates: give -updates N > %d to extend it", dir, k, k)
+		return InputErrorf("-resume %s: the run is complete at %d updates: give -updates N > %d to extend it", dir, k, k)
 	}
 	policy, _, err := model.LoadBytes(filepath.Join(dir, CheckpointDir, rl.PolicyFile), files[rl.PolicyFile])
 	if err != nil {
-		return inputErrorf("-resume: %v", err)
+		return InputErrorf("-resume: %v", err)
 	}
 	if policy.Config != e.cfg.Model.Policy {
-		return inputErrorf("-resume %s: the checkpoint's policy is not the one config.json describes", dir)
+		return InputErrorf("-resume %s: the checkpoint's policy is not the one config.json describes", dir)
 	}
 	e.policy, e.resume, e.updates, e.dir = policy, m, k, dir
 	return e.readSFTLog()
 }
 
 // readSFTLog reads a resumed run's SFT log for the report (a run without
-// SFT has none); the RL logs are run.Loop's to cut back and reopen.
+// SFT has none); the RL logs are Loop's to cut back and reopen.
 func (e *Experiment) readSFTLog() error {
-	_, err := run.KeptLines(filepath.Join(e.dir, SFTFile), func(line []byte) (bool, error) {
+	_, err := KeptLines(filepath.Join(e.dir, SFTFile), func(line []byte) (bool, error) {
 		var m rl.SFTMetrics
 		err := json.Unmarshal(line, &m)
 		e.sftLog = append(e.sftLog, m)
@@ -58,7 +57,7 @@ func (e *Experiment) readSFTLog() error {
 		return nil
 	}
 	if err != nil {
-		return inputErrorf("-resume %s: %v", e.dir, err)
+		return InputErrorf("-resume %s: %v", e.dir, err)
 	}
 	return nil
 }

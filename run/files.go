@@ -1,4 +1,4 @@
-package experiment
+package run
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"arew/rl"
-	"arew/run"
 	"arew/tasks"
 )
 
@@ -17,19 +16,16 @@ import (
 //
 //	config.json          the resolved Config
 //	sft.jsonl            one rl.SFTMetrics per SFT epoch
-//	metrics.jsonl        one rl.Metrics per RL update   (run.Loop)
+//	metrics.jsonl        one rl.Metrics per RL update   (Loop)
 //	eval.jsonl           one EvalRecord per evaluation and mode
 //	samples.jsonl        one Sample per transcribed evaluation episode
 //	tb/                  the same as TensorBoard events
-//	provenance.json      where and when the run ran (run.Provenance)
+//	provenance.json      where and when the run ran (Provenance)
 //	checkpoints/         base.safetensors and the latest checkpoint set
 //	report.md            the tables
 const (
 	ConfigFile    = "config.json"
 	SFTFile       = "sft.jsonl"
-	MetricsFile   = run.MetricsFile
-	EvalFile      = run.EvalFile
-	SamplesFile   = run.SamplesFile
 	ReportFile    = "report.md"
 	CheckpointDir = "checkpoints"
 
@@ -45,7 +41,7 @@ func prepareRunDir(dir string, force bool) error {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case err == nil && len(entries) > 0 && !force:
-		return inputErrorf("run folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
+		return InputErrorf("run folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
 	case err == nil && len(entries) > 0:
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("replace run folder: %w", err)
@@ -58,9 +54,6 @@ func prepareRunDir(dir string, force bool) error {
 	}
 	return nil
 }
-
-// EvalRecord is one line of eval.jsonl (run.EvalRecord).
-type EvalRecord = run.EvalRecord
 
 // phase names an evaluation of a run of updates for the report: base
 // (before RL), rl (every Eval.Every updates), final (after the last), or

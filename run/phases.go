@@ -1,4 +1,4 @@
-package experiment
+package run
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"arew/rl"
 	"arew/rl/progress"
-	"arew/run"
 	"arew/tasks"
 )
 
@@ -58,7 +57,7 @@ func (e *Experiment) runSFT(ctx context.Context) error {
 	e.meter = progress.New(e.out, "sft", sc.Epochs)
 	defer e.endPhase()
 	if ctx.Err() != nil {
-		return run.ErrInterrupted
+		return ErrInterrupted
 	}
 	e.meter.Tick(0, "epoch 1 running")
 	_, err = sft.Train(train, test, func(m rl.SFTMetrics) error {
@@ -71,7 +70,7 @@ func (e *Experiment) runSFT(ctx context.Context) error {
 			done, sc.Epochs, m.TrainLoss, f3(m.TestLoss), f3(m.TestAccuracy), m.Seconds))
 		if done < sc.Epochs {
 			if ctx.Err() != nil {
-				return run.ErrInterrupted
+				return ErrInterrupted
 			}
 			e.meter.Tick(done, fmt.Sprintf("epoch %d running", done+1))
 		}
@@ -97,7 +96,7 @@ func (e *Experiment) rolloutMaxLen() int {
 	return min(e.task.MaxTokens(), e.policy.Config.Context)
 }
 
-// runRL is the RL phase, run.Loop over the trainer (a resumed run's
+// runRL is the RL phase, Loop over the trainer (a resumed run's
 // restored from its checkpoint set): an evaluation on the first
 // Eval.Episodes validation instances at update 0, every Eval.Every
 // updates and after the last, each followed by the checkpoint set -resume
@@ -112,15 +111,15 @@ func (e *Experiment) runRL(ctx context.Context) error {
 			return err
 		}
 	}
-	e.loop = &run.Loop{Dir: e.dir, SetDir: filepath.Join(e.dir, CheckpointDir), KeepSet: true,
+	e.loop = &Loop{Dir: e.dir, SetDir: filepath.Join(e.dir, CheckpointDir), KeepSet: true,
 		Info: map[string]string{"run": c.Name, "phase": "rl"}, Task: e.evalTask, Policy: e.policy, Trainer: tr,
 		Rollout: *c.Rollout(), Seed: c.Seed, Updates: c.Updates,
-		Eval: run.Eval{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: e.modes, Split: c.Eval.split(),
+		Eval: Eval{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: e.modes, Split: c.Eval.split(),
 			Test: c.Eval.Test},
 		OnUpdate: e.afterUpdate, OnEval: e.afterEval}
 	if e.resume != nil {
 		if err := e.loop.Resume(); err != nil {
-			return inputErrorf("-resume %s: %v", e.dir, err)
+			return InputErrorf("-resume %s: %v", e.dir, err)
 		}
 		if e.loop.Done != e.updates {
 			return fmt.Errorf("resume: the checkpoint set changed since the run started (update %d, was %d)", e.loop.Done, e.updates)
@@ -147,7 +146,7 @@ func (e *Experiment) afterUpdate(m rl.Metrics, seconds float64) {
 }
 
 // afterEval shows an evaluation that the loop has logged.
-func (e *Experiment) afterEval(r run.EvalRecord, shown []run.Sample) {
+func (e *Experiment) afterEval(r EvalRecord, shown []Sample) {
 	e.printEval(r)
 	if e.OnEval != nil {
 		e.OnEval(r, shown)
@@ -174,7 +173,7 @@ func (e *Experiment) checkpoint() error {
 // The loop's records, for the report (none before RL began).
 
 // evals are every evaluation so far.
-func (e *Experiment) evals() []run.EvalRecord {
+func (e *Experiment) evals() []EvalRecord {
 	if e.loop == nil {
 		return nil
 	}
@@ -201,7 +200,7 @@ func (e *Experiment) skipped() int {
 
 // shown are the transcripts of the latest evaluation (its sampled mode,
 // if evaluated).
-func (e *Experiment) shown() []run.Sample {
+func (e *Experiment) shown() []Sample {
 	if e.loop == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package experiment
+package run
 
 import (
 	"context"
@@ -11,13 +11,8 @@ import (
 	"arew/model"
 	"arew/rl"
 	"arew/rl/progress"
-	"arew/run"
 	"arew/tasks"
 )
-
-// inputErrorf is bad input found before the run folder is touched
-// (run.InputError).
-var inputErrorf = run.InputErrorf
 
 // Experiment is one run: everything built from the config before any
 // work, and what the run has measured so far (for report.md).
@@ -36,7 +31,7 @@ type Experiment struct {
 	OnUpdate func(m rl.Metrics)
 	// OnEval, if set, runs after each evaluation in one mode has been
 	// logged, with the transcripts kept of it.
-	OnEval func(r run.EvalRecord, shown []run.Sample)
+	OnEval func(r EvalRecord, shown []Sample)
 
 	// resume is the checkpoint set a resumed run continues from (nil: a
 	// new run); rlStarted is whether RL has begun (a set written before
@@ -48,10 +43,10 @@ type Experiment struct {
 	updates   int // RL updates done
 	status    string
 	sftLog    []rl.SFTMetrics
-	baselines []run.Baseline
-	// loop is the RL phase (run.Loop: the updates, the evaluations, the
+	baselines []Baseline
+	// loop is the RL phase (Loop: the updates, the evaluations, the
 	// logs and the checkpoint sets); nil before it starts.
-	loop  *run.Loop
+	loop  *Loop
 	meter *progress.Meter // the phase in progress (SFT, RL), or nil
 }
 
@@ -59,7 +54,7 @@ type Experiment struct {
 // out/<cfg.Name>/: it builds the task, the demonstrator and the policy,
 // derives the model configs into the config, and checks that the run
 // folder can be made and that the run fits in memory, so that every user
-// error is a run.InputError before the folder is touched. Progress lines go
+// error is a InputError before the folder is touched. Progress lines go
 // to progressOut.
 func New(cfg Config, out string, progressOut io.Writer) (*Experiment, error) {
 	e, err := build(cfg, "", progressOut)
@@ -114,14 +109,14 @@ func (e *Experiment) Done() int { return e.updates }
 
 // Loop is the run's RL loop, which holds what RL has done (its updates,
 // evaluations and transcripts); nil before RL began.
-func (e *Experiment) Loop() *run.Loop { return e.loop }
+func (e *Experiment) Loop() *Loop { return e.loop }
 
 // build makes the task, the demonstrator and the policy (from the
 // checkpoint set of resumeDir, if set).
 func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
 	task, err := tasks.New(cfg.Task, cfg.TaskConfig)
 	if err != nil {
-		return nil, inputErrorf("%v", err)
+		return nil, InputErrorf("%v", err)
 	}
 	e := &Experiment{cfg: cfg, out: out, task: task, evalTask: task}
 	if e.modes, err = evalModes(cfg.Eval.Modes); err != nil {
@@ -129,13 +124,13 @@ func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
 	}
 	if cfg.Eval.TaskConfig != nil {
 		if e.evalTask, err = tasks.New(cfg.Task, cfg.Eval.TaskConfig); err != nil {
-			return nil, inputErrorf("eval: %v", err)
+			return nil, InputErrorf("eval: %v", err)
 		}
 	}
 	if cfg.SFT.Demos > 0 {
 		d := cfg.SFT.Demonstrator
 		if e.demo, err = task.Scripted(tasks.PolicySpec{Kind: d.Kind, QAS: d.QAS, QBT: d.QBT}); err != nil {
-			return nil, inputErrorf("sft demonstrator: %v", err)
+			return nil, InputErrorf("sft demonstrator: %v", err)
 		}
 	}
 	shared := cfg.SharedCritic()
@@ -145,21 +140,21 @@ func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
 		}
 	} else if cfg.Model.Init != "" {
 		if e.policy, _, err = model.Load(cfg.Model.Init); err != nil {
-			return nil, inputErrorf("init: %v", err)
+			return nil, InputErrorf("init: %v", err)
 		}
 		if shared && !e.policy.Config.ValueHead {
-			return nil, inputErrorf("-init %s: a shared critic needs a policy with a value head; this checkpoint has none (use -critic separate)", cfg.Model.Init)
+			return nil, InputErrorf("-init %s: a shared critic needs a policy with a value head; this checkpoint has none (use -critic separate)", cfg.Model.Init)
 		}
 	} else {
 		mc, err := model.NewConfig(cfg.Model.Preset, task.Vocab().Size(), task.MaxTokens())
 		if err != nil {
-			return nil, inputErrorf("%v", err)
+			return nil, InputErrorf("%v", err)
 		}
 		if shared {
 			mc = mc.WithValueHead()
 		}
 		if e.policy, err = model.New(mc, cfg.Seed); err != nil {
-			return nil, inputErrorf("%v", err)
+			return nil, InputErrorf("%v", err)
 		}
 	}
 	e.cfg.Model.Policy = e.policy.Config
@@ -171,14 +166,14 @@ func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
 	// The rollout checks that the policy fits the task (vocabulary,
 	// context), as the trainer will.
 	if _, err := rl.NewRoller(e.policy, task, *cfg.Rollout()); err != nil {
-		return nil, inputErrorf("%v", err)
+		return nil, InputErrorf("%v", err)
 	}
 	return e, nil
 }
 
 // Run runs the Experiment into its run folder (which it prepares). When
 // ctx is cancelled it stops after the current step, writes a checkpoint
-// and the report, and returns run.ErrInterrupted.
+// and the report, and returns ErrInterrupted.
 func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 	e.start = time.Now()
 	if e.resume == nil {
@@ -224,7 +219,7 @@ func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 // RL (RL's loop saves its own), the trainer and logs closed, the report.
 func (e *Experiment) stop(err error) error {
 	switch {
-	case errors.Is(err, run.ErrInterrupted):
+	case errors.Is(err, ErrInterrupted):
 		e.status = "interrupted"
 	case err != nil:
 		e.status = "failed: " + err.Error()
@@ -235,7 +230,7 @@ func (e *Experiment) stop(err error) error {
 	case errors.Is(err, rl.ErrDiverged):
 		e.status = "diverged: " + err.Error()
 		fmt.Fprintf(e.out, "\n== stopping (%s): the last checkpoint is kept, only the report is written\n", e.status)
-	case errors.Is(err, run.ErrInterrupted):
+	case errors.Is(err, ErrInterrupted):
 		// Interrupted between two steps: the state is whole, so the
 		// checkpoint set is one -resume continues from (RL's loop wrote
 		// it; before RL it is the policy's).

@@ -1,4 +1,4 @@
-package experiment
+package run
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"arew/rl"
-	"arew/run"
 	"arew/tasks"
 )
 
@@ -21,7 +20,7 @@ const lastWindow = 10
 // same validation instances as the evaluations.
 func (e *Experiment) runBaselines(ctx context.Context) error {
 	if ctx.Err() != nil {
-		return run.ErrInterrupted
+		return ErrInterrupted
 	}
 	n := e.cfg.Eval.Episodes
 	start := time.Now()
@@ -31,7 +30,7 @@ func (e *Experiment) runBaselines(ctx context.Context) error {
 	}
 	specs := []tasks.PolicySpec{{Kind: "random"}, {Kind: "weak", QAS: d.QAS, QBT: d.QBT}, {Kind: "strong"}}
 	var err error
-	if e.baselines, err = run.ScriptedBaselines(e.task, specs, tasks.Val, n, e.cfg.Seed); err != nil {
+	if e.baselines, err = ScriptedBaselines(e.task, specs, tasks.Val, n, e.cfg.Seed); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.out, "\n== scripted baselines on the %d validation instances (%.1f s)\n", n, time.Since(start).Seconds())
@@ -81,7 +80,7 @@ func (e *Experiment) mainRows() [][]string {
 }
 
 // table renders rows under tableHeader as an aligned Markdown table.
-func (e *Experiment) table(rows [][]string) string { return run.MarkdownTable(tableHeader, 1, rows) }
+func (e *Experiment) table(rows [][]string) string { return MarkdownTable(tableHeader, 1, rows) }
 
 // algoLine describes the RL algorithm and its AREW setting.
 func (e *Experiment) algoLine() string {

@@ -1,4 +1,4 @@
-package experiment
+package run
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
-	"arew/run"
 	_ "arew/tasks/all"
 )
 
@@ -61,7 +60,7 @@ func TestMemoryEstimate(t *testing.T) {
 	e := experimentOf(t, rl.AlgoPPO, "tiny", nil)
 	assert.NoError(t, checkMemory(e, base.total()))
 	err := checkMemory(e, base.total()/2)
-	var input *run.InputError
+	var input *InputError
 	assert.ErrorAs(t, err, &input)
 	assert.ErrorContains(t, err, "more than the")
 	assert.Greater(t, rl.MachineMemory(), float64(64<<20))

@@ -2,14 +2,16 @@
 """Play a scripted policy through arew's environment server, as verl would.
 
     go run ./cmd/envserver &                 # http://127.0.0.1:8080
-    python3 cmd/envserver/python/example.py [--base-url URL] [--episodes N]
+    pip install --no-index --no-build-isolation ./clients/python   # or PYTHONPATH=clients/python
+    python3 clients/python/examples/flodial_policy.py [--base-url URL] [--episodes N]
 
 The policy reads only the text the server sends: it parses FloDial's
 flowchart from the first observation, asks the question that best splits
 the faults still consistent with the replies, and states a belief flat on
 them. The rollout loop below is the one verl's multi-turn rollout runs
 around an interaction (start_interaction, then generate_response after each
-assistant turn, calculate_score, finalize_interaction); the "model" is the
+assistant turn; calculate_score and finalize_interaction, which verl v0.7.0
+does not call, are kept for rollouts that do); the "model" is the
 policy, and the samples run concurrently as verl runs them. Per episode it
 computes AREW's u from the critiques; it replays a few episodes through
 play_episode (the loop of a custom rollout such as TRL's rollout_func) and

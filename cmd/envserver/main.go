@@ -1,4 +1,5 @@
-// Command envserver serves arew's task simulators over HTTP and JSON, for
+// Command envserver serves arew's task simulators and the ACT text
+// environments (alfworld, webshop, sciworld) over HTTP and JSON, for
 // RL stacks in Python that train language-model agents (docs/envserver.md).
 // The protocol and its bounds are package tasks/serve's.
 //

@@ -12,7 +12,10 @@
 // three of its category's six attributes, two or three of 8 colours, two of
 // 4 sizes and a price of 5 … 89 dollars. Its title — what a results page
 // shows — is the category and two of the three attributes; the item page
-// shows everything.
+// shows everything. PerCategory is at most MaxPerCategory = 37: a search
+// naming every category lists the whole catalogue, and its page count
+// must stay a number word (≤ textworld.MaxNumber = 100 pages of 3);
+// Validate refuses larger stores (TestLargestStoreCountsEveryPage).
 //
 // An instruction is drawn from a target product: two of its attributes, one
 // of its colours, one of its sizes and a bound above its price, rounded up

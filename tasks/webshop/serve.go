@@ -9,8 +9,8 @@ import (
 )
 
 // The environment is served as "webshop" (package tasks/serve): its
-// configuration is FromJSON's, within textworld's serving bounds and with
-// at most maxServedPerCategory products per category.
+// configuration is FromJSON's (so at most MaxPerCategory products per
+// category, as everywhere) within textworld's serving bounds.
 func init() {
 	textworld.Register("webshop", func(raw json.RawMessage) (textworld.World, error) {
 		cfg := DefaultConfig()
@@ -20,9 +20,6 @@ func init() {
 		if err := textworld.ServeBounds(cfg.sizes(), cfg.MaxSteps); err != nil {
 			return nil, fmt.Errorf("webshop: %w", err)
 		}
-		if cfg.PerCategory > maxServedPerCategory {
-			return nil, fmt.Errorf("webshop: PerCategory must stay at most %d when served, got %d", maxServedPerCategory, cfg.PerCategory)
-		}
 		w, err := New(cfg)
 		if err != nil {
 			return nil, err
@@ -30,12 +27,6 @@ func init() {
 		return w, nil
 	})
 }
-
-// maxServedPerCategory keeps every results page's count within the number
-// words: a search can match every product, and "results page 1 of N"
-// needs N ≤ textworld.MaxNumber (a larger catalogue, which Validate
-// allows, makes such a search panic on a word outside the vocabulary).
-var maxServedPerCategory = PageSize * textworld.MaxNumber / len(categories)
 
 // Rules is the environment's part of a served episode's system prompt.
 func (w *World) Rules() string {

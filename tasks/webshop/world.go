@@ -24,13 +24,24 @@ func DefaultConfig() Config {
 	return Config{Seed: 12, PerCategory: 30, Train: 600, Test: 200, MaxSteps: 15}
 }
 
-// Validate rejects settings that make no store.
+// MaxPerCategory is the largest PerCategory: a results page reads
+// "results page i of N", with N a number word of the vocabulary (at most
+// textworld.MaxNumber), and a query naming every category (MaxQuery ≥ 8
+// words) matches the whole catalogue, ⌈8·PerCategory / PageSize⌉ pages.
+// So 8·PerCategory ≤ PageSize·MaxNumber: 37.
+// (TestLargestStoreCountsEveryPage checks the count of categories.)
+const MaxPerCategory = PageSize * textworld.MaxNumber / 8
+
+// Validate rejects settings that make no store, and catalogues whose
+// results could be counted past the number words (MaxPerCategory).
 func (c Config) Validate() error {
 	if err := c.sizes().Validate(); err != nil {
 		return err
 	}
-	if c.PerCategory < 1 || c.PerCategory*len(categories) > 1000 {
-		return fmt.Errorf("PerCategory must lie in [1, %d], got %d", 1000/len(categories), c.PerCategory)
+	if c.PerCategory < 1 || c.PerCategory > MaxPerCategory {
+		return fmt.Errorf("PerCategory must lie in [1, %d], got %d: a search for every category lists all %d products, "+
+			"and its results pages are counted with number words up to %d (%d per page)",
+			MaxPerCategory, c.PerCategory, c.PerCategory*len(categories), textworld.MaxNumber, PageSize)
 	}
 	if c.Train > 100000 || c.Test > 100000 {
 		return fmt.Errorf("split sizes must stay at most 100000")

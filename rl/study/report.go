@@ -122,8 +122,9 @@ func report(c Config, s *Summary, plots []string, samples map[string][]Sample, w
 		}
 	}
 	b.WriteString("Files: study.json (the config), summary.json (what scripts read), provenance.json (each attempt's commit, " +
-		"kernel set, CPU and wall time), console.log (what each attempt printed), <arm>/seed-<s>/ (config.json, metrics.jsonl, eval.jsonl, samples.jsonl, " +
-		"provenance.json, tb/ (TensorBoard: `tensorboard --logdir <study folder>`), checkpoints/policy.safetensors), plots/.\n")
+		"kernel set, CPU and wall time), console.log (what each attempt printed), <arm>/seed-<s>/ (a single run's folder: config.json, " +
+		"metrics.jsonl, eval.jsonl, samples.jsonl, provenance.json, tb/ (TensorBoard: `tensorboard --logdir <study folder>`), report.md, " +
+		"checkpoints/ with the run's last checkpoint set; `go run ./cmd/train -resume <arm>/seed-<s> -updates N` extends a run), plots/.\n")
 	return b.String()
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -212,4 +213,20 @@ func TestRunFlagsAloneAreNamed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, inv.study, "run flags alone: one experiment, not the default study")
 	assert.Equal(t, []string{"-seed", "-updates"}, inv.runFlags)
+}
+
+// A value out of a flag's range is refused by the flag, whose name the
+// one-line error starts with, before any config is built.
+func TestBadFlagValuesNameTheFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"-critic", "twin"}, {"-eval-modes", "x"}, {"-model", "huge"}, {"-lr", "-1"}, {"-lr", "NaN"},
+		{"-episodes", "0"}, {"-flip", "2"}, {"-updates", "-3"}, {"-entropy", "-0.1"}, {"-qas", "1.5"},
+		{"-lambda", "Inf"}, {"-minibatch", "0"}, {"-sft-epochs", "0"}, {"-eval-episodes", "0"}, {"-workers", "-1"},
+	} {
+		var stderr bytes.Buffer
+		code := run(t.Context(), append(args, "-out", t.TempDir()), io.Discard, &stderr, nil)
+		assert.Equal(t, exitUsage, code, "%v", args)
+		assert.True(t, strings.HasPrefix(stderr.String(), "train: "+args[0]+" must"), "%v: %s", args, stderr.String())
+		assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "%v: one line", args)
+	}
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"arew/kernels"
+	"arew/model"
 	"arew/rl"
 )
 
@@ -77,6 +80,56 @@ func (t *flagTable) boolean(name, usage string, apply func(*Config, bool) error)
 	})
 }
 
+// integerAtLeast is integer with the value checked against min, so the
+// error names the flag.
+func (t *flagTable) integerAtLeast(name string, min int, usage string, apply func(*Config, int) error) {
+	t.integer(name, usage, func(c *Config, v int) error {
+		if v < min {
+			return usageErrorf("-%s must be ≥ %d, got %d", name, min, v)
+		}
+		return apply(c, v)
+	})
+}
+
+// floatIn is float with the value checked to lie in [lo, hi].
+func (t *flagTable) floatIn(name string, lo, hi float64, usage string, apply func(*Config, float64) error) {
+	t.float(name, usage, func(c *Config, v float64) error {
+		if !(v >= lo && v <= hi) {
+			return usageErrorf("-%s must lie in [%.3g, %.3g]%s, got %v", name, lo, hi, float32Note(hi), v)
+		}
+		return apply(c, v)
+	})
+}
+
+// positive is float with the value checked to be a positive float32.
+func (t *flagTable) positive(name, usage string, apply func(*Config, float64) error) {
+	t.float(name, usage, func(c *Config, v float64) error {
+		if !(v > 0 && v <= rl.MaxRate) {
+			return usageErrorf("-%s must be a positive number of at most %.3g (float32), got %v", name, rl.MaxRate, v)
+		}
+		return apply(c, v)
+	})
+}
+
+// float32Note says why a bound is rl.MaxRate: the value is a float32 in
+// the graph.
+func float32Note(hi float64) string {
+	if hi == rl.MaxRate {
+		return " (float32)"
+	}
+	return ""
+}
+
+// oneOf is str with the value checked against values.
+func (t *flagTable) oneOf(name string, values []string, usage string, apply func(*Config, string) error) {
+	t.str(name, usage, func(c *Config, s string) error {
+		if !slices.Contains(values, s) {
+			return usageErrorf("-%s must be one of %s, got %q", name, strings.Join(values, ", "), s)
+		}
+		return apply(c, s)
+	})
+}
+
 // ppoOnly is c's PPO section, or an error naming the flag when the run is
 // not PPO.
 func ppoOnly(c *Config, flagName string) (*rl.PPOConfig, error) {
@@ -103,18 +156,18 @@ func (t *flagTable) runSectionFlags(d Config) {
 	t.str("task-config", `JSON overrides of the task's config, e.g. '{"Critiques":"consistent"}'`,
 		func(c *Config, s string) error { c.TaskConfig = []byte(s); return nil })
 	t.str("algo", "ppo, grpo or gspo (default ppo)", func(c *Config, s string) error { c.Algo = rl.Algo(s); return nil })
-	t.integer("updates", fmt.Sprintf("RL updates (default %d)", d.Updates),
+	t.integerAtLeast("updates", 0, fmt.Sprintf("RL updates (default %d)", d.Updates),
 		func(c *Config, v int) error { c.Updates = v; return nil })
 }
 
 func (t *flagTable) modelFlags(d Config) {
 	t.section = "model"
 	dp := d.PPO
-	t.str("model", fmt.Sprintf("model preset: tiny, small or base (default %s)", d.Model.Preset),
+	t.oneOf("model", model.PresetNames(), fmt.Sprintf("model preset: tiny, small or base (default %s)", d.Model.Preset),
 		func(c *Config, s string) error { c.Model.Preset = s; return nil })
 	t.str("init", "start from this policy checkpoint (e.g. runs/x/checkpoints/base.safetensors); turns SFT off unless -sft-demos is given",
 		func(c *Config, s string) error { c.Model.Init = s; return nil })
-	t.str("critic", fmt.Sprintf("PPO critic: separate or shared (default %s)", dp.Critic.Mode),
+	t.oneOf("critic", []string{"separate", "shared"}, fmt.Sprintf("PPO critic: separate or shared (default %s)", dp.Critic.Mode),
 		func(c *Config, s string) error {
 			p, err := ppoOnly(c, "critic")
 			if err == nil {
@@ -127,7 +180,7 @@ func (t *flagTable) modelFlags(d Config) {
 func (t *flagTable) updateFlags(d Config) {
 	t.section = "update"
 	dp := d.PPO
-	t.integer("group", "GRPO/GSPO rollouts per prompt (default 5); the prompts per update stay unless -episodes is given",
+	t.integerAtLeast("group", 1, "GRPO/GSPO rollouts per prompt (default 5); the prompts per update stay unless -episodes is given",
 		func(c *Config, v int) error {
 			if c.GRPO == nil {
 				return usageErrorf("-group applies to -algo grpo or gspo only")
@@ -135,7 +188,7 @@ func (t *flagTable) updateFlags(d Config) {
 			c.GRPO.GroupSize = v
 			return nil
 		})
-	t.integer("episodes", fmt.Sprintf("rollouts per update (default %d; GRPO/GSPO: prompts × group, a multiple of the group)", dp.Episodes),
+	t.integerAtLeast("episodes", 1, fmt.Sprintf("rollouts per update (default %d; GRPO/GSPO: prompts × group, a multiple of the group)", dp.Episodes),
 		func(c *Config, v int) error {
 			if c.PPO != nil {
 				c.PPO.Episodes = v
@@ -148,15 +201,15 @@ func (t *flagTable) updateFlags(d Config) {
 			c.GRPO.Prompts = v / g
 			return nil
 		})
-	t.integer("instances", "cycle through the first N train instances (0: fresh instances every update)",
+	t.integerAtLeast("instances", 0, "cycle through the first N train instances (0: fresh instances every update)",
 		func(c *Config, v int) error { *c.Instances() = v; return nil })
-	t.integer("minibatch", fmt.Sprintf("trajectories per minibatch (default %d)", dp.Policy.MiniBatch),
+	t.integerAtLeast("minibatch", 1, fmt.Sprintf("trajectories per minibatch (default %d)", dp.Policy.MiniBatch),
 		func(c *Config, v int) error { c.Policy().MiniBatch = v; return nil })
-	t.integer("epochs", fmt.Sprintf("passes over each update's batch (default %d)", dp.Policy.Epochs),
+	t.integerAtLeast("epochs", 1, fmt.Sprintf("passes over each update's batch (default %d)", dp.Policy.Epochs),
 		func(c *Config, v int) error { c.Policy().Epochs = v; return nil })
-	t.float("lr", fmt.Sprintf("policy learning rate (default %g)", dp.Policy.Optim.LR),
+	t.positive("lr", fmt.Sprintf("policy learning rate (default %g)", dp.Policy.Optim.LR),
 		func(c *Config, v float64) error { c.Policy().Optim.LR = v; return nil })
-	t.float("critic-lr", fmt.Sprintf("separate critic's learning rate (default %g)", dp.Critic.Optim.LR),
+	t.positive("critic-lr", fmt.Sprintf("separate critic's learning rate (default %g)", dp.Critic.Optim.LR),
 		func(c *Config, v float64) error {
 			p, err := ppoOnly(c, "critic-lr")
 			if err == nil {
@@ -164,11 +217,11 @@ func (t *flagTable) updateFlags(d Config) {
 			}
 			return err
 		})
-	t.float("entropy", "entropy bonus coefficient (default 0)",
+	t.floatIn("entropy", 0, rl.MaxRate, "entropy bonus coefficient (default 0)",
 		func(c *Config, v float64) error { c.Policy().EntropyCoef = v; return nil })
-	t.float("kl", "coefficient of the KL to the initial policy (default 0: off)",
+	t.floatIn("kl", 0, rl.MaxRate, "coefficient of the KL to the initial policy (default 0: off)",
 		func(c *Config, v float64) error { c.Policy().KLCoef = v; return nil })
-	t.integer("workers", "rollout goroutines (0: one per CPU; results do not depend on it)",
+	t.integerAtLeast("workers", 0, "rollout goroutines (0: one per CPU; results do not depend on it)",
 		func(c *Config, v int) error { c.Rollout().Workers = v; return nil })
 }
 
@@ -184,7 +237,7 @@ func (t *flagTable) arewFlags(d Config) {
 			}
 			return usageErrorf("-arew must be one of none, as, bt or as+bt, got %q", s)
 		})
-	t.float("lambda", fmt.Sprintf("AREW λ (default %g)", da.Lambda),
+	t.floatIn("lambda", -rl.MaxRate, rl.MaxRate, fmt.Sprintf("AREW λ (default %g)", da.Lambda),
 		func(c *Config, v float64) error { c.Advantage().AREW.Lambda = v; return nil })
 	t.str("mode", fmt.Sprintf("AREW margin mode: step, step_spread, minority_fixed or abs_sum (default %s)", da.Mode),
 		func(c *Config, s string) error {
@@ -195,44 +248,44 @@ func (t *flagTable) arewFlags(d Config) {
 			c.Advantage().AREW.Mode = m
 			return nil
 		})
-	t.integer("arew-start", "first update (0-based) with the AREW correction (default 0)",
+	t.integerAtLeast("arew-start", 0, "first update (0-based) with the AREW correction (default 0)",
 		func(c *Config, v int) error { c.Advantage().AREW.Start = v; return nil })
-	t.integer("arew-end", "update at which the AREW correction stops (default 0: never)",
+	t.integerAtLeast("arew-end", 0, "update at which the AREW correction stops (default 0: never)",
 		func(c *Config, v int) error { c.Advantage().AREW.End = v; return nil })
 	t.boolean("arew-separate", "separate AS and BT margins (the PE prototype's form)",
 		func(c *Config, v bool) error { c.Advantage().AREW.Separate = v; return nil })
-	t.float("flip", "flip each critique with probability α (robustness study; default 0)",
+	t.floatIn("flip", 0, 1, "flip each critique with probability α (robustness study; default 0)",
 		func(c *Config, v float64) error { c.Advantage().AREW.Perturb.Flip = v; return nil })
 }
 
 func (t *flagTable) sftFlags(d Config) {
 	t.section = "SFT warm start"
 	ds := d.SFT
-	t.integer("sft-demos", fmt.Sprintf("SFT demonstrations from the train split (0: no warm start; default %d)", ds.Demos),
+	t.integerAtLeast("sft-demos", 0, fmt.Sprintf("SFT demonstrations from the train split (0: no warm start; default %d)", ds.Demos),
 		func(c *Config, v int) error { c.SFT.Demos = v; return nil })
-	t.integer("sft-test-demos", fmt.Sprintf("held-out demonstrations for the SFT test loss (default %d)", ds.TestDemos),
+	t.integerAtLeast("sft-test-demos", 0, fmt.Sprintf("held-out demonstrations for the SFT test loss (default %d)", ds.TestDemos),
 		func(c *Config, v int) error { c.SFT.TestDemos = v; return nil })
 	t.str("demonstrator", fmt.Sprintf("scripted policy SFT imitates: weak, strong, random or constant (default %s)", ds.Demonstrator.Kind),
 		func(c *Config, s string) error { c.SFT.Demonstrator.Kind = s; return nil })
-	t.float("qas", fmt.Sprintf("weak demonstrator: probability of an informative query (default %g)", ds.Demonstrator.QAS),
+	t.floatIn("qas", 0, 1, fmt.Sprintf("weak demonstrator: probability of an informative query (default %g)", ds.Demonstrator.QAS),
 		func(c *Config, v float64) error { c.SFT.Demonstrator.QAS = v; return nil })
-	t.float("qbt", fmt.Sprintf("weak demonstrator: probability that a belief follows the evidence (default %g)", ds.Demonstrator.QBT),
+	t.floatIn("qbt", 0, 1, fmt.Sprintf("weak demonstrator: probability that a belief follows the evidence (default %g)", ds.Demonstrator.QBT),
 		func(c *Config, v float64) error { c.SFT.Demonstrator.QBT = v; return nil })
-	t.integer("sft-epochs", fmt.Sprintf("SFT epochs (default %d)", ds.Train.Epochs),
+	t.integerAtLeast("sft-epochs", 1, fmt.Sprintf("SFT epochs (default %d)", ds.Train.Epochs),
 		func(c *Config, v int) error { c.SFT.Train.Epochs = v; return nil })
-	t.integer("sft-minibatch", fmt.Sprintf("SFT minibatch (default %d)", ds.Train.MiniBatch),
+	t.integerAtLeast("sft-minibatch", 1, fmt.Sprintf("SFT minibatch (default %d)", ds.Train.MiniBatch),
 		func(c *Config, v int) error { c.SFT.Train.MiniBatch = v; return nil })
-	t.float("sft-lr", fmt.Sprintf("SFT learning rate (default %g)", ds.Train.Optim.LR),
+	t.positive("sft-lr", fmt.Sprintf("SFT learning rate (default %g)", ds.Train.Optim.LR),
 		func(c *Config, v float64) error { c.SFT.Train.Optim.LR = v; return nil })
 }
 
 func (t *flagTable) evalFlags(d Config) {
 	t.section = "evaluation"
-	t.integer("eval-every", fmt.Sprintf("evaluate (and checkpoint) every K updates (0: only before and after RL; default %d)", d.Eval.Every),
+	t.integerAtLeast("eval-every", 0, fmt.Sprintf("evaluate (and checkpoint) every K updates (0: only before and after RL; default %d)", d.Eval.Every),
 		func(c *Config, v int) error { c.Eval.Every = v; return nil })
-	t.integer("eval-episodes", fmt.Sprintf("validation instances per evaluation (default %d)", d.Eval.Episodes),
+	t.integerAtLeast("eval-episodes", 1, fmt.Sprintf("validation instances per evaluation (default %d)", d.Eval.Episodes),
 		func(c *Config, v int) error { c.Eval.Episodes = v; return nil })
-	t.str("eval-modes", fmt.Sprintf("greedy, sampled or both (default %s)", d.Eval.Modes),
+	t.oneOf("eval-modes", []string{"greedy", "sampled", "both"}, fmt.Sprintf("greedy, sampled or both (default %s)", d.Eval.Modes),
 		func(c *Config, s string) error { c.Eval.Modes = s; return nil })
 	t.boolean("baselines", "evaluate the task's scripted policies for report.md (default true)",
 		func(c *Config, v bool) error { c.Eval.Baselines = v; return nil })

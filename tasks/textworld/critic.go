@@ -20,8 +20,7 @@ import (
 // prompt: a small model with learned absolute positions finds them there,
 // while after a state of varying length (100 to 300 tokens in alfworld) it
 // did not (docs/act.md, "Learnability"). The critic answers "1" or "2",
-// then <eot> (ParseChoice), or writes out the action it picks, then <eot>
-// (ParseCopiedChoice).
+// then <eot> (ParseChoice).
 func CriticPrompt(v *tasks.Vocab, s State, x, y []tasks.Token) []tasks.Token {
 	state := s.Tokens(v)
 	one, two := v.ID("1"), v.ID("2")
@@ -33,6 +32,19 @@ func CriticPrompt(v *tasks.Vocab, s State, x, y []tasks.Token) []tasks.Token {
 	out = append(out, y...)
 	out = append(out, state[1:len(state)-1]...)
 	return append(out, v.ID("<choose>"))
+}
+
+// CriticActionPrompt is CriticPrompt ending with the actor's own <act>
+// instead of <choose>: everything after <bos> and the candidates is the
+// state exactly as the actor is shown it (State.Tokens), so the critic
+// answers in the actor's channel, by writing out the action it picks,
+// then <eot> (ParseCopiedChoice):
+//
+//	<bos> action 1 : x <sep> action 2 : y <task> goal … <adm> a1 <sep> a2 … <act>
+func CriticActionPrompt(v *tasks.Vocab, s State, x, y []tasks.Token) []tasks.Token {
+	out := CriticPrompt(v, s, x, y)
+	out[len(out)-1] = v.ID("<act>")
+	return out
 }
 
 // ParseChoice reads a critic's answer (its tokens before <eot>): exactly

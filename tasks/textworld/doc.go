@@ -41,13 +41,15 @@
 // pipeline trains on, defined here so every environment can render them
 // (critic.go, TestCriticFormats):
 //
-//	CriticPrompt  <bos> action 1 : x <sep> action 2 : y <task> … <adm> … <choose>   → "1" | "2" <eot>, or x | y <eot>
-//	Reflection    <reflect> alternative a⁻ -> o⁻ expert a⁺ -> o⁺ so expert is better
+//	CriticActionPrompt  <bos> action 1 : x <sep> action 2 : y <task> … <adm> … <act>      → x | y <eot>
+//	CriticPrompt        <bos> action 1 : x <sep> action 2 : y <task> … <adm> … <choose>   → "1" | "2" <eot>
+//	Reflection          <reflect> alternative a⁻ -> o⁻ expert a⁺ -> o⁺ so expert is better
 //
-// ParseChoice reads the critic's answer from its generated tokens: exactly
-// one token, 1 or 2; anything else is a format error (FuzzParseChoice).
-// ParseCopiedChoice reads a critic that answers by writing out the chosen
-// action: exactly one of the two candidates, token for token.
+// ParseCopiedChoice reads a critic that answers in the action channel, by
+// writing out the chosen action after <act> as the actor does: exactly one
+// of the two candidates, token for token. ParseChoice reads the slot
+// answer: exactly one token, 1 or 2; anything else is a format error
+// (FuzzParseChoice).
 // Outcome runs an action on a Clone of the environment, so the expert's and
 // an alternative's observations can be compared from one state.
 //

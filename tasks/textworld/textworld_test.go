@@ -155,6 +155,10 @@ func TestCriticFormats(t *testing.T) {
 	s := Snapshot(e, nil, History)
 	p := CriticPrompt(v, s, v.Encode("wait"), v.Encode("step"))
 	assert.Equal(t, "<bos> action 1 : wait <sep> action 2 : step <task> goal <obs> at 0 <adm> step <sep> wait <choose>", v.Decode(p))
+	pa := CriticActionPrompt(v, s, v.Encode("wait"), v.Encode("step"))
+	assert.Equal(t, "<bos> action 1 : wait <sep> action 2 : step <task> goal <obs> at 0 <adm> step <sep> wait <act>", v.Decode(pa))
+	state := s.Tokens(v)
+	assert.Equal(t, state[1:], pa[len(pa)-len(state)+1:], "after the candidates, the actor's state as it is shown to act")
 	for _, tc := range []struct {
 		answer []tasks.Token
 		want   int

@@ -63,6 +63,21 @@ func LongestTrajectory(trs []*rl.Trajectory) int {
 // TrainSFT fine-tunes a copy of init on train (rl.SFT with MaxLen the
 // longest example) and returns it with the per-epoch metrics.
 func TrainSFT(ctx context.Context, init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
+	m, s, err := newSFT(ctx, init, train, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	ms, err := s.Train(train, nil, func(rl.SFTMetrics) error { return ctx.Err() })
+	if err != nil {
+		return nil, ms, err
+	}
+	return m, ms, nil
+}
+
+// newSFT is a copy of init and its SFT trainer for examples as long as the
+// longest of train.
+func newSFT(ctx context.Context, init *model.Model, train []*rl.Trajectory, cfg rl.SFTConfig) (*model.Model, *rl.SFT, error) {
 	if len(train) == 0 {
 		return nil, nil, fmt.Errorf("sft: no training examples")
 	}
@@ -78,13 +93,44 @@ func TrainSFT(ctx context.Context, init *model.Model, train []*rl.Trajectory, cf
 	if err != nil {
 		return nil, nil, err
 	}
-	defer s.Close()
 	if err := ctx.Err(); err != nil {
+		s.Close()
 		return nil, nil, err
 	}
-	ms, err := s.Train(train, nil, func(rl.SFTMetrics) error { return ctx.Err() })
+	return m, s, nil
+}
+
+// TrainSFTSteps fine-tunes a copy of init on train for exactly the
+// optimiser steps of perEpoch examples × cfg.Epochs epochs: train is put
+// in one order drawn from cfg.Seed, and epoch e passes (in an order of
+// its own, as rl.SFT.Epoch draws it) over the e-th window of perEpoch
+// consecutive examples of that order, cyclically. Each epoch is then
+// ⌈perEpoch / MiniBatch⌉ steps, and the whole run visits train about
+// Epochs·perEpoch/len(train) times in its own proportions.
+func TrainSFTSteps(ctx context.Context, init *model.Model, train []*rl.Trajectory, perEpoch int, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
+	if perEpoch < 1 {
+		return nil, nil, fmt.Errorf("sft: need at least one example per epoch, got %d", perEpoch)
+	}
+	m, s, err := newSFT(ctx, init, train, cfg)
 	if err != nil {
-		return nil, ms, err
+		return nil, nil, err
+	}
+	defer s.Close()
+	order := rand.New(rand.NewPCG(cfg.Seed, 0x5173)).Perm(len(train))
+	window := make([]*rl.Trajectory, perEpoch)
+	var ms []rl.SFTMetrics
+	for e := range cfg.Epochs {
+		for i := range window {
+			window[i] = train[order[(e*perEpoch+i)%len(train)]]
+		}
+		mt, err := s.Epoch(window)
+		if err != nil {
+			return nil, ms, err
+		}
+		ms = append(ms, mt)
+		if err := ctx.Err(); err != nil {
+			return nil, ms, err
+		}
 	}
 	return m, ms, nil
 }
@@ -157,8 +203,15 @@ func TrainIL(ctx context.Context, init *model.Model, v *tasks.Vocab, pairs []tex
 }
 
 // TrainEarlyExperience is the Early Experience baseline: SFT of a copy of
-// init on the reflection data mixed with the plain expert data.
+// init on the reflection data mixed with the plain expert data, matched to
+// IL's optimiser steps: TrainIL with cfg makes cfg.Epochs passes over the
+// pairs, ⌈len(pairs) / MiniBatch⌉ steps each, and so does this, each
+// "epoch" being len(pairs) examples of the mix (TrainSFTSteps). The mix
+// holds every pair and every reflection in their own proportions; the
+// same budget of epochs over the whole mix would take about four times
+// IL's steps on ALFWorld (docs/act.md §9), which would confound the row
+// with its step count.
 func TrainEarlyExperience(ctx context.Context, init *model.Model, v *tasks.Vocab, pairs []textworld.Pair, data []CriticExample, cfg rl.SFTConfig) (*model.Model, []rl.SFTMetrics, error) {
 	mix := append(ILData(v, pairs), ReflectionData(v, data)...)
-	return TrainSFT(ctx, init, mix, cfg)
+	return TrainSFTSteps(ctx, init, mix, len(pairs), cfg)
 }

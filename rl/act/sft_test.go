@@ -2,6 +2,7 @@ package act
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,5 +75,33 @@ func TestInitialPolicyAndSFTErrors(t *testing.T) {
 	assert.Len(t, ms, 1)
 	assert.Equal(t, 512, m.Config.Context)
 	_, _, err = TrainSFT(context.Background(), m, nil, cfg)
+	assert.Error(t, err)
+}
+
+// TestEarlyExperienceMatchesILSteps: Early Experience takes exactly IL's
+// optimiser steps (per epoch and in all) although its data, the pairs
+// and a reflection per critic example, is larger; each epoch passes over
+// as many examples as IL's, drawn in turn from the whole mix.
+func TestEarlyExperienceMatchesILSteps(t *testing.T) {
+	f := newFixture(t)
+	v := f.env.Vocab
+	cfg := rl.DefaultSFTConfig()
+	cfg.Epochs, cfg.MiniBatch = 3, 4
+	critic := append(append(slices.Clone(f.critic), f.critic...), f.critic...) // three reflections per state
+	m := tinyModel(t, v.Size(), LongestTrajectory(ReflectionData(v, critic)))
+	_, il, err := TrainIL(context.Background(), m, v, f.pairs, cfg)
+	require.NoError(t, err)
+	_, ee, err := TrainEarlyExperience(context.Background(), m, v, f.pairs, critic, cfg)
+	require.NoError(t, err)
+	require.Len(t, ee, len(il))
+	for e := range il {
+		assert.Equal(t, il[e].Steps, ee[e].Steps, "epoch %d", e)
+	}
+	perEpoch := (len(f.pairs) + cfg.MiniBatch - 1) / cfg.MiniBatch
+	assert.Equal(t, cfg.Epochs*perEpoch, ee[len(ee)-1].Steps)
+	mix := len(f.pairs) + len(critic)
+	assert.Greater(t, cfg.Epochs*((mix+cfg.MiniBatch-1)/cfg.MiniBatch), ee[len(ee)-1].Steps,
+		"epochs over the whole mix would take more steps")
+	_, _, err = TrainSFTSteps(context.Background(), m, ILData(v, f.pairs), 0, cfg)
 	assert.Error(t, err)
 }

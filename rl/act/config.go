@@ -42,11 +42,17 @@ type Config struct {
 	Init      rl.SFTConfig  `json:"init"`
 	Collect   CollectConfig `json:"collect"`
 	// Choice is how the critic answers the choice prompt, for π_θ0's
-	// format examples, the ACT stage and the choice accuracy.
+	// format examples, the ACT stage and the choice accuracy: "action"
+	// (the default), one of the two candidates written out after <act>
+	// under their prefix tree; "slot", "1" or "2" after <choose>.
 	Choice ChoiceFormat `json:"choice_format"`
-	IL     rl.SFTConfig `json:"il"` // IL, Early Experience, IL w/ ACT
-	ACT    GRPOStage    `json:"act"`
-	RL     GRPOStage    `json:"rl"` // RL, RL w/ ACT
+	// IL is the SFT budget of IL and IL w/ ACT; Early Experience takes
+	// the same number of optimiser steps (TrainEarlyExperience).
+	IL rl.SFTConfig `json:"il"`
+	// ACT is the critic stage; its KL anchor to the policy it starts from
+	// is ACT.GRPO.Policy.KLCoef (DefaultACTStage: DefaultACTKL, k3).
+	ACT GRPOStage `json:"act"`
+	RL  GRPOStage `json:"rl"` // RL, RL w/ ACT
 	// Decoder is how every row writes its actions (ParseDecoding):
 	// "trie" (the default; also ""), only the commands listed at the
 	// state; "grammar", any command of the environment's grammar; "free",
@@ -68,8 +74,9 @@ type Config struct {
 	CriticFrom string `json:"critic_from,omitempty"`
 }
 
-// DefaultConfig is a small alfworld run with the tiny preset; the ACT
-// stage has the paper's shaping, the RL stage R_acc alone (AccuracyOnly).
+// DefaultConfig is a small alfworld run with the tiny preset; the critic
+// answers in the action channel; the ACT stage has the paper's shaping and
+// a KL anchor (DefaultACTStage), the RL stage R_acc alone (AccuracyOnly).
 func DefaultConfig() Config {
 	init := rl.DefaultSFTConfig()
 	init.Epochs, init.Optim.LR = 10, 3e-3
@@ -78,7 +85,7 @@ func DefaultConfig() Config {
 	rlStage := DefaultGRPOStage()
 	rlStage.Shaping = AccuracyOnly()
 	return Config{Env: "alfworld", Preset: "tiny", Seed: 1, Games: 100, HeldOut: 20, InitShare: 0.1,
-		Init: init, Collect: DefaultCollect(), Choice: ChoiceSlot, IL: il, ACT: DefaultGRPOStage(), RL: rlStage,
+		Init: init, Collect: DefaultCollect(), Choice: ChoiceAction, IL: il, ACT: DefaultACTStage(), RL: rlStage,
 		Decoder: DecodeTrie.String(), Episodes: 20, OODEpisodes: 20, Rows: AllRows}
 }
 

@@ -2,6 +2,7 @@ package act
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,8 +94,7 @@ func TestChoiceFormatsRoundTrip(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, slot, got)
 			}
-			_, expertSlot := c.Prompt(v)
-			assert.Equal(t, c.Expert, ChoiceAction.Answer(v, c, expertSlot), "the copy of the expert's slot is the expert's action")
+			assert.Equal(t, c.Expert, ChoiceAction.Answer(v, c, c.ExpertSlot()), "the copy of the expert's slot is the expert's action")
 			other := ChoiceSlot
 			if format == ChoiceSlot {
 				other = ChoiceAction
@@ -102,19 +102,14 @@ func TestChoiceFormatsRoundTrip(t *testing.T) {
 			_, err := format.Parse(v, c, other.Answer(v, c, 1))
 			assert.Error(t, err, "%s does not read the other format's answer", format)
 			one, two := trs[2*i], trs[2*i+1]
-			k := indexOf(one.Tokens, v.ID("<choose>")) + 1
+			prompt, _ := format.Prompt(v, c)
+			marker := map[ChoiceFormat]string{ChoiceSlot: "<choose>", ChoiceAction: "<act>"}[format]
+			assert.Equal(t, v.ID(marker), prompt[len(prompt)-1], "the %s prompt ends with %s", format, marker)
+			k := slices.Index(one.Tokens, v.ID("<adm>"))
 			require.Positive(t, k)
+			k += slices.Index(one.Tokens[k:], v.ID(marker)) + 1 // the answer follows the prompt's last marker
 			assert.Equal(t, one.Tokens[:k], two.Tokens[:k], "one prompt")
 			assert.NotEqual(t, one.Tokens[k:], two.Tokens[k:], "two answers")
 		}
 	}
-}
-
-func indexOf(toks []tasks.Token, t tasks.Token) int {
-	for i, x := range toks {
-		if x == t {
-			return i
-		}
-	}
-	return -1
 }

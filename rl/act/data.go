@@ -27,15 +27,13 @@ type CriticExample struct {
 	ExpertObs, AltObs []tasks.Token
 }
 
-// Prompt is the choice prompt (textworld.CriticPrompt) and the slot, 1 or
-// 2, that holds the expert's action.
-func (c CriticExample) Prompt(v *tasks.Vocab) ([]tasks.Token, int) {
-	first, second := c.shown()
-	slot := 2
+// ExpertSlot is the slot, 1 or 2, of the choice prompt that holds the
+// expert's action (ChoiceFormat.Prompt).
+func (c CriticExample) ExpertSlot() int {
 	if c.ExpertFirst {
-		slot = 1
+		return 1
 	}
-	return textworld.CriticPrompt(v, c.State, first, second), slot
+	return 2
 }
 
 // shown is the two candidates in the order the prompt shows them.

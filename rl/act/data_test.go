@@ -29,8 +29,8 @@ func TestJSONLRoundTrip(t *testing.T) {
 	require.Len(t, critic, len(f.critic))
 	for i, c := range critic {
 		want := f.critic[i]
-		p1, s1 := want.Prompt(v)
-		p2, s2 := c.Prompt(v)
+		p1, s1 := ChoiceAction.Prompt(v, want)
+		p2, s2 := ChoiceAction.Prompt(v, c)
 		assert.Equal(t, p1, p2)
 		assert.Equal(t, s1, s2)
 		assert.Equal(t, want.AltAdmissible, c.AltAdmissible)

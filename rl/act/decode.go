@@ -14,8 +14,9 @@ import (
 // §11): under the trie of the commands listed at the state (trie.go),
 // under the environment's command grammar, or free. Every row of a run
 // acts under the same one, in evaluation, next-action accuracy, D_critic
-// sampling and the RL stage's rollouts; the critic's answer to a choice
-// prompt is not an action and is always decoded free.
+// sampling and the RL stage's rollouts. The critic's answer has its own
+// mask (ChoiceFormat.Constraint): the tree of its two candidates in the
+// action channel, none for the slot.
 type Decoding uint8
 
 const (

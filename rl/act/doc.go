@@ -38,8 +38,8 @@
 // from the environment's Grammar); "free" is the plain language model. The
 // decoder holds wherever an action is generated: the online evaluation,
 // the next-action accuracy, the sampling of D_critic, and the RL stage's
-// rollouts. The critic's answer to a choice prompt is not an action and is
-// decoded free.
+// rollouts. The critic's answer is an action too, under a mask of its own:
+// the tree of its two candidates ("The critic in the action channel").
 //
 // In the RL stage the policy that acts is q, so q is what GRPO trains: the
 // rollouts record the log-probs renormalised under the mask, each token's
@@ -66,15 +66,22 @@
 // fresh model (InitialPolicy: a seeded draw of a share of the expert pairs,
 // Config.InitShare) on those pairs plus FormatData: for the same states, a
 // choice prompt between the expert's action and another listed one, shown
-// twice, answered once "1" and once "2". π_θ0 thus knows the command
-// grammar and the answer format, has seen too little to act like the
-// expert, and judges at chance: the fit of a prompt seen with both answers
-// is p("1") = p("2") = 1/2 (TestFormatDataCarriesNoJudgement). Without the
-// format examples every sampled choice of a fresh model is malformed, every
-// reward of a GRPO group is R_fmt, and the group advantages are all zero:
-// nothing can be learnt. (A first version answered each prompt once by a
-// coin; π_θ0 memorised the coins, and GRPO from it stayed at chance: see
-// "Learnability".)
+// twice, answered once with each candidate (written out after <act>, or
+// "1" and "2" under the slot format). π_θ0 thus knows the command grammar
+// and the answer format, has seen too little to act like the expert, and
+// the format examples carry no judgement: a prompt seen with both answers
+// is fit at 1/2 each (TestFormatDataCarriesNoJudgement,
+// TestActionFormatDataCarriesNoJudgement). For the slot they are what
+// makes learning possible: without them every sampled choice of a fresh
+// model is malformed, every reward of a GRPO group is R_fmt, and the group
+// advantages are all zero. (A first version answered each prompt once by
+// a coin; π_θ0 memorised the coins, and GRPO from it stayed at chance: see
+// "Learnability".) In the action channel the mask already keeps every
+// answer well formed; the examples still show the prompt, so the ACT
+// stage does not start on a prompt π_θ0 has never seen. That critic does
+// not start at chance, though: π_θ0 reads the prompt as an actor would,
+// and the alternative is one of its own samples at the state, so it tends
+// to prefer the alternative (docs/act.md §12).
 //
 // # The critic data
 //
@@ -94,11 +101,13 @@
 //
 // # The rewards
 //
-// For the choice prompt (textworld.CriticPrompt: the state, "action 1 : x
-// <sep> action 2 : y <choose>") the model generates at most two tokens; the
-// answer is read by textworld.ParseChoice (exactly "1" or "2" before
-// <eot>). For the next action the answer is the tokens before <eot>; it
-// parses when it is a command of the environment's grammar (Env.Parse).
+// For the choice prompt (ChoiceFormat.Prompt: "action 1 : x <sep> action 2
+// : y", then the state, then <act>) the answer is one of the two
+// candidates and <eot>, read by textworld.ParseCopiedChoice; under the
+// slot format (the prompt ending with <choose>) it is at most two tokens,
+// read by textworld.ParseChoice (exactly "1" or "2" before <eot>). For the
+// next action the answer is the tokens before <eot>; it parses when it is
+// a command of the environment's grammar (Env.Parse).
 // With c the answer, a_c the action it names (or generates) and a⁺ the
 // expert's action,
 //
@@ -126,27 +135,71 @@
 // The price: a policy whose samples are all malformed (the ACT model, on
 // one seed of act-alfworld) gets no gradient at all.
 //
+// # The critic in the action channel
+//
+// The paper's R_acc compares the critic's answer with the expert's action,
+// and its critic writes that action in the tags the actor uses, so a
+// rewarded choice is a rewarded action. The first version here answered
+// with the slot number after its own <choose> tag. The numbers "1" and
+// "2" are ordinary tokens of commands ("go to shelf 1"), and GRPO with no
+// anchor taught the model to end a prompt with a number or with <eot>:
+// the ACT model's next-action accuracy fell to 0–5 % (docs/act.md §9–§10).
+//
+// So the critic now answers as an actor (Config.Choice "action", the
+// default). Its prompt is the two candidates, then the state exactly as
+// the actor sees it, ending with <act> (textworld.CriticActionPrompt), and
+// its answer is a candidate written out and <eot>: an action in the
+// actor's channel. It is decoded under a prefix tree of exactly the two
+// candidates (ChoiceFormat.Constraint, the Trie of trie.go), so every
+// answer is one of them (TestActionCriticWritesOnlyACandidate): where the
+// two agree ("go to" in "go to shelf 1" and "go to desk 2") the tree has
+// one child and the token is forced; at the first token where they differ
+// it has two, and that token is the choice. R_acc = 1 when the written
+// action is a⁺, R_adm when it is a⁻ and a⁻ applies (TestActionChoiceReward).
+//
+// Renormalisation. The critic samples from q, the model's softmax
+// renormalised over the tree's children at each step, so the probability
+// of writing candidate a is the product of q over its tokens, and the two
+// products sum to 1 (TestActionChoiceRenormalised: 1 ± 10⁻⁵ on rl's masked
+// graph, while the plain softmax gives the two sequences much less). GRPO
+// then has to train q, not π: the rollout records log q of each sampled
+// token with its allowed set, and rl's trainer computes the old and new
+// log-probs, the ratio, the entropy and the KL term on the masked graph
+// (rl.MaskedTask, model.NewMaskedGraph), the same machinery as the RL
+// stage's. Training log π instead would be off-policy (the samples come
+// from q) and would spend the gradient pushing mass off tokens the mask
+// removes anyway; under q a forced token has log q = 0 and no gradient,
+// and the update moves mass only between the two candidates at the token
+// where they part: the judgement, and nothing else of the output. The slot
+// answer ("slot") stays for comparison; it is decoded free.
+//
 // # GRPO on the choice task
 //
 // ChoiceTask and ActionTask present a dataset as a tasks.Task whose
 // instance i is example i: a prompt, one final agent turn, the shaped
 // reward, no observation. So rl.NewGRPO runs on them unchanged: each update
 // takes Prompts consecutive examples (cycling through the data), samples G
-// answers for each from π at temperature 1, and gives every token of answer
-// i the group advantage A_i = (R_i − mean_G R)/(std_G R + ε). For the choice
-// the answer is y = (c, <eot>), so the update follows
+// answers for each from q at temperature 1 (π itself for the slot), and
+// gives every token of answer i the group advantage A_i = (R_i − mean_G
+// R)/(std_G R + ε). For the choice the answer is y = (a_c, <eot>), c the
+// picked candidate, so the update follows
 //
-//	∇J = E_s E_{c∼π(·|s)} [ A(c) ∇ log π(c, <eot> | s) ]
+//	∇J = E_s E_{c∼q(·|s)} [ A(c) ∇ log q(a_c, <eot> | s) ] − β ∇ KL(q ‖ q_start)
 //
-// which raises the probability of the slot whose reward beats the group
-// mean. Because the order of a⁺ and a⁻ is a coin, a constant answer scores
-// 1/2 in expectation; only reading the two actions against the state beats
-// it, which is the judgement ACT is after, and it is read from generated
-// tokens, not from a head. The per-update Success of TrainACT's metrics is
-// the share of sampled choices that named a⁺ (the ACT-stage accuracy), and
-// ChoiceAccuracy the greedy one on held-out examples. The RL stage is the
-// same trainer on ActionTask: a contextual bandit over the expert states,
-// single-step and offline, as in the paper.
+// which raises the probability of the candidate whose reward beats the
+// group mean. β is the KL anchor to the policy the stage starts from
+// (DefaultACTKL = 0.04, rl's k3 estimator on the sampled tokens; the
+// frozen reference is the stage's initial model; RefKL in the metrics).
+// Because the order of a⁺ and a⁻ is a coin, a constant slot scores 1/2 in
+// expectation; in the action channel the order does not matter, but
+// always writing the candidate π_θ0 prefers, its own sample, scores below
+// 1/2. Only reading the two actions against the state beats chance, which
+// is the judgement ACT is after, and it is read from generated tokens, not
+// from a head. The per-update Success of TrainACT's metrics is the share
+// of sampled choices that named a⁺ (the ACT-stage accuracy), and
+// ChoiceAccuracy the greedy one on held-out examples, decoded under the
+// same tree. The RL stage is the same trainer on ActionTask: a contextual
+// bandit over the expert states, single-step and offline, as in the paper.
 //
 // That the reward reaches the right slot is shown first on a choice a tiny model
 // can learn (short states; the alternative always the same inapplicable
@@ -169,7 +222,11 @@
 // <act>, then textworld.Reflection ("<reflect> alternative a⁻ -> o⁻ expert
 // a⁺ -> o⁺ so expert is better"), <act>, a⁺ and <eot>, all of it learnt;
 // TrainEarlyExperience fine-tunes on these mixed with the plain expert
-// examples, under the IL budget. At evaluation every policy is prompted
+// examples for exactly IL's optimiser steps: each of the IL budget's
+// epochs passes over as many examples of the mix as IL's epoch has pairs,
+// windows of one seeded order of the mix taken in turn (TrainSFTSteps;
+// TestEarlyExperienceMatchesILSteps). Epochs over the whole mix, as first
+// built, gave it about four times IL's steps on ALFWorld (docs/act.md §9). At evaluation every policy is prompted
 // with the state ending in <act> and acts directly, so the reflections act
 // as an auxiliary target, not as a chain of thought at test time (a choice
 // the paper leaves open at this scale; TestILAndReflectionData).

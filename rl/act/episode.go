@@ -153,12 +153,15 @@ func b2f(b bool) float64 {
 
 // choiceExamples turns D_critic into choice prompts judged by the format's
 // Parse: parsed when the answer names a slot ("1" or "2", or one of the
-// two actions written out); expert when it names the expert's slot;
-// admissible when the named action applies (the expert's always does).
+// two actions written out); expert when it names the expert's slot (so
+// R_acc = 1 exactly when the written action is the expert's); admissible
+// when the named action applies (the expert's always does). Under
+// ChoiceAction the answer is decoded under the tree of the two candidates
+// (ChoiceFormat.Constraint), so the task is masked.
 func choiceExamples(v *tasks.Vocab, format ChoiceFormat, data []CriticExample) []example {
 	out := make([]example, len(data))
 	for i, c := range data {
-		prompt, slot := c.Prompt(v)
+		prompt, slot := format.Prompt(v, c)
 		altOK := c.AltAdmissible
 		out[i] = example{prompt: prompt, judge: func(answer []tasks.Token) judged {
 			pick, err := format.Parse(v, c, answer)
@@ -166,7 +169,7 @@ func choiceExamples(v *tasks.Vocab, format ChoiceFormat, data []CriticExample) [
 				return judged{}
 			}
 			return judged{parsed: true, expert: pick == slot, admissible: pick == slot || altOK}
-		}}
+		}, allow: format.Constraint(c)}
 	}
 	return out
 }

@@ -52,7 +52,7 @@ func TestChoiceEpisodeRewards(t *testing.T) {
 			assert.Equal(t, 1, m.Malformed)
 		}
 	}
-	prompt, slot := f.critic[0].Prompt(v)
+	prompt, slot := ChoiceSlot.Prompt(v, f.critic[0])
 	assert.Equal(t, v.ID("<choose>"), prompt[len(prompt)-1])
 	assert.Equal(t, 1, slot, "example 0 shows the expert first")
 	_, err = task.NewEpisode(tasks.Train, len(f.critic))
@@ -109,7 +109,6 @@ func TestAnyReadingRewardsTheExpertPickToo(t *testing.T) {
 	task, err := ChoiceTask(f.env, ChoiceSlot, sh, f.critic, nil)
 	require.NoError(t, err)
 	c := f.critic[0]
-	_, slot := c.Prompt(f.env.Vocab)
-	r, _ := answer(t, task, 0, words(f.env.Vocab, map[int]string{1: "1", 2: "2"}[slot]))
+	r, _ := answer(t, task, 0, words(f.env.Vocab, map[int]string{1: "1", 2: "2"}[c.ExpertSlot()]))
 	assert.InDelta(t, 1.1, r, 1e-12)
 }

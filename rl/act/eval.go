@@ -70,7 +70,10 @@ func NextActionAccuracy(m *model.Model, env *Env, d Decoding, pairs []textworld.
 
 // ChoiceAccuracy is the critic's greedy accuracy on critic examples (the
 // share of choices that name the expert's action) and its share of
-// answers that do not parse; both 0 for no examples.
+// answers that do not parse (or whose prompt does not fit the context);
+// both 0 for no examples. Each answer is decoded as the ACT stage samples
+// it: under ChoiceAction, the best of the two candidates under their tree
+// (so none is malformed), the slot free.
 func ChoiceAccuracy(m *model.Model, v *tasks.Vocab, format ChoiceFormat, data []CriticExample) (accuracy, malformed float64, err error) {
 	if len(data) == 0 {
 		return 0, 0, nil
@@ -81,13 +84,13 @@ func ChoiceAccuracy(m *model.Model, v *tasks.Vocab, format ChoiceFormat, data []
 	}
 	right, bad := 0, 0
 	for _, c := range data {
-		prompt, slot := c.Prompt(v)
+		prompt, slot := format.Prompt(v, c)
 		budget := format.MaxAnswer(c)
 		if len(prompt)+budget > m.Config.Context {
 			bad++
 			continue
 		}
-		ans, _, err := g.Generate(prompt, nil, budget, nil)
+		ans, _, err := g.Generate(prompt, format.Constraint(c), budget, nil)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -74,7 +74,7 @@ func TestSupervisedALFWorldChoiceGeneralises(t *testing.T) {
 	v := env.Vocab
 	var demos []*rl.Trajectory
 	for _, c := range train {
-		p, slot := c.Prompt(v)
+		p, slot := ChoiceSlot.Prompt(v, c)
 		answer := v.ID("1")
 		if slot == 2 {
 			answer = v.ID("2")

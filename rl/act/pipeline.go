@@ -225,9 +225,9 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 	}
 	rep.CollectSeconds = time.Since(t0).Seconds()
 	var dropped int
-	data, dropped = FitCritic(env, data, contextLen)
+	data, dropped = FitCritic(env, cfg.Choice, data, contextLen)
 	rep.DroppedLong += dropped
-	heldData, _ = FitCritic(env, heldData, contextLen)
+	heldData, _ = FitCritic(env, cfg.Choice, heldData, contextLen)
 	rep.Critic, rep.HeldOutCritic = len(data), len(heldData)
 	return &stageData{pairs: pairs, held: held, pi0: pi0, data: data, heldData: heldData, contextLen: contextLen}, nil
 }
@@ -307,12 +307,12 @@ func AutoContext(env *Env, pairs []textworld.Pair, maxAction int) int {
 	return longest + 2*maxAction + 2*obs + 16
 }
 
-// FitCritic keeps the critic examples whose choice prompt and answer fit
-// the context, and counts the others.
-func FitCritic(env *Env, data []CriticExample, context int) ([]CriticExample, int) {
+// FitCritic keeps the critic examples whose choice prompt in format f and
+// longest answer fit the context, and counts the others.
+func FitCritic(env *Env, f ChoiceFormat, data []CriticExample, context int) ([]CriticExample, int) {
 	var out []CriticExample
 	for _, c := range data {
-		if p, _ := c.Prompt(env.Vocab); len(p)+2 <= context {
+		if p, _ := f.Prompt(env.Vocab, c); len(p)+f.MaxAnswer(c) <= context {
 			out = append(out, c)
 		}
 	}

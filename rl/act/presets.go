@@ -94,6 +94,29 @@ func TransferSmokeStudy() StudyConfig {
 		Runs: []Config{target}, Source: &source}
 }
 
+// DefaultACTKL is the default weight β of the ACT stage's KL anchor,
+// β·KL(π_θ ‖ π_start) with rl's k3 estimator on the sampled answer tokens
+// (rl.PolicyConfig.KLCoef; the frozen reference is the policy the stage
+// starts from, a copy made when the stage begins). 0.04 is the value GRPO
+// was introduced with (DeepSeekMath). It is small next to the group
+// advantages, which are of unit scale, so it cannot hold back a choice the
+// rewards keep backing: the KL-regularised optimum q ∝ q_start·exp(A/β)
+// moves a candidate's log-odds by 25 per unit of advantage. It acts where
+// the advantages are noise, which at this size is most prompts: there the
+// policy is pulled back to where it started instead of drifting, as the
+// stage did when it collapsed onto one slot at a larger rate (docs/act.md
+// §7). Under ChoiceAction the KL, like the ratio, is that of the policy
+// renormalised over the two candidates; the RL stage has no anchor.
+const DefaultACTKL = 0.04
+
+// DefaultACTStage is DefaultGRPOStage with the KL anchor DefaultACTKL
+// (k3, the rl default estimator).
+func DefaultACTStage() GRPOStage {
+	s := DefaultGRPOStage()
+	s.GRPO.Policy.KLCoef = DefaultACTKL
+	return s
+}
+
 // DefaultGRPOStage: 20 updates of 64 prompts × G = 4 samples, the 256
 // answers one minibatch (two policy epochs), lr 1e-3, the paper's shaping.
 // The batch and rate are what made the ALFWorld choice learnable for the

@@ -170,8 +170,8 @@ func InitialPolicy(ctx context.Context, v *tasks.Vocab, preset string, context i
 // FormatData teaches the critic's answer format and nothing else: for each
 // pair with another listed action, a choice prompt between the expert's
 // action and a uniformly drawn other admissible one, in random order, once
-// answered with the first slot and once with the second ("1" and "2", or
-// the two actions written out). So π_θ0 answers in the format (R_fmt is
+// answered with the first slot and once with the second (the two actions
+// written out after <act>, or "1" and "2" after <choose>). So π_θ0 answers in the format (R_fmt is
 // not what ACT has to learn) while its choices carry no judgement: every
 // prompt is seen with both answers, so the fit is 1/2 for each whatever
 // the prompt (TestFormatDataCarriesNoJudgement). (Answering each
@@ -191,7 +191,7 @@ func FormatData(v *tasks.Vocab, format ChoiceFormat, pairs []textworld.Pair, rng
 			continue
 		}
 		c := CriticExample{State: p.State, Expert: p.Expert, Alt: others[rng.IntN(len(others))], ExpertFirst: rng.IntN(2) == 0}
-		prompt, _ := c.Prompt(v)
+		prompt, _ := format.Prompt(v, c)
 		out = append(out, Demonstration(prompt, format.Answer(v, c, 1)), Demonstration(prompt, format.Answer(v, c, 2)))
 	}
 	return out

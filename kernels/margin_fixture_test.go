@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The Python client's AREW correction (clients/python/arew_env/advantages.py,
+// The Python client's AREW correction (cmd/envserver/python/arew_env/advantages.py,
 // arew_correction) must give what MarginCorrection gives. marginFixture is
 // what its test reads: batches laid out as verl lays them (B rows of T
 // response tokens, each assistant turn a run of 1s in the response mask,

@@ -2,8 +2,8 @@
 """Play a scripted policy through arew's environment server, as verl would.
 
     go run ./cmd/envserver &                 # http://127.0.0.1:8080
-    pip install --no-index --no-build-isolation ./clients/python   # or PYTHONPATH=clients/python
-    python3 clients/python/examples/flodial_policy.py [--base-url URL] [--episodes N]
+    pip install --no-index --no-build-isolation ./cmd/envserver/python   # or PYTHONPATH=cmd/envserver/python
+    python3 cmd/envserver/python/examples/flodial_policy.py [--base-url URL] [--episodes N]
 
 The policy reads only the text the server sends: it parses FloDial's
 flowchart from the first observation, asks the question that best splits

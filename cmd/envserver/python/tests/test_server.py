@@ -1,6 +1,6 @@
 """The client against a live server: a FloDial task and an ACT environment.
 
-python3 -m unittest discover -s clients/python/tests (standard library).
+python3 -m unittest discover -s cmd/envserver/python/tests (standard library).
 It starts the Go server on a free loopback port: the binary named by
 $AREW_ENVSERVER, else one built with `go build ./cmd/envserver` from the
 repository this file sits in; without either the tests are skipped.
@@ -18,7 +18,7 @@ from arew_env import ArewEnvClient, ArewEnvError, play_episode
 from arew_env.verl_interaction import ArewInteraction, dataset_row, pack_turn_score, unpack_turn_scores
 from arew_env.verl_trainer import compute_score, correct_batch_advantages
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".."))
 
 
 def start_server(tmp):

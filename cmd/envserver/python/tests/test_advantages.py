@@ -1,6 +1,6 @@
 """arew_env.advantages against hand-computed values and the Go kernel.
 
-python3 -m unittest discover -s clients/python/tests (standard library).
+python3 -m unittest discover -s cmd/envserver/python/tests (standard library).
 The Go values are kernels/testdata/margin_cases.json, which the Go test
 TestMarginFixture checks against kernels.MarginCorrection; from outside a
 checkout of the repository (no such file) those cases are skipped.
@@ -13,7 +13,7 @@ import unittest
 from arew_env.advantages import (MODES, arew_correction, corrected_advantages, margin_weights,
                                  step_of_token, token_margin)
 
-FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
                        "kernels", "testdata", "margin_cases.json")
 
 

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	arewrun "arew/run"
+	arewrun "arew/rl/run"
 	"arew/tasks"
 	_ "arew/tasks/all"
 )

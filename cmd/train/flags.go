@@ -9,8 +9,8 @@ import (
 
 	"arew/rl"
 	"arew/rl/act"
+	arewrun "arew/rl/run"
 	"arew/rl/study"
-	arewrun "arew/run"
 )
 
 // Config is a single run's config (run).

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
-	arewrun "arew/run"
+	arewrun "arew/rl/run"
 )
 
 // Every bad flag is exit status 2 with a message, before the run folder

@@ -35,7 +35,7 @@ import (
 	"syscall"
 
 	"arew/rl"
-	arewrun "arew/run"
+	arewrun "arew/rl/run"
 	_ "arew/tasks/all"
 )
 

@@ -2,7 +2,7 @@ package main
 
 import (
 	"arew/rl"
-	arewrun "arew/run"
+	arewrun "arew/rl/run"
 )
 
 // The run folder's names, as the tests here spell them.

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"arew/rl"
+	arewrun "arew/rl/run"
 	"arew/rl/study"
-	arewrun "arew/run"
 )
 
 // studyInvocation checks a -study command line: besides -out and -force

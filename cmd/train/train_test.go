@@ -18,7 +18,7 @@ import (
 	"arew/model"
 	"arew/optim"
 	"arew/rl"
-	arewrun "arew/run"
+	arewrun "arew/rl/run"
 )
 
 // tinyArgs is a run of a few seconds: the tiny preset, a short warm start,

@@ -13,7 +13,7 @@ import (
 
 	"arew/engine"
 	"arew/rl"
-	"arew/run"
+	"arew/rl/run"
 )
 
 // A study is what cmd/train -act runs: pipeline runs (Run) over

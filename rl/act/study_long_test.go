@@ -3,7 +3,7 @@
 package act
 
 import (
-	"arew/run"
+	"arew/rl/run"
 	"context"
 	"encoding/json"
 	"errors"

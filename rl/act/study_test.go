@@ -1,7 +1,7 @@
 package act
 
 import (
-	"arew/run"
+	"arew/rl/run"
 	"context"
 	"encoding/json"
 	"path/filepath"

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"arew/rl"
-	"arew/run"
+	"arew/rl/run"
 )
 
 // write writes summary.json, plots/ and report.md into dir.

@@ -10,7 +10,7 @@ import (
 	"arew/model"
 	"arew/rl"
 	"arew/rl/progress"
-	"arew/run"
+	"arew/rl/run"
 )
 
 // loadBase resolves the config's base before the folder is touched: a

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"arew/run"
+	"arew/rl/run"
 	"arew/tasks"
 )
 

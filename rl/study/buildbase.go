@@ -13,7 +13,7 @@ import (
 
 	"arew/model"
 	"arew/rl"
-	"arew/run"
+	"arew/rl/run"
 	"arew/tasks"
 )
 

@@ -33,7 +33,7 @@
 //     config.json (its run.Config), metrics.jsonl (one rl.Metrics
 //     per update), eval.jsonl (one run.EvalRecord per evaluation and
 //     mode), samples.jsonl, tb/ (the same as TensorBoard events, verl's
-//     tag names where verl logs the quantity: run/tb.go),
+//     tag names where verl logs the quantity: rl/run/tb.go),
 //     provenance.json (run.Provenance: commit, kernel set, CPU, wall
 //     time), report.md, and checkpoints/ (the base it started from, and
 //     the trainer's whole state as a checkpoint set, saved after every

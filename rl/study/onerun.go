@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"arew/rl"
-	"arew/run"
+	"arew/rl/run"
 )
 
 // Each run of a study is a single run (run) in

@@ -3,7 +3,7 @@ package study
 import (
 	"arew/kernels"
 	"arew/rl"
-	"arew/run"
+	"arew/rl/run"
 	"arew/tasks"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"arew/run"
+	"arew/rl/run"
 )
 
 // An arm's task config is merged onto the study's, its PPO patch decoded

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"arew/rl/progress"
-	"arew/run"
+	"arew/rl/run"
 )
 
 // report is report.md: the settings, mean ± std per arm of the base and

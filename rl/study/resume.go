@@ -11,7 +11,7 @@ import (
 
 	"arew/engine"
 	"arew/rl"
-	"arew/run"
+	"arew/rl/run"
 )
 
 // maxSummaryBytes caps the summary.json a resume reads back (a 4-arm,

@@ -17,7 +17,7 @@ import (
 	"arew/model"
 	"arew/rl"
 	"arew/rl/progress"
-	"arew/run"
+	"arew/rl/run"
 	"arew/tasks"
 )
 

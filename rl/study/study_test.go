@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
-	"arew/run"
+	"arew/rl/run"
 	_ "arew/tasks/all"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"arew/rl"
-	"arew/run"
+	"arew/rl/run"
 )
 
 // Summary is <dir>/summary.json: per arm, per seed, the base and final
@@ -57,7 +57,7 @@ type RunSum struct {
 }
 
 // The measures, evaluations and curve points of a run are the run
-// layer's (arew/run).
+// layer's (arew/rl/run).
 type (
 	Measures = run.Measures
 	Modes    = run.Modes

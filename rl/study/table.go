@@ -1,7 +1,7 @@
 package study
 
 import (
-	"arew/run"
+	"arew/rl/run"
 	"fmt"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"arew/model"
 	"arew/rl"
-	"arew/run/tensorboard"
+	"arew/rl/run/tensorboard"
 	"arew/tasks"
 )
 

@@ -2,7 +2,7 @@ package run
 
 import (
 	"arew/rl"
-	"arew/run/tensorboard"
+	"arew/rl/run/tensorboard"
 )
 
 // The TensorBoard tags of a run's events (<run>/tb/): verl's names where

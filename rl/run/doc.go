@@ -13,24 +13,29 @@
 // scripted demonstrator, the RL algorithm and its config (rl.Algorithm:
 // the algo named, its config, and the trainer it builds), the number of
 // updates and the evaluations. New checks all of it before the folder is
-// touched (every user error is a run.InputError: an unknown task, a
+// touched (every user error is a InputError: an unknown task, a
 // checkpoint that does not fit, a size that would not fit in memory), and
 // Run then goes through the phases:
 //
 //  1. SFT (rl.SFT.Train, one callback per epoch: the log line, sft.jsonl)
 //     and base.safetensors, the policy RL starts from;
 //  2. the task's scripted policies on the evaluation's instances, for
-//     scale (run.ScriptedBaselines), if Eval.Baselines;
-//  3. RL, through the run layer's loop (run.Loop, the same loop every
-//     run of a study goes through): an evaluation of the base on the
+//     scale (ScriptedBaselines), if Eval.Baselines;
+//  3. RL, through the run layer's loop (Loop, the same for every run of
+//     a study): an evaluation of the base on the
 //     first Eval.Episodes validation instances, greedy and/or sampled at
-//     temperature 1; the updates of one rl.Trainer, one metrics.jsonl
-//     line and TensorBoard events each; an evaluation and a checkpoint
-//     set every Eval.Every updates and after the last (that set is kept,
-//     so -updates can extend the run); then report.md.
+//     temperature 1 (Eval.Split: validation unless train); the updates
+//     of one rl.Trainer, one metrics.jsonl line and TensorBoard events
+//     each; an evaluation and a checkpoint set every Eval.Every updates
+//     and after the last (that set is kept, so -updates can extend the
+//     run); with Eval.Test > 0 the final numbers on the first Eval.Test
+//     test instances, both modes, the only read of the test split; then
+//     report.md. Eval.TaskConfig, if set, is the task the evaluations
+//     play (a study's arms train on their own critiques and are all
+//     measured by one rule).
 //
-// Each evaluation also writes its first run.SamplesPerEval episodes to
-// samples.jsonl as transcripts (run.Samples), and report.md shows the
+// Each evaluation also writes its first SamplesPerEval episodes to
+// samples.jsonl as transcripts (Samples), and report.md shows the
 // latest sampled ones beside the count of optimiser steps skipped for a
 // non-finite loss or gradient.
 //
@@ -38,10 +43,10 @@
 //
 // When ctx is cancelled the run stops between two steps, writes its
 // checkpoint set (rl.Trainer.SaveState; before RL, the policy's) and
-// report, and returns run.ErrInterrupted. Resume continues it from that
+// report, and returns ErrInterrupted. Resume continues it from that
 // set: its config.json is the config (with another number of updates, a
 // finished run is extended), the set must agree with its manifest, and
-// run.Loop.Resume restores the trainer and cuts the logs back to what the
+// Loop.Resume restores the trainer and cuts the logs back to what the
 // set holds (read through the bounded reader before anything is written),
 // then appends to them. Since a trainer's whole state is in the set, the
 // result is bitwise the run that was never stopped, timings aside

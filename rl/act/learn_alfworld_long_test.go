@@ -93,7 +93,8 @@ func TestSupervisedALFWorldChoiceGeneralises(t *testing.T) {
 }
 
 // TestACTLearnsTheALFWorldChoice: the ACT stage itself, GRPO from π_θ0 on
-// the real critic data, at act-table1's stage settings: the sampled
+// the real critic data, at act-table1's stage settings with the slot
+// answer and no KL anchor: the sampled
 // accuracy climbs and the greedy held-out accuracy ends well above π_θ0's
 // chance.
 func TestACTLearnsTheALFWorldChoice(t *testing.T) {
@@ -102,6 +103,10 @@ func TestACTLearnsTheALFWorldChoice(t *testing.T) {
 	require.NoError(t, err)
 	stage := tableRun("alfworld", 100).ACT
 	stage.GRPO.Rollout.Workers = 1
+	// The stage as this test measured it (the slot answer, no KL anchor):
+	// the anchored stage in the action channel, today's default, is
+	// TestCriticFormatsOnALFWorld's (docs/act.md §12).
+	stage.GRPO.Policy.KLCoef = 0
 	m, ms, err := TrainACT(context.Background(), pi0, env, ChoiceSlot, train, stage)
 	require.NoError(t, err)
 	after, _, err := ChoiceAccuracy(m, env.Vocab, ChoiceSlot, held)

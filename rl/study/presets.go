@@ -17,6 +17,12 @@ var Presets = map[string]func() Config{
 	"tune-vanilla-flodial": TuneVanilla,
 	"tune-lambda-flodial":  TuneLambda,
 	"flodial-critiques":    FloDialCritiques,
+	"robust-flodial-bt006": func() Config { return Robustness("flodial-easy-locked-bt006", AdoptedRule) },
+	"robust-flodial-bt015": func() Config { return Robustness("flodial-easy-locked-bt015", AdoptedRule) },
+	"table2-flodial":       func() Config { return Table2(AdoptedRule) },
+	"lambda-flodial":       func() Config { return LambdaTable(AdoptedRule) },
+	"algos-flodial-grpo":   func() Config { return Algos(rl.AlgoGRPO, AdoptedRule) },
+	"algos-flodial-gspo":   func() Config { return Algos(rl.AlgoGSPO, AdoptedRule) },
 }
 
 // Preset is the named preset's Config.

@@ -27,7 +27,7 @@ func readCommittedSummary(t *testing.T, name string) *Summary {
 // The sweeps' presets are the studies whose results are committed (so a
 // -resume of them continues them, and their selections are theirs).
 func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
-	for _, name := range []string{"tune-vanilla-flodial", "tune-lambda-flodial"} {
+	for _, name := range []string{"tune-vanilla-flodial", "tune-lambda-flodial", "flodial-critiques"} {
 		c, err := Preset(name)
 		require.NoError(t, err)
 		want, err := json.MarshalIndent(c, "", "  ")

@@ -20,6 +20,12 @@ import (
 // token, so it is not a candidate).
 var LadderTurnLevel = []string{"arew-spec", "arew-consistent", "arew-mass", "arew-majority"}
 
+// AdoptedRule is the critique rule the adoption rule (Summary.Adopted)
+// picked from the ladder's committed summary
+// (docs/results/flodial-critiques/); TestAdoptedRuleFollowsTheLadder
+// checks it.
+const AdoptedRule = "mass"
+
 // TableSeeds are the seeds of the other FloDial tables: the first three
 // final seeds.
 var TableSeeds = FinalSeeds[:3]

@@ -38,3 +38,17 @@ func TestFollowOnStudiesForEveryCandidateRule(t *testing.T) {
 	assert.Equal(t, DirectionControlFlip, c.Arms[len(c.Arms)-1].AREW.Perturb.Flip, "the last flip is the direction control")
 	assert.Equal(t, "robust-flodial-bt006", Robustness("flodial-easy-locked-bt006", "mass").Name)
 }
+
+// The adopted rule is the one the adoption rule picks from the ladder's
+// committed summary, on validation numbers only.
+func TestAdoptedRuleFollowsTheLadder(t *testing.T) {
+	ladder := readCommittedSummary(t, "flodial-critiques")
+	assert.Equal(t, "arew-"+AdoptedRule, ladder.Adopted(LadderTurnLevel, len(FinalSeeds)))
+	for _, name := range []string{"robust-flodial-bt006", "robust-flodial-bt015", "table2-flodial", "lambda-flodial",
+		"algos-flodial-grpo", "algos-flodial-gspo"} {
+		c, err := Preset(name)
+		require.NoError(t, err)
+		assert.Equal(t, name, c.Name)
+		require.NoError(t, c.Validate(), name)
+	}
+}

@@ -14,7 +14,7 @@ import (
 // transcripts) say it in words, the same for the same instance, and
 // differently across instances that differ.
 func TestRevealers(t *testing.T) {
-	for _, name := range []string{"flodial-easy", "flodial-hard", "mediq"} {
+	for _, name := range []string{"flodial-easy", "flodial-hard", "mediq", "pe-g-s2", "pe-f-d8", "telecom-solo", "telecom-dual"} {
 		task, err := tasks.New(name, nil)
 		require.NoError(t, err, name)
 		seen := map[string]bool{}

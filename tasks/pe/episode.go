@@ -3,6 +3,8 @@ package pe
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"arew/tasks"
 )
@@ -230,4 +232,14 @@ func (e *Episode) Measures() tasks.Measures {
 		}
 	}
 	return m
+}
+
+// Reveal states the user's true preference weights (tasks.Revealer), the
+// hidden vector the agent must estimate, never shown to it.
+func (e *Episode) Reveal() string {
+	parts := make([]string, len(e.inst.truth))
+	for i, w := range e.inst.truth {
+		parts[i] = strconv.FormatFloat(w, 'f', 3, 64)
+	}
+	return "true weights: (" + strings.Join(parts, ", ") + ")"
 }

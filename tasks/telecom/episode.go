@@ -264,3 +264,7 @@ func (e *Episode) support(o op) float64 {
 		return len(needs) == 0 && (o == opTransfer) == p.configs[i].has(fBroken)
 	})
 }
+
+// Reveal names the line's fault configuration (tasks.Revealer): the faults
+// the agent must find and fix, never shown to it.
+func (e *Episode) Reveal() string { return "faults: " + e.truth.String() }

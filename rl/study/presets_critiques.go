@@ -32,18 +32,27 @@ const LadderMargin = 0.3
 // control: per-fault at its λ with every sign flipped with probability
 // DirectionControlFlip.
 func LadderArms() []Arm {
-	tuned := SelectedVanilla
-	tuned.Name = "vanilla-tuned"
-	arms := []Arm{StandardArms(0, kernels.MarginStep)[0], tuned}
+	arms := []Arm{StandardArms(0, kernels.MarginStep)[0], vanillaTuned()}
 	for _, rule := range flodial.CritiqueRules {
-		a := lambdaArm(rule, SelectedLambda[rule])
-		a.Name, a.Family = "arew-"+rule, ""
-		arms = append(arms, a)
+		arms = append(arms, ruleArm(rule, "arew-"+rule, SelectedLambda[rule]))
 	}
-	random := lambdaArm("per-fault", SelectedLambda["per-fault"])
-	random.Name, random.Family = "random", ""
+	random := ruleArm("per-fault", "random", SelectedLambda["per-fault"])
 	random.AREW.Perturb.Flip = DirectionControlFlip
 	return append(arms, random)
+}
+
+// ruleArm is AREW AS+BT with the critique rule at λ, named name.
+func ruleArm(rule, name string, lambda float64) Arm {
+	a := lambdaArm(rule, lambda)
+	a.Name, a.Family = name, ""
+	return a
+}
+
+// vanillaTuned is the vanilla sweep's selected recipe, vanilla-tuned.
+func vanillaTuned() Arm {
+	a := SelectedVanilla
+	a.Name = "vanilla-tuned"
+	return a
 }
 
 // FloDialCritiques is the critique ladder (docs/arew.md §7): LadderArms ×

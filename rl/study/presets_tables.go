@@ -30,20 +30,6 @@ const AdoptedRule = "mass"
 // final seeds.
 var TableSeeds = FinalSeeds[:3]
 
-// ruleArm is AREW AS+BT with the critique rule at λ, named name.
-func ruleArm(rule, name string, lambda float64) Arm {
-	a := lambdaArm(rule, lambda)
-	a.Name, a.Family = name, ""
-	return a
-}
-
-// vanillaTuned is the vanilla sweep's selected recipe, vanilla-tuned.
-func vanillaTuned() Arm {
-	a := SelectedVanilla
-	a.Name = "vanilla-tuned"
-	return a
-}
-
 // Robustness is the robustness check on the shipped base named base:
 // vanilla-tuned and AREW with the rule, the final seeds, paired against
 // vanilla-tuned.

@@ -40,7 +40,6 @@ type Experiment struct {
 	rlStarted bool
 
 	start     time.Time
-	updates   int // RL updates done
 	status    string
 	sftLog    []rl.SFTMetrics
 	baselines []Baseline
@@ -103,9 +102,17 @@ func (e *Experiment) Config() Config { return e.cfg }
 // Dir is the run folder.
 func (e *Experiment) Dir() string { return e.dir }
 
-// Done is the RL updates the run has done: a resumed run's, its
-// checkpoint set's, before it runs.
-func (e *Experiment) Done() int { return e.updates }
+// Done is the RL updates the run has done: its loop's, or before RL a
+// resumed run's checkpoint set's.
+func (e *Experiment) Done() int {
+	switch {
+	case e.loop != nil:
+		return e.loop.Done
+	case e.resume != nil:
+		return e.resume.Update
+	}
+	return 0
+}
 
 // Loop is the run's RL loop, which holds what RL has done (its updates,
 // evaluations and transcripts); nil before RL began.

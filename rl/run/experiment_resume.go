@@ -40,7 +40,7 @@ func (e *Experiment) openResume(dir string) error {
 	if policy.Config != e.cfg.Model.Policy {
 		return InputErrorf("-resume %s: the checkpoint's policy is not the one config.json describes", dir)
 	}
-	e.policy, e.resume, e.updates, e.dir = policy, m, k, dir
+	e.policy, e.resume, e.dir = policy, m, dir
 	return e.readSFTLog()
 }
 

@@ -121,10 +121,10 @@ func (e *Experiment) runRL(ctx context.Context) error {
 		if err := e.loop.Resume(); err != nil {
 			return InputErrorf("-resume %s: %v", e.dir, err)
 		}
-		if e.loop.Done != e.updates {
-			return fmt.Errorf("resume: the checkpoint set changed since the run started (update %d, was %d)", e.loop.Done, e.updates)
+		if e.loop.Done != e.resume.Update {
+			return fmt.Errorf("resume: the checkpoint set changed since the run started (update %d, was %d)", e.loop.Done, e.resume.Update)
 		}
-		fmt.Fprintf(e.out, "\n== resuming at update %d of %d (checkpoint status %s)\n", e.updates, c.Updates, e.resume.Info["status"])
+		fmt.Fprintf(e.out, "\n== resuming at update %d of %d (checkpoint status %s)\n", e.loop.Done, c.Updates, e.resume.Info["status"])
 	} else if err := e.loop.Start(); err != nil {
 		return err
 	}
@@ -138,8 +138,7 @@ func (e *Experiment) runRL(ctx context.Context) error {
 
 // afterUpdate shows an update that the loop has logged.
 func (e *Experiment) afterUpdate(m rl.Metrics, seconds float64) {
-	e.updates = m.Update + 1
-	e.printUpdate(e.updates, m, seconds)
+	e.printUpdate(m.Update+1, m, seconds)
 	if e.OnUpdate != nil {
 		e.OnUpdate(m)
 	}
@@ -165,8 +164,8 @@ func (e *Experiment) checkpoint() error {
 		phase = "rl"
 	}
 	info := map[string]string{"run": e.cfg.Name, "status": e.status, "phase": phase}
-	return rl.SaveCheckpointSet(filepath.Join(e.dir, CheckpointDir), e.updates, info, func(next string) ([]string, error) {
-		return []string{PolicyFile}, e.policy.Save(filepath.Join(next, PolicyFile), ckptMeta(e.cfg.Name, e.updates, "policy"))
+	return rl.SaveCheckpointSet(filepath.Join(e.dir, CheckpointDir), 0, info, func(next string) ([]string, error) {
+		return []string{PolicyFile}, e.policy.Save(filepath.Join(next, PolicyFile), ckptMeta(e.cfg.Name, 0, "policy"))
 	})
 }
 

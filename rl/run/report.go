@@ -141,7 +141,7 @@ func (e *Experiment) writeReport() error {
 		taskCfg = string(c.TaskConfig)
 	}
 	fmt.Fprintf(&b, "# Run %s\n\n", c.Name)
-	fmt.Fprintf(&b, "- status: %s after %d of %d updates, %s wall time\n", e.status, e.updates, c.Updates,
+	fmt.Fprintf(&b, "- status: %s after %d of %d updates, %s wall time\n", e.status, e.Done(), c.Updates,
 		time.Since(e.start).Round(time.Second))
 	fmt.Fprintf(&b, "- task: %s (config: %s)\n", c.Task, taskCfg)
 	fmt.Fprintf(&b, "- model: %s\n", e.modelLine())

@@ -31,6 +31,7 @@ DECODES = [("small", 1), ("small", 16), ("small", 64), ("base", 64)]
 GO_LINE = re.compile(r"^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(.*)$")
 METRIC = re.compile(r"([\d.]+) (\S+)")
 TORCH_STEP = re.compile(r"threads=(\d+): step ([\d.]+) ms")
+TORCH_RUNTIME = re.compile(r"^torch \S+ on .*$", re.M)
 TORCH_DECODE = re.compile(r"seqs=(\d+) threads=(\d+): ([\d.]+) tokens/s")
 
 
@@ -52,6 +53,7 @@ def main():
     subprocess.run(["go", "test", "-c", "-o", mbin, "./model/"], cwd=root, check=True)
     subprocess.run(["go", "test", "-c", "-o", bbin, "./bench/"], cwd=root, check=True)
     samples = {}
+    torch_runtime = []  # torch_step.py's line naming its BLAS, CPU capability and steps
 
     def add(key, v):
         samples.setdefault(key, []).append(v)
@@ -59,7 +61,7 @@ def main():
     for r in range(args.rounds):
         out = run([bbin, "-test.run", "^$", "-test.bench", f"PeakFMA/.*/threads={args.threads}$",
                    "-test.benchtime", "200x"], env)
-        out += run([mbin, "-test.run", "^$", "-test.bench", "TrainStep/", "-test.benchtime", "3x"], env, cwd=tmp)
+        out += run([mbin, "-test.run", "^$", "-test.bench", "TrainStep/", "-test.benchtime", "20x"], env, cwd=tmp)
         out += run([mbin, "-test.run", "^$", "-test.bench", "Decode/", "-test.benchtime", "256x"], env, cwd=tmp)
         for line in out.splitlines():
             m = GO_LINE.match(line)
@@ -71,6 +73,8 @@ def main():
         for preset, B, T in STEPS:
             out = run(["/usr/bin/python3", os.path.join(root, "bench", "torch_step.py"), "--preset", preset,
                        "--batch", str(B), "--seq", str(T), "--threads", args.torch_threads, "--rounds", "1"], env)
+            for m in TORCH_RUNTIME.finditer(out):
+                torch_runtime.append(m.group(0))
             for m in TORCH_STEP.finditer(out):
                 add(("torch_step", preset, B, T, int(m.group(1))), float(m.group(2)))
         for preset in sorted({p for p, _ in DECODES}):
@@ -87,6 +91,7 @@ def main():
     tthreads = [int(t) for t in args.torch_threads.split(",")]
     print(f"Go GOMAXPROCS {args.threads}, torch threads {args.torch_threads}, {args.rounds} rounds, medians; "
           + ", ".join(f"{k} {v:.0f} GFLOP/s" for k, v in sorted(peaks.items())))
+    print(torch_runtime[-1] if torch_runtime else "torch runtime: not reported")
     print(f"{'step':>22} | {'Go ms':>8} {'GFLOP/s':>8} {'%peak':>6} | {'torch ms':>8} (thr) | Go/torch")
     for preset, B, T in STEPS:
         go = samples.get(("go", f"TrainStep/{preset}/B={B}/T={T}"))

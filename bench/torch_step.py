@@ -7,7 +7,17 @@ AdamW, on this machine's CPU.
 Each round runs every thread count in a fresh process (OPENBLAS_NUM_THREADS
 and torch.set_num_threads set to it), so thread counts are interleaved;
 per count it prints the median step time and tokens/s over the rounds
-(each round: 1 warm-up step, then the median of --steps steps).
+(each round: --warmup untimed steps, then the median of --steps timed
+steps), and what torch ran on: the BLAS library it loaded, its CPU
+capability and thread count (bench/torch/runtime.py).
+
+A short warm-up and few steps overstate torch's time: its first steps
+allocate and its thread pool settles (1 warm-up and 3 timed steps read
+129-263 ms on a 2-core Zen 3 where 10 and 20 read 74-86 ms). Debian's
+python3-torch calls the generic libblas.so.3; without OpenBLAS installed
+(apt-get install libopenblas0-pthread) that is the reference BLAS, and
+the step is many times slower than torch anywhere else: the line
+"blas:" says which one ran.
 """
 import argparse
 import json
@@ -51,13 +61,15 @@ def worker(args):
         loss.backward()
         opt.step()
 
-    step()
+    for _ in range(args.warmup):
+        step()
     times = []
     for _ in range(args.steps):
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
-    print(json.dumps({"threads": args.threads, "step_s": statistics.median(times)}))
+    import runtime
+    print(json.dumps({"threads": args.threads, "step_s": statistics.median(times), "runtime": runtime.describe()}))
 
 
 def main():
@@ -67,7 +79,8 @@ def main():
     ap.add_argument("--seq", type=int, default=128)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -75,14 +88,21 @@ def main():
         return worker(args)
     counts = [int(t) for t in args.threads.split(",")]
     results = {t: [] for t in counts}
+    runtimes = {}
     for _ in range(args.rounds):
         for t in counts:
             env = dict(os.environ, OPENBLAS_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t))
             out = subprocess.run([sys.executable, __file__, "--worker", "--threads", str(t), "--preset", args.preset,
-                                  "--batch", str(args.batch), "--seq", str(args.seq), "--steps", str(args.steps)],
+                                  "--batch", str(args.batch), "--seq", str(args.seq), "--warmup", str(args.warmup),
+                                  "--steps", str(args.steps)],
                                  env=env, check=True, capture_output=True, text=True).stdout
-            results[t].append(json.loads(out.strip().splitlines()[-1])["step_s"])
+            rec = json.loads(out.strip().splitlines()[-1])
+            results[t].append(rec["step_s"])
+            runtimes[t] = rec["runtime"]
     n = args.batch * args.seq
+    rt = runtimes[counts[0]]
+    print(f"torch {rt['torch']} on {rt['cpu']}: blas: {rt['blas']}; cpu capability {rt['cpu_capability']}; "
+          f"{args.warmup} warm-up + {args.steps} timed steps per round")
     for t in counts:
         med = statistics.median(results[t])
         print(f"torch {args.preset} B={args.batch} T={args.seq} threads={t}: step {med * 1e3:.1f} ms (median of "

@@ -2,6 +2,7 @@ package alfworld
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -155,13 +156,15 @@ func TestCloneIsIndependent(t *testing.T) {
 
 // TestSplitsDisjointAndOOD: no instance is in two splits; every task type
 // occurs in every split; the OOD split's layouts are outside the training
-// layouts and its targets lie in classes where no training game ever puts an
-// object of their type.
+// layouts; in its unusual games (Config.Unusual) the targets lie in classes
+// where no training game ever puts an object of their type, in the others
+// at one of their type's usual classes, and at least half are the others.
 func TestSplitsDisjointAndOOD(t *testing.T) {
 	w := world(t)
 	seen := map[string]textworld.Split{}
 	trainLayouts := map[string]bool{}
 	trainPlaces := map[string]bool{}
+	unusual := 0
 	for _, split := range splits {
 		types := map[TaskType]int{}
 		for i := 0; i < splitSize(w, split); i++ {
@@ -183,18 +186,43 @@ func TestSplitsDisjointAndOOD(t *testing.T) {
 				assert.True(t, w.seen[in.Layout.Signature()], "ID test layouts come from the seen pool")
 			case textworld.TestOOD:
 				assert.False(t, trainLayouts[in.Layout.Signature()], "OOD layout seen in training: %s", in.Layout.Signature())
+				if w.cfg.Unusual(i) {
+					unusual++
+				}
 				for _, k := range in.Targets {
 					o := in.Objects[k]
-					assert.False(t, trainPlaces[o.Type+"@"+in.Recs[o.Rec].Class], "OOD target %s placed as in training", o.Type)
+					class := in.Recs[o.Rec].Class
+					if w.cfg.Unusual(i) {
+						assert.False(t, trainPlaces[o.Type+"@"+class], "OOD target %s placed as in training", o.Type)
+					} else {
+						assert.Contains(t, objectType(o.Type).usual, class, "OOD game %d: target %s not at a usual class", i, o.Type)
+					}
 				}
 			}
 		}
 		assert.Len(t, types, len(TaskTypes), "%v: every task type occurs", split)
 	}
+	assert.Equal(t, int(float64(w.cfg.TestOOD)*w.cfg.OODUnusual), unusual, "unusual OOD games")
+	assert.LessOrEqual(t, 2*unusual, w.cfg.TestOOD, "at least half the OOD games keep the usual placements")
+}
+
+// TestUnusualShare: Unusual marks exactly ⌊n·s⌋ of the first n OOD games,
+// for every n; s = 0 marks none, s = 1 every one.
+func TestUnusualShare(t *testing.T) {
+	for _, s := range []float64{0, 0.25, 0.5, 1.0 / 3, 1} {
+		c := Config{OODUnusual: s}
+		k := 0
+		for n := 1; n <= 200; n++ {
+			if c.Unusual(n - 1) {
+				k++
+			}
+			assert.Equal(t, int(math.Floor(float64(n)*s)), k, "share %v, first %d games", s, n)
+		}
+	}
 }
 
 func TestConfigErrors(t *testing.T) {
-	for _, raw := range []string{`{"Train":0}`, `{"Layouts":2}`, `{"MaxSteps":0}`, `{"TestOOD":0}`, `{"Bogus":1}`, `[1]`, `{"Train":-5}`} {
+	for _, raw := range []string{`{"Train":0}`, `{"Layouts":2}`, `{"MaxSteps":0}`, `{"TestOOD":0}`, `{"OODUnusual":-0.1}`, `{"OODUnusual":1.5}`, `{"Bogus":1}`, `[1]`, `{"Train":-5}`} {
 		_, err := FromJSON([]byte(raw))
 		assert.Error(t, err, raw)
 	}

@@ -236,8 +236,9 @@ func seenLayout(seed uint64, id int) Layout {
 
 // Instance makes instance index of split: Train and Test draw a layout of
 // the seen pool and hide the targets at their usual places; TestOOD draws a
-// layout outside the pool and hides the targets where training never puts
-// them. A Test draw equal to a training game is drawn again.
+// layout outside the pool, and hides the targets where training never puts
+// them in the games Config.Unusual names, at their usual places in the
+// others. A Test draw equal to a training game is drawn again.
 func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 	if err := w.cfg.Sizes().Check(split, index); err != nil {
 		return nil, err
@@ -247,6 +248,7 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 		return nil, err
 	}
 	t := TaskTypes[rng.IntN(len(TaskTypes))]
+	unusual := split == textworld.TestOOD && w.cfg.Unusual(index)
 	for try := 0; try < 1000; try++ {
 		var l Layout
 		if split == textworld.TestOOD {
@@ -261,7 +263,7 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 		if !slices.Contains(rooms[l.Room].tasks, t) {
 			continue
 		}
-		if in, ok := generate(l, t, split == textworld.TestOOD, rng); ok && (split != textworld.Test || !w.train[in.Fingerprint()]) {
+		if in, ok := generate(l, t, unusual, rng); ok && (split != textworld.Test || !w.train[in.Fingerprint()]) {
 			return in, nil
 		}
 	}

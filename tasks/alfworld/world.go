@@ -3,6 +3,7 @@ package alfworld
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"arew/tasks"
 	"arew/tasks/textworld"
@@ -19,11 +20,16 @@ type Config struct {
 	Train, Test, TestOOD int
 	// MaxSteps caps an episode.
 	MaxSteps int
+	// OODUnusual is the share of TestOOD games that also hide their targets
+	// in their type's other classes, where training never puts that type;
+	// the rest put them at their usual classes, so they differ from the
+	// training games by their layout alone (Unusual says which).
+	OODUnusual float64
 }
 
 // DefaultConfig is the documented default (package doc, "Sizing").
 func DefaultConfig() Config {
-	return Config{Seed: 12, Layouts: 40, Train: 400, Test: 140, TestOOD: 134, MaxSteps: 50}
+	return Config{Seed: 12, Layouts: 40, Train: 400, Test: 140, TestOOD: 134, MaxSteps: 50, OODUnusual: 0.25}
 }
 
 // Sizes are the split sizes.
@@ -48,7 +54,19 @@ func (c Config) Validate() error {
 	if c.MaxSteps < 1 || c.MaxSteps > 1000 {
 		return fmt.Errorf("MaxSteps must lie in [1, 1000], got %d", c.MaxSteps)
 	}
+	if !(c.OODUnusual >= 0 && c.OODUnusual <= 1) {
+		return fmt.Errorf("OODUnusual must lie in [0, 1], got %v", c.OODUnusual)
+	}
 	return nil
+}
+
+// Unusual reports whether game index of the OOD split hides its targets
+// in their type's other classes: exactly ⌊n·OODUnusual⌋ of the first n
+// games do, spread evenly (index i is unusual when ⌊(i+1)·s⌋ > ⌊i·s⌋; at
+// 0.25 the games 3, 7, 11, …).
+func (c Config) Unusual(index int) bool {
+	s := c.OODUnusual
+	return math.Floor(float64(index+1)*s) > math.Floor(float64(index)*s)
 }
 
 // World makes the instances of a configuration.

@@ -22,7 +22,8 @@ import (
 
 // TestCriticFormatsOnALFWorld makes docs/act.md §12's table: the critic in
 // the action channel against the slot answer, on act-alfworld's sizing
-// (tiny preset, 200 ALFWorld games, π_θ0 as Run trains it for the format,
+// before the full splits (tiny preset, 200 ALFWorld games, π_θ0 as Run
+// trains it for the format,
 // D_critic sampled under the trie, the ACT stage of tableRun with its
 // updates), on one seed. For each arm it measures, before (π_θ0) and
 // after the ACT stage, the greedy held-out choice accuracy (in the arm's
@@ -41,6 +42,7 @@ func TestCriticFormatsOnALFWorld(t *testing.T) {
 	updates, err := strconv.Atoi(envOr("ACT_CRITIC_UPDATES", "120"))
 	require.NoError(t, err, "ACT_CRITIC_UPDATES")
 	base := seeded(tableRun("alfworld", updates), seed, "")
+	base.Games = 200 // the sizing docs/act.md §12 was measured at
 	env, err := NewEnv(base.Env, base.EnvConfig)
 	require.NoError(t, err)
 	k, maxAction := base.Collect.History, base.Collect.MaxAction

@@ -113,3 +113,25 @@ func TestChoiceFormatsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestCriticDataUnderTheTrieIsListed: D_critic sampled under the trie
+// (Run's default decoder) has only listed commands as alternatives, so
+// the critic compares two applicable actions and judges their quality,
+// not their grammar; even a fresh model's samples are all kept or dropped
+// as the expert's or a repeat, none malformed.
+func TestCriticDataUnderTheTrieIsListed(t *testing.T) {
+	env, err := NewEnv("alfworld", nil)
+	require.NoError(t, err)
+	m := tinyModel(t, env.Vocab.Size(), 512)
+	cfg := DefaultCollect()
+	data, st, err := CriticData(m, env, DecodeTrie, textworld.Train, 0, 2, cfg)
+	require.NoError(t, err)
+	require.NotEmpty(t, data)
+	assert.Zero(t, st.Malformed)
+	assert.Equal(t, st.Kept, st.Admissible)
+	for _, c := range data {
+		assert.True(t, c.AltAdmissible)
+		assert.True(t, slices.ContainsFunc(c.State.Admissible, func(a []tasks.Token) bool { return textworld.Equal(a, c.Alt) }),
+			"%q is listed", env.Vocab.Decode(c.Alt))
+	}
+}

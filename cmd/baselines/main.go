@@ -14,7 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -83,24 +82,13 @@ func run(args []string, out io.Writer) error {
 		for _, b := range bs {
 			s := b.Summary
 			if b.Constant {
-				fmt.Fprintf(tw, "%s\tconstant %s\t%s\t\t\t\t\t\t\t\t\t\n", task.Name(), b.Name, f3(s.Success))
+				fmt.Fprintf(tw, "%s\tconstant %s\t%s\t\t\t\t\t\t\t\t\t\n", task.Name(), b.Name, arewrun.Fixed(s.Success, 3))
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", task.Name(), b.Name,
-				f3(s.Success), f3(s.Reward), f3(s.ASProxy), f3(s.BTProxy), f3(s.IAS), f3(s.CBT),
-				f3(s.Evidence), f1(s.Turns), f2(s.Malformed))
+				arewrun.Fixed(s.Success, 3), arewrun.Fixed(s.Reward, 3), arewrun.Fixed(s.ASProxy, 3), arewrun.Fixed(s.BTProxy, 3), arewrun.Fixed(s.IAS, 3), arewrun.Fixed(s.CBT, 3),
+				arewrun.Fixed(s.Evidence, 3), arewrun.Fixed(s.Turns, 1), arewrun.Fixed(s.Malformed, 2))
 		}
 	}
 	return tw.Flush()
-}
-
-func f3(x float64) string { return fnum(x, "%.3f") }
-func f2(x float64) string { return fnum(x, "%.2f") }
-func f1(x float64) string { return fnum(x, "%.1f") }
-
-func fnum(x float64, format string) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
-	return fmt.Sprintf(format, x)
 }

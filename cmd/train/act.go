@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"arew/rl/act"
+	arewrun "arew/rl/run"
 )
 
 // actInvocation checks a -act command line: besides -out and -force only
@@ -52,13 +52,8 @@ func runACT(ctx context.Context, inv invocation, out io.Writer) error {
 		return usageErrorf("%v", err)
 	}
 	dir := filepath.Join(inv.out, cfg.Name)
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		if !inv.force {
-			return usageErrorf("folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("replace the ACT study folder: %w", err)
-		}
+	if err := arewrun.ClearDir(dir, inv.force); err != nil {
+		return err
 	}
 	sum, err := act.RunStudy(ctx, cfg, dir, out)
 	if sum != nil {

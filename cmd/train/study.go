@@ -125,13 +125,8 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		return usageErrorf("%v", err)
 	}
 	dir := filepath.Join(inv.out, cfg.Name)
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		if !inv.force {
-			return usageErrorf("study folder %s exists and is not empty: choose another -name, -resume %s to continue it, or -force to replace it", dir, dir)
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("replace study folder: %w", err)
-		}
+	if err := arewrun.ClearDir(dir, inv.force); err != nil {
+		return fmt.Errorf("%w (or -resume %s to continue it)", err, dir)
 	}
 	sum, err := study.Run(ctx, cfg, dir, out)
 	return studyResult(out, dir, sum, err)
@@ -160,9 +155,8 @@ func finishStudy(ctx context.Context, inv invocation, out io.Writer) error {
 // command's.
 func studyResult(out io.Writer, dir string, sum *study.Summary, err error) error {
 	var input *arewrun.InputError
-	switch {
-	case errors.As(err, &input):
-		return usageErrorf("%v", err)
+	if errors.As(err, &input) {
+		return err
 	}
 	if sum != nil {
 		printStudy(out, sum, dir)
@@ -181,20 +175,11 @@ func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
 		name = inv.studyName
 	}
 	dir := filepath.Join(inv.out, name)
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		if !inv.force {
-			return usageErrorf("folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("replace folder: %w", err)
-		}
+	if err := arewrun.ClearDir(dir, inv.force); err != nil {
+		return err
 	}
 	sum, err := study.BuildShipped(ctx, inv.buildBase, dir, out)
-	var input *arewrun.InputError
-	switch {
-	case errors.As(err, &input):
-		return usageErrorf("%v", err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\n== base %s (first %d validation instances)\n%s\n", sum.Name, sum.Episodes, study.BaseTable(sum.Rows))

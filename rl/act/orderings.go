@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"arew/rl"
-	"arew/rl/study"
+	"arew/rl/run"
 )
 
 // The paper's orderings (docs/act.md §4), checked per seed on a study.
@@ -42,7 +42,7 @@ func diff(claim string, paper float64, a, b []rl.Num, strict bool) Ordering {
 			o.Seeds++
 		}
 	}
-	m, _, n := study.MeanStd(ds)
+	m, _, n := run.MeanStd(ds)
 	o.Ours, o.Of = rl.Num(m), n
 	o.Holds = n > 0 && (m > 0 || (!strict && m == 0 && zeroTies < n))
 	return o

@@ -93,16 +93,17 @@ func seeded(cfg Config, seed uint64, dir string) Config {
 	return cfg
 }
 
-// RunStudy runs cfg into dir (<dir>/<env>/seed-<s>/ per run; for a
-// transfer <dir>/own/seed-<s>/ and <dir>/transfer/seed-<s>/), then writes
-// summary.json, report.md and plots/. Progress lines go to out. The
+// RunStudy runs cfg into dir, which must not exist or be empty
+// (<dir>/<env>/seed-<s>/ per run; for a transfer <dir>/own/seed-<s>/ and
+// <dir>/transfer/seed-<s>/), then writes summary.json, report.md and
+// plots/. Progress lines go to out. The
 // context is checked inside every stage; once it ends the study stops with
 // run.ErrInterrupted, keeping the runs it finished.
 func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, run.InputErr(err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := run.PrepareDir(dir, false); err != nil {
 		return nil, err
 	}
 	if err := rl.WriteJSON(filepath.Join(dir, "study.json"), cfg); err != nil {

@@ -10,12 +10,11 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"arew/rl/study"
+	"arew/rl/run"
 )
 
-// The plots of a study (gonum/plot, drawn with rl/study's palette and
-// layout): act-stage.png, the ACT stage's sampled choice accuracy against
-// the update, a panel per environment (or arm), each seed a thin line and
+// The plots of a study (drawn with the run layer's plot kit):
+// act-stage.png, the ACT stage's sampled choice accuracy against the update, a panel per environment (or arm), each seed a thin line and
 // the mean bold, chance dashed; table.png, a panel per column, the rows'
 // means as bars with ± std whiskers and the paper's numbers as crosses.
 
@@ -46,62 +45,34 @@ func (s *Summary) stagePlot(path string) error {
 	var panels []*plot.Plot
 	legend := plot.NewLegend()
 	for gi, g := range s.order {
-		p := plot.New()
-		p.Title.Text = "ACT stage: " + g
-		p.X.Label.Text, p.Y.Label.Text = "GRPO update", "sampled choice accuracy"
-		p.Y.Min, p.Y.Max = 0, 1
-		p.Add(plotter.NewGrid())
-		var curves [][]float64
+		p := run.NewPlot("ACT stage: "+g, "GRPO update", "sampled choice accuracy")
+		var curves []run.Curve
 		longest := 0
 		for _, cv := range s.Curves {
-			if cv.Group != g {
-				continue
+			if cv.Group == g {
+				curves, longest = append(curves, run.Steps(cv.Acc)), max(longest, len(cv.Acc))
 			}
-			curves = append(curves, cv.Acc)
-			longest = max(longest, len(cv.Acc))
-			l, err := plotter.NewLine(xys(cv.Acc))
-			if err != nil {
-				return err
-			}
-			l.Color, l.Width = study.Colour(gi, 0x70), vg.Points(0.8)
-			p.Add(l)
 		}
-		mean := make([]float64, longest)
-		for i := range mean {
-			sum, n := 0.0, 0
-			for _, c := range curves {
-				if i < len(c) {
-					sum, n = sum+c[i], n+1
-				}
-			}
-			mean[i] = sum / float64(n)
+		if err := run.AddSeeds(p, curves, gi); err != nil {
+			return err
 		}
-		l, err := plotter.NewLine(xys(mean))
+		mean, err := run.AddMean(p, curves, gi)
 		if err != nil {
 			return err
 		}
-		l.Color, l.Width = study.Colour(gi, 0xff), vg.Points(2.6)
-		p.Add(l)
-		legend.Add(g+" (mean)", l)
+		legend.Add(g+" (mean)", mean)
 		chance, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0.5}, {X: float64(max(1, longest-1)), Y: 0.5}})
 		if err != nil {
 			return err
 		}
-		chance.Dashes, chance.Color = []vg.Length{vg.Points(4), vg.Points(3)}, study.Colour(0, 0xff)
+		chance.Dashes, chance.Color = []vg.Length{vg.Points(4), vg.Points(3)}, run.Colour(0, 0xff)
 		p.Add(chance)
 		panels = append(panels, p)
 	}
-	return study.SavePNG(path, vg.Length(len(panels))*9*vg.Centimeter+4*vg.Centimeter, 8*vg.Centimeter, [][]*plot.Plot{panels}, legend)
+	return run.SavePNG(path, vg.Length(len(panels))*9*vg.Centimeter+4*vg.Centimeter, 8*vg.Centimeter, [][]*plot.Plot{panels}, legend)
 }
 
-func xys(ys []float64) plotter.XYs {
-	out := make(plotter.XYs, len(ys))
-	for i, y := range ys {
-		out[i] = plotter.XY{X: float64(i + 1), Y: y}
-	}
-	return out
-}
-
+// finite is x, or 0 where it is not finite (a bar of no value).
 func finite(x float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0
@@ -141,7 +112,7 @@ func (s *Summary) tablePlot(path string) error {
 		if err != nil {
 			return err
 		}
-		bars.Color, bars.LineStyle.Width = study.Colour(1, 0xff), 0
+		bars.Color, bars.LineStyle.Width = run.Colour(1, 0xff), 0
 		p.Add(bars)
 		whisk, err := plotter.NewYErrorBars(struct {
 			plotter.XYs
@@ -159,7 +130,7 @@ func (s *Summary) tablePlot(path string) error {
 			if err != nil {
 				return err
 			}
-			sc.Shape, sc.Color, sc.Radius = draw.CrossGlyph{}, study.Colour(4, 0xff), vg.Points(4)
+			sc.Shape, sc.Color, sc.Radius = draw.CrossGlyph{}, run.Colour(4, 0xff), vg.Points(4)
 			p.Add(sc)
 			if ci == 0 {
 				legend.Add("paper (Qwen3-8B)", sc)
@@ -170,7 +141,7 @@ func (s *Summary) tablePlot(path string) error {
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YTop
 		panels = append(panels, p)
 	}
-	return study.SavePNG(path, vg.Length(len(panels))*8*vg.Centimeter+5*vg.Centimeter, 10*vg.Centimeter, [][]*plot.Plot{panels}, legend)
+	return run.SavePNG(path, vg.Length(len(panels))*8*vg.Centimeter+5*vg.Centimeter, 10*vg.Centimeter, [][]*plot.Plot{panels}, legend)
 }
 
 // xys0 places values at x = 0, 1, … (the bar chart's positions).

@@ -24,12 +24,8 @@ func (s *Summary) write(dir string) error {
 	return rl.WriteFile(filepath.Join(dir, "report.md"), []byte(s.Report()))
 }
 
-func num(x rl.Num, prec int) string {
-	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-		return "–"
-	}
-	return fmt.Sprintf("%.*f", prec, float64(x))
-}
+// num writes x with prec decimals, or – (run.Fixed).
+func num(x rl.Num, prec int) string { return run.Fixed(float64(x), prec) }
 
 func (c Cell) String() string {
 	if math.IsNaN(float64(c.Mean)) {

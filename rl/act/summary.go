@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"arew/rl"
-	"arew/rl/study"
+	"arew/rl/run"
 )
 
 // Arms of a transfer study.
@@ -80,7 +80,7 @@ type Cell struct {
 }
 
 func cellOf(xs []float64) Cell {
-	m, s, _ := study.MeanStd(xs)
+	m, s, _ := run.MeanStd(xs)
 	c := Cell{Mean: rl.Num(m), Std: rl.Num(s)}
 	for _, x := range xs {
 		c.PerSeed = append(c.PerSeed, rl.Num(x))

@@ -38,8 +38,8 @@ func (e *Experiment) printRLHeader() {
 // phase's total with the elapsed time and the ETA.
 func (e *Experiment) printUpdate(done int, m rl.Metrics, seconds float64) {
 	line := fmt.Sprintf("%6d %7s %7s %7s %7s %8s %6s %7s %7s %6.1f", m.Update+1,
-		f3(m.Reward), f3(m.Success), f3(m.ASProxy), f3(m.BTProxy), fnum(m.ApproxKL, "%.5f"),
-		f3(m.ClipFrac), f3(m.Entropy), fnum(m.AREWMeanAbs, "%.4f"), seconds)
+		f3(m.Reward), f3(m.Success), f3(m.ASProxy), f3(m.BTProxy), Fixed(m.ApproxKL, 5),
+		f3(m.ClipFrac), f3(m.Entropy), Fixed(m.AREWMeanAbs, 4), seconds)
 	if m.SkippedSteps > 0 {
 		line += fmt.Sprintf("  (%d optimiser steps skipped: non-finite loss or gradient)", m.SkippedSteps)
 	}

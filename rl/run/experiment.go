@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -184,8 +185,11 @@ func build(cfg Config, resumeDir string, out io.Writer) (*Experiment, error) {
 func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 	e.start = time.Now()
 	if e.resume == nil {
-		if err := prepareRunDir(e.dir, force); err != nil {
+		if err := PrepareDir(e.dir, force); err != nil {
 			return err
+		}
+		if err := os.MkdirAll(filepath.Join(e.dir, CheckpointDir), 0o755); err != nil {
+			return fmt.Errorf("run folder: %w", err)
 		}
 	}
 	if err := rl.WriteJSON(filepath.Join(e.dir, ConfigFile), e.cfg); err != nil {

@@ -3,7 +3,6 @@ package run
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"arew/rl"
@@ -35,22 +34,31 @@ const (
 	PolicyFile = rl.PolicyFile
 )
 
-// prepareRunDir makes dir (and its checkpoints folder), refusing an
-// existing non-empty dir unless force, which removes it first.
-func prepareRunDir(dir string, force bool) error {
+// ClearDir refuses an existing non-empty folder dir (an InputError)
+// unless force, which removes it; it makes nothing.
+func ClearDir(dir string, force bool) error {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case err == nil && len(entries) > 0 && !force:
-		return InputErrorf("run folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
+		return InputErrorf("folder %s exists and is not empty: choose another -name, or -force to replace it", dir)
 	case err == nil && len(entries) > 0:
 		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("replace run folder: %w", err)
+			return fmt.Errorf("replace folder %s: %w", dir, err)
 		}
 	case err != nil && !os.IsNotExist(err):
-		return fmt.Errorf("run folder %s: %w", dir, err)
+		return fmt.Errorf("folder %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, CheckpointDir), 0o755); err != nil {
-		return fmt.Errorf("run folder: %w", err)
+	return nil
+}
+
+// PrepareDir makes the folder of a run, a study or an ACT sweep after
+// ClearDir.
+func PrepareDir(dir string, force bool) error {
+	if err := ClearDir(dir, force); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("folder %s: %w", dir, err)
 	}
 	return nil
 }

@@ -231,24 +231,17 @@ func lastUpdatesTable(ms []rl.Metrics) string {
 				n++
 			}
 		}
-		v := math.NaN()
-		if n > 0 {
-			v = sum / float64(n)
+		cell := "–"
+		if v := sum / float64(n); n > 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			cell = fmt.Sprintf("%.4g", v)
 		}
 		fmt.Fprintf(&head, " %s |", c.name)
 		sep.WriteString("---:|")
-		fmt.Fprintf(&row, " %s |", fnum(v, "%.4g"))
+		fmt.Fprintf(&row, " %s |", cell)
 	}
 	return head.String() + "\n" + sep.String() + "\n" + row.String() + "\n"
 }
 
-func f3(x float64) string { return fnum(x, "%.3f") }
-func f2(x float64) string { return fnum(x, "%.2f") }
-func f1(x float64) string { return fnum(x, "%.1f") }
-
-func fnum(x float64, format string) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	return fmt.Sprintf(format, x)
-}
+func f3(x float64) string { return Fixed(x, 3) }
+func f2(x float64) string { return Fixed(x, 2) }
+func f1(x float64) string { return Fixed(x, 1) }

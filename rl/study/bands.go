@@ -7,14 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"arew/rl"
+	"arew/rl/run"
 )
 
 // The band plots: one panel per measure, each arm's mean over its seeds as
@@ -26,71 +25,6 @@ import (
 
 // trainWindow is the moving-average window of the training curves.
 const trainWindow = 10
-
-// curve is one run's values against updates.
-type curve []plotter.XY
-
-// meanBand is the mean and sample std over curves at every x some curve
-// has (std NaN where fewer than two do).
-func meanBand(curves []curve) (xs, mean, std []float64) {
-	at := map[float64][]float64{}
-	for _, c := range curves {
-		for _, p := range c {
-			if !math.IsNaN(p.Y) {
-				at[p.X] = append(at[p.X], p.Y)
-			}
-		}
-	}
-	for x := range at {
-		xs = append(xs, x)
-	}
-	slices.Sort(xs)
-	for _, x := range xs {
-		m, s, _ := MeanStd(at[x])
-		mean, std = append(mean, m), append(std, s)
-	}
-	return xs, mean, std
-}
-
-// addBand draws curves' mean in colour i with its ±std band; it returns the
-// line for the legend (nil when there is nothing to draw).
-func addBand(p *plot.Plot, curves []curve, i int) (plot.Thumbnailer, error) {
-	xs, mean, std := meanBand(curves)
-	if len(xs) == 0 {
-		return nil, nil
-	}
-	var band plotter.XYs
-	for k := range xs {
-		if !math.IsNaN(std[k]) {
-			band = append(band, plotter.XY{X: xs[k], Y: mean[k] + std[k]})
-		}
-	}
-	for k := len(xs) - 1; k >= 0; k-- {
-		if !math.IsNaN(std[k]) {
-			band = append(band, plotter.XY{X: xs[k], Y: mean[k] - std[k]})
-		}
-	}
-	if len(band) >= 4 {
-		poly, err := plotter.NewPolygon(band)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
-		}
-		poly.Color = colour(i, 0x38)
-		poly.LineStyle.Width = 0
-		p.Add(poly)
-	}
-	line := make(plotter.XYs, len(xs))
-	for k := range xs {
-		line[k] = plotter.XY{X: xs[k], Y: mean[k]}
-	}
-	l, err := plotter.NewLine(line)
-	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
-	}
-	l.Color, l.Width = colour(i, 0xff), vg.Points(2)
-	p.Add(l)
-	return l, nil
-}
 
 // evalBands is eval.png's panels: a row per Reported measure, a column per
 // evaluated mode, every arm's mean ± std over seeds, and the scripted
@@ -106,18 +40,15 @@ func evalBands(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
 	panels := make([][]*plot.Plot, len(Reported))
 	for r, m := range Reported {
 		for c, mode := range modes {
-			p := newPlot(fmt.Sprintf("%s, %s (%d %s instances)", m.Label, mode, s.Episodes, s.Split), m.Label)
+			p := run.NewPlot(fmt.Sprintf("%s, %s (%d %s instances)", m.Label, mode, s.Episodes, s.Split), "RL update", m.Label)
 			for i, name := range s.ArmOrder {
-				var curves []curve
-				for _, run := range s.Arms[name].Runs {
-					curves = append(curves, curve(series(run, m, mode)))
-				}
-				th, err := addBand(p, curves, i)
+				cs := curves(s.Arms[name].Runs, m, mode)
+				th, err := run.AddBand(p, cs, i)
 				if err != nil {
 					return nil, legend, err
 				}
 				if r == 0 && c == 0 && th != nil {
-					legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(curves))), th)
+					legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(cs))), th)
 				}
 			}
 			var lg *plot.Legend
@@ -171,8 +102,8 @@ func readMetrics(path string) ([]rl.Metrics, error) {
 
 // smoothed is get over ms as a curve against the update (1-based), each
 // point the mean of the last trainWindow finite values.
-func smoothed(ms []rl.Metrics, get func(rl.Metrics) float64) curve {
-	var out curve
+func smoothed(ms []rl.Metrics, get func(rl.Metrics) float64) run.Curve {
+	var out run.Curve
 	var window []float64
 	for k, m := range ms {
 		if v := get(m); !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -182,7 +113,7 @@ func smoothed(ms []rl.Metrics, get func(rl.Metrics) float64) curve {
 			window = window[1:]
 		}
 		if len(window) > 0 {
-			mean, _, _ := MeanStd(window)
+			mean, _, _ := run.MeanStd(window)
 			out = append(out, plotter.XY{X: float64(k + 1), Y: mean})
 		}
 	}
@@ -212,19 +143,19 @@ func trainingBands(s *Summary, dir string) ([][]*plot.Plot, plot.Legend, error) 
 	rows := (len(trainingCurves) + cols - 1) / cols
 	panels := make([][]*plot.Plot, rows)
 	for k, tc := range trainingCurves {
-		p := newPlot(fmt.Sprintf("%s (mean of the last %d updates)", tc.label, trainWindow), tc.label)
+		p := run.NewPlot(fmt.Sprintf("%s (mean of the last %d updates)", tc.label, trainWindow), "RL update", tc.label)
 		p.Y.Min, p.Y.Max = math.Inf(1), math.Inf(-1)
 		for i, name := range s.ArmOrder {
-			var curves []curve
+			var cs []run.Curve
 			for _, ms := range metrics[name] {
-				curves = append(curves, smoothed(ms, tc.get))
+				cs = append(cs, smoothed(ms, tc.get))
 			}
-			th, err := addBand(p, curves, i)
+			th, err := run.AddBand(p, cs, i)
 			if err != nil {
 				return nil, legend, err
 			}
 			if k == 0 && th != nil {
-				legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(curves))), th)
+				legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(cs))), th)
 			}
 		}
 		if math.IsInf(p.Y.Min, 0) { // nothing drawn

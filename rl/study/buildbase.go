@@ -62,7 +62,7 @@ func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSu
 	if _, _, err := rl.BaseSources(cfg); err != nil {
 		return nil, inputErr(err)
 	}
-	if err := prepareDir(dir); err != nil {
+	if err := run.PrepareDir(dir, false); err != nil {
 		return nil, err
 	}
 	policy, err := trainBase(ctx, cfg, dir, out)

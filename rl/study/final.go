@@ -1,6 +1,7 @@
 package study
 
 import (
+	"arew/rl/run"
 	"cmp"
 	"fmt"
 	"math"
@@ -126,8 +127,8 @@ func (s *Summary) rank(arms []string, seeds int) []Ranked {
 		if complete < seeds || len(sampled) < seeds {
 			continue
 		}
-		ms, _, _ := MeanStd(sampled)
-		mg, _, _ := MeanStd(greedy)
+		ms, _, _ := run.MeanStd(sampled)
+		mg, _, _ := run.MeanStd(greedy)
 		out = append(out, Ranked{Arm: name, Sampled: ms, Greedy: mg, Complete: complete})
 	}
 	order := map[string]int{}
@@ -271,7 +272,7 @@ func (s *Summary) Paired(ref, mode string, margin float64, seeds []uint64) []Pai
 			}
 			row.Deltas = append(row.Deltas, d)
 		}
-		row.Mean, row.Std, _ = MeanStd(ds)
+		row.Mean, row.Std, _ = run.MeanStd(ds)
 		out = append(out, row)
 	}
 	return out

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"arew/rl/run"
 	"fmt"
 	"image/color"
 	"math"
@@ -57,12 +58,13 @@ func phasePath(r RunSum, mode string) plotter.XYs {
 // meanPhasePath is the mean over runs of (I_AS, C_BT) at every update
 // that some run evaluated.
 func meanPhasePath(runs []RunSum, mode string) plotter.XYs {
-	xs, ys := meanSeries(runs, measureIAS, mode), meanSeries(runs, measureCBT, mode)
-	n := min(len(xs), len(ys))
+	xu, ias, _ := run.MeanBand(curves(runs, measureIAS, mode))
+	yu, cbt, _ := run.MeanBand(curves(runs, measureCBT, mode))
+	n := min(len(xu), len(yu))
 	out := make(plotter.XYs, 0, n)
 	for i := range n {
-		if xs[i].X == ys[i].X { // the same update
-			out = append(out, plotter.XY{X: xs[i].Y, Y: ys[i].Y})
+		if xu[i] == yu[i] { // the same update
+			out = append(out, plotter.XY{X: ias[i], Y: cbt[i]})
 		}
 	}
 	return out
@@ -102,12 +104,12 @@ func phasePlot(s *Summary) (*plot.Plot, plot.Legend, error) {
 			if err != nil {
 				return nil, legend, fmt.Errorf("plots: %w", err)
 			}
-			l.Color, l.Width = colour(i, 0x70), vg.Points(seedWidth)
+			l.Color, l.Width = run.Colour(i, 0x70), vg.Points(run.SeedWidth)
 			end, err := plotter.NewScatter(xy[len(xy)-1:])
 			if err != nil {
 				return nil, legend, fmt.Errorf("plots: %w", err)
 			}
-			end.Color, end.Radius, end.Shape = colour(i, 0x90), vg.Points(2.2), draw.CircleGlyph{}
+			end.Color, end.Radius, end.Shape = run.Colour(i, 0x90), vg.Points(2.2), draw.CircleGlyph{}
 			p.Add(l, end)
 		}
 	}
@@ -120,13 +122,13 @@ func phasePlot(s *Summary) (*plot.Plot, plot.Legend, error) {
 		if err != nil {
 			return nil, legend, fmt.Errorf("plots: %w", err)
 		}
-		l.Color, l.Width = colour(i, 0xff), vg.Points(meanWidth)
-		pts.Color, pts.Radius, pts.Shape = colour(i, 0xff), vg.Points(1.8), draw.CircleGlyph{}
+		l.Color, l.Width = run.Colour(i, 0xff), vg.Points(run.MeanWidth)
+		pts.Color, pts.Radius, pts.Shape = run.Colour(i, 0xff), vg.Points(1.8), draw.CircleGlyph{}
 		last, err := plotter.NewScatter(mean[len(mean)-1:])
 		if err != nil {
 			return nil, legend, fmt.Errorf("plots: %w", err)
 		}
-		last.Color, last.Radius, last.Shape = colour(i, 0xff), vg.Points(5), draw.PyramidGlyph{}
+		last.Color, last.Radius, last.Shape = run.Colour(i, 0xff), vg.Points(5), draw.PyramidGlyph{}
 		p.Add(l, pts, last)
 		legend.Add(fmt.Sprintf("%s (mean of %d; ▲ the end)", name, len(s.Arms[name].Runs)), l)
 	}

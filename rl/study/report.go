@@ -3,7 +3,6 @@ package study
 import (
 	"arew/rl"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -194,13 +193,7 @@ func episodesPerUpdate(c Config) int {
 func lr(c Config) float64 { return c.algorithm().Policy().Optim.LR }
 
 // f3 writes x with three decimals, or – when it is not finite.
-func f3(x Num) string {
-	f := float64(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "–"
-	}
-	return fmt.Sprintf("%.3f", f)
-}
+func f3(x Num) string { return run.Fixed(float64(x), 3) }
 
 // wallLine is the study's wall time: this attempt's, and with earlier
 // attempts the sum over those provenance.json records (an attempt killed

@@ -113,7 +113,7 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 			return nil, err
 		}
 	} else {
-		if err := prepareDir(dir); err != nil {
+		if err := run.PrepareDir(dir, false); err != nil {
 			return nil, err
 		}
 		if err := writeJSON(filepath.Join(dir, StudyFile), cfg); err != nil {
@@ -303,21 +303,6 @@ func (s *study) fits(p *model.Model) error {
 	}
 	_, err := rl.NewRoller(p, s.task, *s.cfg.algorithm().Rollout())
 	return err
-}
-
-// prepareDir makes dir, refusing one that exists and is not empty.
-func prepareDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case err == nil && len(entries) > 0:
-		return inputErr(fmt.Errorf("study: folder %s exists and is not empty", dir))
-	case err != nil && !os.IsNotExist(err):
-		return fmt.Errorf("study: folder %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("study: %w", err)
-	}
-	return nil
 }
 
 func newSummary(c Config) *Summary {

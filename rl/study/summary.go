@@ -2,7 +2,6 @@ package study
 
 import (
 	"encoding/json"
-	"math"
 
 	"arew/rl"
 	"arew/rl/run"
@@ -83,33 +82,6 @@ func updatesTo(curve []Point, thresholds []float64) map[string]*int {
 		}
 	}
 	return out
-}
-
-// MeanStd is the mean and the sample standard deviation (n − 1 in the
-// denominator; NaN for fewer than two values) of the finite xs, summed in
-// float64, and how many there were.
-func MeanStd(xs []float64) (mean, std float64, n int) {
-	sum := 0.0
-	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			sum += x
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN(), math.NaN(), 0
-	}
-	mean = sum / float64(n)
-	if n < 2 {
-		return mean, math.NaN(), n
-	}
-	ss := 0.0
-	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			ss += (x - mean) * (x - mean)
-		}
-	}
-	return mean, math.Sqrt(ss / float64(n-1)), n
 }
 
 // Num is a float64 written as null when it is not finite (rl.Num).

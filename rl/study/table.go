@@ -49,7 +49,7 @@ func meanStdCells(evals []*Measures) []string {
 		for i, e := range evals {
 			xs[i] = m.Get(e)
 		}
-		mean, std, _ := MeanStd(xs)
+		mean, std, _ := run.MeanStd(xs)
 		cells = append(cells, f3(Num(mean))+" ± "+f3(Num(std)))
 	}
 	return cells

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/klauspost/cpuid/v2"
 )
@@ -14,6 +15,13 @@ var (
 	hasAVX2FMA = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
 	hasAVX512F = cpuid.CPU.Supports(cpuid.AVX512F)
 )
+
+// useNEON selects the arm64 NEON assembly kernels (*_arm64.s): the build
+// has them (arm64 without the noasm tag) and the environment does not set
+// AREW_NOASM=1. It asks the CPU nothing: Advanced SIMD (NEON) is part of
+// every ARMv8-A core, so every arm64 CPU Go runs on has it. Tests flip it
+// like useAVX2.
+var useNEON = neonBuilt && os.Getenv("AREW_NOASM") != "1"
 
 // useAVX2 selects the AVX2+FMA assembly kernels. It starts as "the CPU and
 // the build can run them, and the environment does not set AREW_NOASM=1"
@@ -34,15 +42,18 @@ var useAVX512 = hasAVX512F && os.Getenv("AREW_NOAVX512") != "1"
 func avx512On() bool { return useAVX2 && useAVX512 && hasAVX512F }
 
 // Impl names the fast path the kernels use on this machine: "avx512"
-// (the AVX2 assembly plus an AVX-512 Sgemm micro-kernel, where the CPU has
-// AVX-512F), "avx2-fma" (Go assembly, amd64 with AVX2 and FMA3) or "go"
-// (portable unrolled Go).
+// (the AVX2 assembly plus the AVX-512 kernels, where the CPU has
+// AVX-512F), "avx2" (Go assembly, amd64 with AVX2 and FMA3), "neon" (Go
+// assembly on arm64 for Sgemm and Exp, neon_arm64.go; the rest in Go) or
+// "go" (portable unrolled Go).
 func Impl() string {
 	switch {
 	case useAVX2 && useAVX512:
 		return "avx512"
 	case useAVX2:
-		return "avx2-fma"
+		return "avx2"
+	case useNEON:
+		return "neon"
 	}
 	return "go"
 }
@@ -51,6 +62,9 @@ func Impl() string {
 // for benchmark and run logs.
 func CPUFeatures() string {
 	yes := map[bool]string{true: "yes", false: "no"}
+	if runtime.GOARCH == "arm64" {
+		return cpuid.CPU.BrandName + " (arm64, asimd: " + yes[cpuid.CPU.Supports(cpuid.ASIMD)] + ")"
+	}
 	return cpuid.CPU.BrandName + " (avx2+fma: " + yes[hasAVX2FMA] + ", avx512f: " + yes[hasAVX512F] + ")"
 }
 

@@ -75,14 +75,22 @@ func exp32(x float32) float32 {
 }
 
 // Exp writes e^src[i] into dst[i] for i < len(src), with the accuracy stated
-// above, using the AVX2 path when the CPU has it. dst must be at least as
+// above, using the AVX2 path when the CPU has it, or on arm64 the NEON one
+// (exp_arm64.s: whole blocks of 4, the rest in exp32; the Go compiler fuses
+// exp32's multiply-adds on arm64 as the assembly does, so the two agree
+// bitwise there, TestExpNEONMatchesGoBitwise). dst must be at least as
 // long as src (a programmer bug otherwise: it panics). dst and src may be the
 // same slice.
 func Exp(dst, src []float32) {
 	dst = dst[:len(src)]
-	if useAVX2 {
+	switch {
+	case useAVX2:
 		expAVX2(dst, src)
 		return
+	case useNEON && len(src) >= 4:
+		n4 := len(src) &^ 3
+		expNEON(&dst[0], &src[0], n4)
+		dst, src = dst[n4:], src[n4:]
 	}
 	for i, x := range src {
 		dst[i] = exp32(x)

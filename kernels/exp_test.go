@@ -10,18 +10,22 @@ import (
 )
 
 // forEachImpl runs f once per fast path this machine can run (the AVX2
-// assembly where present, and always the pure-Go fallback), restoring the
-// start-up choice afterwards.
+// assembly on amd64 or the NEON assembly on arm64 where present, and always
+// the pure-Go fallback), restoring the start-up choice afterwards.
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved := useAVX2
-	defer func() { useAVX2 = saved }()
-	impls := []bool{false}
+	saved, savedNEON := useAVX2, useNEON
+	defer func() { useAVX2, useNEON = saved, savedNEON }()
+	type impl struct{ avx2, neon bool }
+	impls := []impl{{}}
 	if hasAVX2FMA && asmBuilt {
-		impls = append(impls, true)
+		impls = append(impls, impl{avx2: true})
 	}
-	for _, avx := range impls {
-		useAVX2 = avx
+	if neonBuilt {
+		impls = append(impls, impl{neon: true})
+	}
+	for _, im := range impls {
+		useAVX2, useNEON = im.avx2, im.neon
 		t.Run(Impl(), f)
 	}
 }

@@ -8,7 +8,7 @@ package kernels
 // the driver has two full B slivers side by side, and the 12×16 one for a
 // lone sliver with two full A slivers.
 func init() {
-	sgemmAVX2 = &sgemmKernelSet{name: "avx2-fma", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
+	sgemmAVX2 = &sgemmKernelSet{name: "avx2", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
 		pack16: sgemmPack16AVX2Slice}
 	avx512 := *sgemmAVX2
 	avx512.name, avx512.tile2, avx512.tile12 = "avx512", sgemmTile2AVX512, sgemmTile12AVX512

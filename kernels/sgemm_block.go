@@ -60,22 +60,26 @@ type sgemmKernelSet struct {
 
 // sgemmGo is the portable set; sgemmAVX2 and sgemmAVX512 the assembly
 // ones, set at start-up in amd64 builds without the noasm tag
-// (sgemm_amd64.go), nil elsewhere.
+// (sgemm_amd64.go), and sgemmNEON in arm64 builds without it
+// (neon_arm64.go); nil elsewhere.
 var (
 	sgemmGo = &sgemmKernelSet{name: "go", tile: sgemmTileGo, dot: sdotGo, axpy: saxpyGo,
 		pack16: sgemmPack16Go}
-	sgemmAVX2, sgemmAVX512 *sgemmKernelSet
+	sgemmAVX2, sgemmAVX512, sgemmNEON *sgemmKernelSet
 )
 
 // sgemmKernels is the set Sgemm uses now, by the package's CPU switch
 // (cpu.go): the AVX-512 set when useAVX2 and useAVX512 are on, the AVX2
-// set when only useAVX2 is, else the portable one.
+// set when only useAVX2 is, the NEON set when useNEON is, else the
+// portable one.
 func sgemmKernels() *sgemmKernelSet {
 	switch {
 	case useAVX2 && useAVX512 && sgemmAVX512 != nil:
 		return sgemmAVX512
 	case useAVX2 && sgemmAVX2 != nil:
 		return sgemmAVX2
+	case useNEON && sgemmNEON != nil:
+		return sgemmNEON
 	}
 	return sgemmGo
 }

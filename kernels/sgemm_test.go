@@ -128,9 +128,13 @@ func checkSgemmAgainstRef(t *testing.T, rng *rand.Rand, tc sgemmCase, kern *sgem
 }
 
 // sgemmTestSets are the kernel sets this machine can run: the portable
-// one always, the AVX2 and AVX-512 ones where the CPU and build have them.
+// one always, the AVX2 and AVX-512 ones where the CPU and build have them,
+// the NEON one in an arm64 build.
 func sgemmTestSets() map[string]*sgemmKernelSet {
 	sets := map[string]*sgemmKernelSet{"go": sgemmGo}
+	if neonBuilt && sgemmNEON != nil {
+		sets["neon"] = sgemmNEON
+	}
 	if hasAVX2FMA && sgemmAVX2 != nil {
 		sets["avx2"] = sgemmAVX2
 		if hasAVX512F && sgemmAVX512 != nil {
@@ -495,16 +499,21 @@ func TestSgemmPackCopiers(t *testing.T) {
 func TestSgemmFollowsCPUSwitch(t *testing.T) {
 	// Sgemm takes the package's one CPU switch (cpu.go): the assembly sets
 	// where the CPU and build have them, the portable set when it is off.
-	saved, saved512 := useAVX2, useAVX512
-	defer func() { useAVX2, useAVX512 = saved, saved512 }()
-	useAVX2 = false
+	saved, saved512, savedNEON := useAVX2, useAVX512, useNEON
+	defer func() { useAVX2, useAVX512, useNEON = saved, saved512, savedNEON }()
+	useAVX2, useNEON = false, false
 	assert.Same(t, sgemmGo, sgemmKernels())
 	assert.Equal(t, "go", Impl())
-	useAVX2, useAVX512 = hasAVX2FMA && asmBuilt, false
+	if useNEON = neonBuilt; useNEON {
+		require.NotNil(t, sgemmNEON)
+		assert.Same(t, sgemmNEON, sgemmKernels())
+		assert.Equal(t, "neon", Impl())
+	}
+	useAVX2, useAVX512, useNEON = hasAVX2FMA && asmBuilt, false, false
 	if useAVX2 {
 		require.NotNil(t, sgemmAVX2)
 		assert.Same(t, sgemmAVX2, sgemmKernels())
-		assert.Equal(t, "avx2-fma", Impl())
+		assert.Equal(t, "avx2", Impl())
 	}
 	useAVX512 = hasAVX512F
 	if useAVX2 && useAVX512 {

@@ -21,7 +21,7 @@ import (
 // directory held, which is what `go run` builds).
 type Provenance struct {
 	Commit      string    `json:"commit"`
-	KernelSet   string    `json:"kernel_set"` // kernels.Impl: avx512, avx2-fma or go
+	KernelSet   string    `json:"kernel_set"` // kernels.Impl: avx512, avx2, neon or go
 	CPU         string    `json:"cpu"`        // the CPU's name and the SIMD features the kernels look at
 	Go          string    `json:"go"`
 	OS          string    `json:"os"`

@@ -16,7 +16,7 @@ func TestProvenanceDescribesThisProcess(t *testing.T) {
 	start := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	p := Collect(start)
 	assert.Equal(t, kernels.Impl(), p.KernelSet)
-	assert.Contains(t, []string{"avx512", "avx2-fma", "go"}, p.KernelSet)
+	assert.Contains(t, []string{"avx512", "avx2", "neon", "go"}, p.KernelSet)
 	assert.NotEmpty(t, p.CPU)
 	assert.Regexp(t, regexp.MustCompile(`^([0-9a-f]{40}(\+dirty)?|unknown)$`), p.Commit)
 	assert.True(t, p.End.IsZero())

@@ -1,0 +1,11 @@
+//go:build !arm64 || noasm
+
+package kernels
+
+// Where the NEON assembly is not built (other architectures, the noasm
+// tag), its routines are stubs that panic: useNEON (cpu.go) is then off,
+// so none is called.
+
+const neonBuilt = false
+
+func expNEON(dst, src *float32, n int) { panic("kernels: NEON assembly not built") }

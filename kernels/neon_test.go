@@ -1,0 +1,104 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The NEON kernels (arm64 builds) against the portable Go paths. On arm64
+// the Go compiler fuses x*y + z into one multiply-add, and the assembly
+// fuses exactly the same steps, so where the NEON kernel sums in the Go
+// loop's order the two agree bitwise: the Sgemm tile, axpy and Exp. The dot
+// product sums in a different order and is held to SgemmRef's bound by the
+// table-driven Sgemm tests (sgemmTestSets has the "neon" set). These tests
+// run under qemu-aarch64 in CI (.ci/run) and skip elsewhere.
+
+func skipWithoutNEON(t *testing.T) {
+	t.Helper()
+	if !neonBuilt {
+		t.Skip("no NEON build here (arm64 without the noasm tag)")
+	}
+}
+
+func TestSgemmNEONMatchesGoBitwise(t *testing.T) {
+	skipWithoutNEON(t)
+	require.NotNil(t, sgemmNEON)
+	rng := rand.New(rand.NewPCG(41, 42))
+	for range 30 {
+		// n > 1 and m > 1 keep the product on the tiles, where both sets
+		// sum in the same order; k past KC adds a second K panel (β = 1).
+		tc := sgemmCase{m: 2 + rng.IntN(40), n: 2 + rng.IntN(70), k: 1 + rng.IntN(2*sgemmKC+9),
+			transA: rng.IntN(2) == 1, transB: rng.IntN(2) == 1,
+			alpha: float32(rng.NormFloat64()), beta: []float32{0, 1, 0.5}[rng.IntN(3)], pad: rng.IntN(4)}
+		o := newSgemmOperands(rng, tc)
+		want := append([]float32(nil), o.c...)
+		got := append([]float32(nil), o.c...)
+		w := 1 + rng.IntN(3)
+		require.NoError(t, sgemmWith(sgemmGo, w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, want, o.ldc))
+		require.NoError(t, sgemmWith(sgemmNEON, w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
+		assert.Equal(t, want, got, "%v", tc)
+	}
+}
+
+func TestSaxpyNEONMatchesGoBitwise(t *testing.T) {
+	skipWithoutNEON(t)
+	rng := rand.New(rand.NewPCG(43, 44))
+	for n := 1; n <= 70; n++ {
+		x, y := opsRandn(rng, n, 0, 1), opsRandn(rng, n+3, 0, 1)
+		want, got := append([]float32(nil), y...), append([]float32(nil), y...)
+		alpha := float32(rng.NormFloat64())
+		saxpyGo(alpha, x, want)
+		sgemmNEON.axpy(alpha, x, got)
+		assert.Equal(t, want, got, "n=%d", n)
+	}
+}
+
+func TestSdotNEONWithinRounding(t *testing.T) {
+	// The dot's order is not sdotGo's: it is held to the float32 bound
+	// n·ε·Σ|x·y| against the float64 sum, at every length around its
+	// blocks of 16 and 4.
+	skipWithoutNEON(t)
+	rng := rand.New(rand.NewPCG(45, 46))
+	for n := 1; n <= 70; n++ {
+		x, y := opsRandn(rng, n, 0, 1), opsRandn(rng, n+2, 0, 1)
+		var ref, abs float64
+		for i := range x {
+			ref += float64(x[i]) * float64(y[i])
+			abs += math.Abs(float64(x[i]) * float64(y[i]))
+		}
+		got := float64(sgemmNEON.dot(x, y))
+		assert.LessOrEqual(t, math.Abs(got-ref), float64(n)*0x1p-24*abs, "n=%d", n)
+	}
+}
+
+func TestExpNEONMatchesGoBitwise(t *testing.T) {
+	// Every input of the accuracy sweep and the edges (±Inf, NaN, the
+	// clamp, the early overflow) in every lane: the NEON lanes are
+	// exp32's bits (NaN: NaN).
+	skipWithoutNEON(t)
+	xs := expSweep()
+	for _, v := range []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), -88, -88.5, -87.5, -1e30, 88.37, 88.5, 100, 1e30} {
+		for range 4 {
+			xs = append(xs, float32(v))
+		}
+		xs = append(xs, 0.5)
+	}
+	xs = xs[:len(xs)&^3]
+	got := make([]float32, len(xs))
+	expNEON(&got[0], &xs[0], len(xs))
+	bad := 0
+	for i, x := range xs {
+		want := exp32(x)
+		same := math.Float32bits(got[i]) == math.Float32bits(want) || (want != want && got[i] != got[i])
+		if !same {
+			if bad++; bad <= 5 {
+				t.Errorf("expNEON(%g) = %g (%#x), exp32 %g (%#x)", x, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+			}
+		}
+	}
+	assert.Zero(t, bad, "%d of %d lanes differ", bad, len(xs))
+}

@@ -177,20 +177,17 @@
 // Nothing else carries from one update to the next: every random draw
 // comes from a generator derived afresh from (seed, stream, update, item)
 // (trainer_seed.go), the instances an update plays are a function of its
-// index, and so is the learning rate. SaveState writes that state as one
-// checkpoint set (checkpoint.go): each file atomically into a folder
-// beside the last set, then a manifest naming every file with its update,
-// size and SHA-256, written last; only then do the files and the manifest
-// move over the last set's. A kill at any point leaves a whole set to
-// read, the last or the new one (TestCheckpointSetSurvivesAKill), and
-// RestoreState (through ReadCheckpointSet) refuses a set whose files
-// disagree with its manifest, so a set is never read mixed. N updates
-// equal k updates, SaveState, and a fresh
-// trainer restored from the set running the other N − k, bitwise in every
-// metric but the timings and in the final weights, for PPO (with a KL
-// reference, an entropy bonus and a separate critic), shared-critic PPO and GRPO (with
-// a warm-up and cosine schedule and a wrapping instance cursor):
-// TestResumeIsBitwise; the refusals: TestRestoreRefusesABadSet.
+// index, and so is the learning rate. WriteState writes that state as
+// files into a folder, LoadState reads them back; the run layer keeps
+// them as one checkpoint set (rl/run: a manifest naming every file with
+// its update, size and SHA-256, written last, and an atomic replacement of
+// the last set, so a set is never read mixed). N updates equal k updates,
+// WriteState, and a fresh trainer loaded from those files running the
+// other N − k, bitwise in every metric but the timings and in the final
+// weights, for PPO (with a KL reference, an entropy bonus and a separate
+// critic), shared-critic PPO and GRPO (with a warm-up and cosine schedule
+// and a wrapping instance cursor): TestResumeIsBitwise; the refusals:
+// TestLoadRefusesAnotherTrainersState.
 //
 // # Smoke tests
 //

@@ -13,14 +13,15 @@ import (
 
 // Trainer is what the RL trainers (PPO, GRPO, GSPO) share: Update runs one
 // update — rollout → batch → old log-probs and values → advantages →
-// optimisation — and returns its metrics; SaveState and RestoreState
-// write and read its whole state as one checkpoint set (trainer_state.go).
+// optimisation — and returns its metrics; WriteState and LoadState
+// write and read its whole state as files (trainer_state.go), which the
+// run layer keeps as one checkpoint set (rl/run.SaveState).
 type Trainer interface {
 	Update() (Metrics, error)
 	Updates() int
 	Policy() *model.Model
-	SaveState(dir string, info map[string]string) error
-	RestoreState(dir string) (*Manifest, error)
+	WriteState(dir string, info map[string]string) ([]string, error)
+	LoadState(dir string, update int, files map[string][]byte) error
 	Close()
 }
 

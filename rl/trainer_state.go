@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -46,19 +47,13 @@ type trainerState struct {
 	SkippedInARow int `json:"skipped_in_a_row"`
 }
 
-// SaveState writes the trainer's whole state to dir as one checkpoint set
-// (SaveCheckpointSet): the weights (policy, separate critic, KL
-// reference), both AdamW states and the counters, each file atomically,
-// then the manifest. info (a run name, a status) goes into every file's
-// metadata and the manifest. Non-finite weights or moments are refused,
-// and the set in dir is left as it was.
-func (t *trainer) SaveState(dir string, info map[string]string) error {
-	return SaveCheckpointSet(dir, t.update, info, func(next string) ([]string, error) { return t.writeState(next, info) })
-}
-
-// writeState writes the files of the trainer's state into dir and returns
-// their names.
-func (t *trainer) writeState(dir string, info map[string]string) ([]string, error) {
+// WriteState writes the files of the trainer's whole state into dir and
+// returns their names: the weights (policy, separate critic, KL
+// reference), both AdamW states and the counters, each atomically. info
+// (a run name, a status) goes into every file's metadata. Non-finite
+// weights or moments are refused. The run layer keeps these files as one
+// checkpoint set (rl/run.SaveState: a manifest, an atomic replacement).
+func (t *trainer) WriteState(dir string, info map[string]string) ([]string, error) {
 	meta := func(role string) map[string]string {
 		m := maps.Clone(info)
 		if m == nil {
@@ -95,33 +90,34 @@ func (t *trainer) writeState(dir string, info map[string]string) ([]string, erro
 		names = append(names, f.file)
 	}
 	st := trainerState{Format: trainerStateFormat, Algo: t.spec.algo, Seed: t.spec.seed, Update: t.update, SkippedInARow: t.guard.inARow}
-	if err := WriteJSON(filepath.Join(dir, TrainerFile), st); err != nil {
-		return nil, err
+	err := engine.WriteFileAtomic(filepath.Join(dir, TrainerFile), 0o644, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", TrainerFile, err)
 	}
 	return append(names, TrainerFile), nil
 }
 
-// RestoreState reads the checkpoint set in dir that SaveState wrote for a
-// trainer of the same config, and puts the trainer in that state: the
-// next Update continues bitwise as the saved trainer's would have
-// (TestResumeIsBitwise). The set must agree with its manifest
-// (ReadCheckpointSet) and hold exactly the files this trainer has; every
-// file is checked before anything is changed. On an error the trainer
-// may be half restored: build a new one.
-func (t *trainer) RestoreState(dir string) (*Manifest, error) {
-	m, files, err := ReadCheckpointSet(dir)
-	if err != nil {
-		return nil, err
-	}
+// LoadState puts the trainer in the state of files (by name, as
+// WriteState wrote them for a trainer of the same config into dir, and
+// the run layer read them back for update): the next Update continues
+// bitwise as the saved trainer's would have (TestResumeIsBitwise). The
+// files must be exactly those this trainer has; every file is checked
+// before anything is changed. On an error the trainer may be half
+// restored: build a new one.
+func (t *trainer) LoadState(dir string, update int, files map[string][]byte) error {
 	var st trainerState
 	if err := decodeStrict(files[TrainerFile], &st); err != nil {
-		return nil, fmt.Errorf("restore %s: %s: %w", dir, TrainerFile, err)
+		return fmt.Errorf("restore %s: %s: %w", dir, TrainerFile, err)
 	}
-	if st.Format != trainerStateFormat || st.Update != m.Update || st.Update < 0 || st.SkippedInARow < 0 {
-		return nil, fmt.Errorf("restore %s: %s is not a trainer state of update %d", dir, TrainerFile, m.Update)
+	if st.Format != trainerStateFormat || st.Update != update || st.Update < 0 || st.SkippedInARow < 0 {
+		return fmt.Errorf("restore %s: %s is not a trainer state of update %d", dir, TrainerFile, update)
 	}
 	if st.Algo != t.spec.algo || st.Seed != t.spec.seed {
-		return nil, fmt.Errorf("restore %s: the set is %s with seed %d, this trainer %s with seed %d",
+		return fmt.Errorf("restore %s: the set is %s with seed %d, this trainer %s with seed %d",
 			dir, st.Algo, st.Seed, t.spec.algo, t.spec.seed)
 	}
 	want := []string{TrainerFile}
@@ -152,21 +148,22 @@ func (t *trainer) RestoreState(dir string) (*Manifest, error) {
 	have := slices.Sorted(maps.Keys(files))
 	slices.Sort(want)
 	if !slices.Equal(have, want) {
-		return nil, fmt.Errorf("restore %s: the set holds %v, this trainer needs %v (a different config?)", dir, have, want)
+		return fmt.Errorf("restore %s: the set holds %v, this trainer needs %v (a different config?)", dir, have, want)
 	}
 	for i := range ms {
 		src, _, err := model.LoadBytes(filepath.Join(dir, ms[i].name), files[ms[i].name])
 		if err != nil {
-			return nil, fmt.Errorf("restore: %w", err)
+			return fmt.Errorf("restore: %w", err)
 		}
 		if src.Config != ms[i].dst.Config {
-			return nil, fmt.Errorf("restore %s: %s has config %+v, this trainer's %+v", dir, ms[i].name, src.Config, ms[i].dst.Config)
+			return fmt.Errorf("restore %s: %s has config %+v, this trainer's %+v", dir, ms[i].name, src.Config, ms[i].dst.Config)
 		}
 		ms[i].src = src
 	}
 	for i := range opts {
+		var err error
 		if opts[i].st, err = readOptimState(filepath.Join(dir, opts[i].name), files[opts[i].name]); err != nil {
-			return nil, fmt.Errorf("restore: %w", err)
+			return fmt.Errorf("restore: %w", err)
 		}
 	}
 	for _, f := range ms {
@@ -174,11 +171,11 @@ func (t *trainer) RestoreState(dir string) (*Manifest, error) {
 	}
 	for _, f := range opts {
 		if err := f.o.ImportState(f.st); err != nil {
-			return nil, fmt.Errorf("restore %s: %s: %w", dir, f.name, err)
+			return fmt.Errorf("restore %s: %s: %w", dir, f.name, err)
 		}
 	}
 	t.update, t.guard.inARow = st.Update, st.SkippedInARow
-	return m, nil
+	return nil
 }
 
 // copyWeights copies src's parameters into dst's (the same Config, so the

@@ -58,8 +58,8 @@ func resumeCases() []resumeCase {
 	}
 }
 
-// N updates in one go equal k updates, a checkpoint set, and a new
-// trainer (on a policy of other weights) restored from it that runs the
+// N updates in one go equal k updates, the state written, and a new
+// trainer (on a policy of other weights) loaded from it that runs the
 // other N − k: every metric but the timings bitwise, and the final
 // weights bitwise, with an evaluation after each update on both paths.
 func TestResumeIsBitwise(t *testing.T) {
@@ -88,14 +88,12 @@ func TestResumeIsBitwise(t *testing.T) {
 			dir := t.TempDir()
 			b := c.new(t, task, tinyPolicy(t, task, 5, shared))
 			run(b, 0, k, &resumed)
-			require.NoError(t, b.SaveState(dir, map[string]string{"run": "test"}))
+			saveState(t, b, dir)
 			b.Close()
 
-			r := c.new(t, task, tinyPolicy(t, task, 99, shared)) // other weights: all must come from the set
+			r := c.new(t, task, tinyPolicy(t, task, 99, shared)) // other weights: all must come from the state
 			defer r.Close()
-			m, err := r.RestoreState(dir)
-			require.NoError(t, err)
-			assert.Equal(t, k, m.Update)
+			require.NoError(t, loadState(t, r, dir, k))
 			assert.Equal(t, k, r.Updates())
 			run(r, k, N, &resumed)
 
@@ -108,140 +106,44 @@ func TestResumeIsBitwise(t *testing.T) {
 	}
 }
 
-// A set whose files disagree with the manifest (a file rewritten after
-// it, as by a kill while saving; a file missing; a manifest naming a file
-// of another update) is refused with an error saying so, and a set of
-// another config is refused too.
-func TestRestoreRefusesABadSet(t *testing.T) {
-	c := resumeCases()[0]
-	task := c.task(t)
-	save := func(t *testing.T) string {
-		dir := t.TempDir()
-		tr := c.new(t, task, tinyPolicy(t, task, 5, false))
-		defer tr.Close()
-		_, err := tr.Update()
-		require.NoError(t, err)
-		require.NoError(t, tr.SaveState(dir, nil))
-		return dir
-	}
-	restore := func(t *testing.T, dir string) error {
-		tr := c.new(t, task, tinyPolicy(t, task, 5, false))
-		defer tr.Close()
-		_, err := tr.RestoreState(dir)
-		return err
-	}
-	cases := []struct {
-		name, want string
-		spoil      func(t *testing.T, dir string)
-	}{
-		{"a file rewritten after the manifest", "disagrees with its manifest", func(t *testing.T, dir string) {
-			other := c.new(t, task, tinyPolicy(t, task, 6, false))
-			defer other.Close()
-			require.NoError(t, other.Policy().Save(filepath.Join(dir, PolicyFile), nil))
-		}},
-		{"a file missing", "no such file", func(t *testing.T, dir string) {
-			require.NoError(t, os.Remove(filepath.Join(dir, CriticFile)))
-		}},
-		{"no manifest", "no such file", func(t *testing.T, dir string) {
-			require.NoError(t, os.Remove(filepath.Join(dir, ManifestFile)))
-		}},
-		{"a mixed manifest", "mixed", func(t *testing.T, dir string) {
-			m, err := ReadManifest(dir)
-			require.NoError(t, err)
-			m.Files[1].Update = 7
-			require.NoError(t, WriteJSON(filepath.Join(dir, ManifestFile), m))
-		}},
-		{"a file the trainer lacks", "needs", func(t *testing.T, dir string) {
-			m, err := ReadManifest(dir)
-			require.NoError(t, err)
-			names := []string{}
-			for _, e := range m.Files {
-				if e.Name != RefFile {
-					names = append(names, e.Name)
-				}
-			}
-			require.NoError(t, writeManifest(dir, m.Update, nil, names))
-		}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := save(t)
-			require.NoError(t, restore(t, dir), "the set as saved restores")
-			tc.spoil(t, dir)
-			err := restore(t, dir)
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
-		})
-	}
-	t.Run("another algorithm", func(t *testing.T) {
-		dir := save(t)
-		tr := resumeCases()[2].new(t, task, tinyPolicy(t, task, 5, false))
-		defer tr.Close()
-		_, err := tr.RestoreState(dir)
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "grpo")
-	})
+// saveState writes tr's state into dir (WriteState).
+func saveState(t *testing.T, tr Trainer, dir string) {
+	_, err := tr.WriteState(dir, map[string]string{"run": "test"})
+	require.NoError(t, err)
 }
 
-// A save killed at any point leaves a set to resume from: killed while it
-// wrote the new set (NextSetDir without its manifest), the last set
-// restores; killed while it moved the new set in (some files moved, the
-// rest and the manifest still in NextSetDir), the new set restores.
-func TestCheckpointSetSurvivesAKill(t *testing.T) {
+// loadState loads every file of dir into tr as the state of update
+// (LoadState), as the run layer does from a checkpoint set.
+func loadState(t *testing.T, tr Trainer, dir string, update int) error {
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	files := map[string][]byte{}
+	for _, e := range entries {
+		files[e.Name()], err = os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+	}
+	return tr.LoadState(dir, update, files)
+}
+
+// A state another trainer wrote (another algorithm, another set of
+// models, another update) is refused with an error saying so, before
+// anything changes.
+func TestLoadRefusesAnotherTrainersState(t *testing.T) {
 	c := resumeCases()[0]
 	task := c.task(t)
-	for _, tc := range []struct {
-		name  string
-		moved int // files of the new set moved in before the kill; −1: its manifest not yet written
-		want  int // the update that restores
-	}{
-		{"while writing the new set", -1, 1},
-		{"before moving it in", 0, 2},
-		{"while moving it in", 2, 2},
-		{"after moving every file", 6, 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir, newer := t.TempDir(), t.TempDir()
-			tr := c.new(t, task, tinyPolicy(t, task, 5, false))
-			defer tr.Close()
-			_, err := tr.Update()
-			require.NoError(t, err)
-			require.NoError(t, tr.SaveState(dir, nil)) // the last set: update 1
-			_, err = tr.Update()
-			require.NoError(t, err)
-			require.NoError(t, tr.SaveState(newer, nil)) // the set the kill cut short: update 2
-
-			// What the killed save left: NextSetDir holding the new set,
-			// tc.moved of its files already over the last set's.
-			next := filepath.Join(dir, NextSetDir)
-			require.NoError(t, os.Mkdir(next, 0o755))
-			m, err := ReadManifest(newer)
-			require.NoError(t, err)
-			require.Len(t, m.Files, 6, "policy, critic, reference, two optimisers, trainer.json")
-			for i, e := range m.Files {
-				to := next
-				if i < tc.moved {
-					to = dir
-				}
-				require.NoError(t, os.Rename(filepath.Join(newer, e.Name), filepath.Join(to, e.Name)))
-			}
-			if tc.moved >= 0 {
-				require.NoError(t, os.Rename(filepath.Join(newer, ManifestFile), filepath.Join(next, ManifestFile)))
-			}
-
-			r := c.new(t, task, tinyPolicy(t, task, 99, false))
-			defer r.Close()
-			got, err := r.RestoreState(dir)
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got.Update)
-			assert.Equal(t, tc.want, r.Updates())
-			assert.NoDirExists(t, next, "the half-done save is finished or discarded")
-			if tc.want == 2 {
-				pa, pr := tr.Policy().Params.Params(), r.Policy().Params.Params()
-				for i := range pa {
-					require.Equal(t, pa[i].Data(), pr[i].Data(), pa[i].Name)
-				}
-			}
-		})
+	dir := t.TempDir()
+	tr := c.new(t, task, tinyPolicy(t, task, 5, false))
+	defer tr.Close()
+	_, err := tr.Update()
+	require.NoError(t, err)
+	saveState(t, tr, dir)
+	load := func(tr Trainer, update int) error {
+		defer tr.Close()
+		return loadState(t, tr, dir, update)
 	}
+	require.NoError(t, load(c.new(t, task, tinyPolicy(t, task, 5, false)), 1), "the state as written loads")
+	assert.ErrorContains(t, load(c.new(t, task, tinyPolicy(t, task, 5, false)), 2), "not a trainer state of update 2")
+	assert.ErrorContains(t, load(resumeCases()[2].new(t, task, tinyPolicy(t, task, 5, false)), 1), "grpo")
+	require.NoError(t, os.Remove(filepath.Join(dir, RefFile)))
+	assert.ErrorContains(t, load(c.new(t, task, tinyPolicy(t, task, 5, false)), 1), "needs")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"arew/rl"
 	arewrun "arew/rl/run"
 )
 
@@ -20,5 +19,5 @@ const (
 
 type (
 	evalRecord = arewrun.EvalRecord
-	num        = rl.Num
+	num        = arewrun.Num
 )

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"arew/rl"
 	arewrun "arew/rl/run"
 	"arew/rl/study"
 )
@@ -107,7 +106,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		data := []byte(inv.studyConfig)
 		if !strings.HasPrefix(strings.TrimSpace(inv.studyConfig), "{") {
 			var err error
-			if data, err = rl.ReadConfigFile(inv.studyConfig); err != nil {
+			if data, err = arewrun.ReadConfigFile(inv.studyConfig); err != nil {
 				return usageErrorf("-study-config: %v", err)
 			}
 		}
@@ -136,7 +135,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 // its whole config.
 func finishStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	dir := inv.resume
-	data, err := rl.ReadConfigFile(filepath.Join(dir, study.StudyFile))
+	data, err := arewrun.ReadConfigFile(filepath.Join(dir, study.StudyFile))
 	if err != nil {
 		return usageErrorf("-resume: %v", err)
 	}

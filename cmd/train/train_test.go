@@ -119,7 +119,7 @@ func TestTinyRunWritesEveryOutput(t *testing.T) {
 	assert.Equal(t, []string{"val@0/greedy", "val@0/sampled", "val@1/greedy", "val@1/sampled",
 		"val@2/greedy", "val@2/sampled"}, got)
 
-	st, _, err := rl.ReadCheckpointSet(filepath.Join(dir, ckptDir))
+	st, _, err := arewrun.ReadCheckpointSet(filepath.Join(dir, ckptDir))
 	require.NoError(t, err)
 	assert.Equal(t, 2, st.Update)
 	assert.Equal(t, "complete", st.Info["status"])
@@ -267,7 +267,7 @@ func TestInterruptLeavesALoadableCheckpoint(t *testing.T) {
 	require.Equal(t, exitInterrupted, code, "stderr: %s", stderr.String())
 	dir := filepath.Join(out, "cut")
 	assert.Len(t, readJSONL[rl.Metrics](t, filepath.Join(dir, metricsFile)), 1)
-	st, _, err := rl.ReadCheckpointSet(filepath.Join(dir, ckptDir))
+	st, _, err := arewrun.ReadCheckpointSet(filepath.Join(dir, ckptDir))
 	require.NoError(t, err)
 	assert.Equal(t, "interrupted", st.Info["status"])
 	assert.Equal(t, 1, st.Update)

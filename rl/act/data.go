@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"arew/rl"
+	"arew/rl/run"
 	"arew/tasks"
 	"arew/tasks/textworld"
 )
@@ -219,7 +219,7 @@ func strictUnmarshal(line []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// writeJSONL writes one JSON object per line, atomically (rl.WriteFile:
+// writeJSONL writes one JSON object per line, atomically (run.WriteFile:
 // path holds the old file or the complete new one).
 func writeJSONL(path string, recs []any) error {
 	var buf bytes.Buffer
@@ -229,7 +229,7 @@ func writeJSONL(path string, recs []any) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	return rl.WriteFile(path, buf.Bytes())
+	return run.WriteFile(path, buf.Bytes())
 }
 
 // readJSONL calls each on every non-empty line; an error names the line.

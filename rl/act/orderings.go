@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"arew/rl"
 	"arew/rl/run"
 )
 
@@ -23,13 +22,13 @@ func (s *Summary) row(name, arm string) *TableRow {
 // each seed's difference of the values picked from the two rows. A tie at
 // zero (both rows 0 on a seed: nothing measured) never counts for the
 // ordering, on a seed or on the mean.
-func diff(claim string, paper float64, a, b []rl.Num, strict bool) Ordering {
+func diff(claim string, paper float64, a, b []run.Num, strict bool) Ordering {
 	var ds []float64
-	o := Ordering{Claim: claim, Paper: rl.Num(paper)}
+	o := Ordering{Claim: claim, Paper: run.Num(paper)}
 	zeroTies := 0
 	for i := range min(len(a), len(b)) {
 		d := float64(a[i] - b[i])
-		o.PerSeed = append(o.PerSeed, rl.Num(d))
+		o.PerSeed = append(o.PerSeed, run.Num(d))
 		if math.IsNaN(d) {
 			continue
 		}
@@ -43,20 +42,20 @@ func diff(claim string, paper float64, a, b []rl.Num, strict bool) Ordering {
 		}
 	}
 	m, _, n := run.MeanStd(ds)
-	o.Ours, o.Of = rl.Num(m), n
+	o.Ours, o.Of = run.Num(m), n
 	o.Holds = n > 0 && (m > 0 || (!strict && m == 0 && zeroTies < n))
 	return o
 }
 
 func (s *Summary) table1Orderings() []Ordering {
 	var out []Ordering
-	avg := func(r string) []rl.Num {
+	avg := func(r string) []run.Num {
 		if t := s.row(r, ""); t != nil && t.Average != nil {
 			return t.Average.PerSeed
 		}
 		return nil
 	}
-	col := func(r string, i int) []rl.Num {
+	col := func(r string, i int) []run.Num {
 		if t := s.row(r, ""); t != nil {
 			return t.Cells[i].PerSeed
 		}
@@ -69,7 +68,7 @@ func (s *Summary) table1Orderings() []Ordering {
 		diff("Early Experience ≥ IL (average)", 54.82-52.17, avg(RowEE), avg(RowIL), false),
 		diff("ACT ≥ prompting (average)", 35.7-22.2, avg(RowACT), avg(RowPrompting), false))
 	// The OOD gap: (RL w/ ACT − RL) on OOD minus the same on ID, per seed.
-	var gapOOD, gapID []rl.Num
+	var gapOOD, gapID []run.Num
 	a, b := col(RowRLwACT, 1), col(RowRL, 1)
 	c, d := col(RowRLwACT, 0), col(RowRL, 0)
 	for i := range min(len(a), len(b), len(c), len(d)) {
@@ -77,7 +76,7 @@ func (s *Summary) table1Orderings() []Ordering {
 	}
 	out = append(out, diff("the gain of RL w/ ACT over RL is larger on ALFWorld OOD than ID", 3.73-2.15, gapOOD, gapID, true))
 	// Capability: the critic judges better after ACT than π_θ0.
-	var before, after []rl.Num
+	var before, after []run.Num
 	for _, cv := range s.Curves {
 		before, after = append(before, 100*cv.Before), append(after, 100*cv.After)
 	}
@@ -97,7 +96,7 @@ func (s *Summary) finishTransfer(cfg StudyConfig) {
 			s.Table = append(s.Table, tr)
 		}
 	}
-	id := func(r, arm string) []rl.Num {
+	id := func(r, arm string) []run.Num {
 		if t := s.row(r, arm); t != nil {
 			return t.Cells[0].PerSeed
 		}

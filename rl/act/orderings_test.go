@@ -1,20 +1,19 @@
 package act
 
 import (
+	"arew/rl/run"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"arew/rl"
 )
 
 // An ordering is paired by seed, and a tie at zero (both rows 0: nothing
 // was measured) never counts as holding, on a seed or on the mean.
 func TestOrderingsArePairedAndIgnoreZeroTies(t *testing.T) {
-	nums := func(xs ...float64) []rl.Num {
-		out := make([]rl.Num, len(xs))
+	nums := func(xs ...float64) []run.Num {
+		out := make([]run.Num, len(xs))
 		for i, x := range xs {
-			out[i] = rl.Num(x)
+			out[i] = run.Num(x)
 		}
 		return out
 	}

@@ -9,6 +9,7 @@ import (
 
 	"arew/model"
 	"arew/rl"
+	"arew/rl/run"
 	"arew/tasks/textworld"
 )
 
@@ -164,7 +165,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Rows = append(rep.Rows, r)
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	return rep, cfg.write("report.json", func(p string) error { return rl.WriteJSON(p, rep) })
+	return rep, cfg.write("report.json", func(p string) error { return run.WriteJSON(p, rep) })
 }
 
 // stageData is what the rows train and are measured on: the expert pairs

@@ -2,7 +2,6 @@ package act
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"arew/engine"
-	"arew/rl"
 	"arew/rl/run"
 )
 
@@ -106,7 +103,7 @@ func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (
 	if err := run.PrepareDir(dir, false); err != nil {
 		return nil, err
 	}
-	if err := rl.WriteJSON(filepath.Join(dir, "study.json"), cfg); err != nil {
+	if err := run.WriteJSON(filepath.Join(dir, "study.json"), cfg); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -185,7 +182,7 @@ func StudyPresetNames() []string { return run.PresetNames(studyPresets) }
 // stopped partway, or one written by an earlier version of the report).
 func Summarize(dir string) (*Summary, error) {
 	var cfg StudyConfig
-	if err := readJSON(filepath.Join(dir, "study.json"), &cfg); err != nil {
+	if err := run.ReadJSON(filepath.Join(dir, "study.json"), maxReportBytes, &cfg); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -205,7 +202,7 @@ func Summarize(dir string) (*Summary, error) {
 		}
 		for _, p := range parts {
 			var rep Report
-			if err := readJSON(filepath.Join(p.path, "report.json"), &rep); err != nil {
+			if err := run.ReadJSON(filepath.Join(p.path, "report.json"), maxReportBytes, &rep); err != nil {
 				if errors.Is(err, os.ErrNotExist) {
 					continue
 				}
@@ -222,15 +219,3 @@ func Summarize(dir string) (*Summary, error) {
 // maxReportBytes caps a study.json or report.json a resumed sweep reads
 // back (a report is ~20 KB).
 const maxReportBytes = 64 << 20
-
-// readJSON reads path through the bounded reader (engine.ReadFile) into v.
-func readJSON(path string, v any) error {
-	b, err := engine.ReadFile(path, maxReportBytes)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"arew/rl"
 	"arew/rl/run"
 )
 
@@ -18,14 +17,14 @@ func (s *Summary) write(dir string) error {
 		return err
 	}
 	s.Plots = plots
-	if err := rl.WriteJSON(filepath.Join(dir, "summary.json"), s); err != nil {
+	if err := run.WriteJSON(filepath.Join(dir, "summary.json"), s); err != nil {
 		return err
 	}
-	return rl.WriteFile(filepath.Join(dir, "report.md"), []byte(s.Report()))
+	return run.WriteFile(filepath.Join(dir, "report.md"), []byte(s.Report()))
 }
 
 // num writes x with prec decimals, or – (run.Fixed).
-func num(x rl.Num, prec int) string { return run.Fixed(float64(x), prec) }
+func num(x run.Num, prec int) string { return run.Fixed(float64(x), prec) }
 
 func (c Cell) String() string {
 	if math.IsNaN(float64(c.Mean)) {
@@ -111,8 +110,8 @@ func (s *Summary) Report() string {
 	b.WriteString("\n## The ACT stage\n\nSampled accuracy of the choice during GRPO (first and last tenth of the updates), and the greedy held-out choice accuracy of π_θ0 and of the ACT model:\n\n")
 	var cr [][]string
 	for _, cv := range s.Curves {
-		cr = append(cr, []string{cv.Group, fmt.Sprint(cv.Seed), fmt.Sprint(len(cv.Acc)), num(rl.Num(tenth(cv.Acc, false)), 3),
-			num(rl.Num(tenth(cv.Acc, true)), 3), num(cv.Before, 3), num(cv.After, 3)})
+		cr = append(cr, []string{cv.Group, fmt.Sprint(cv.Seed), fmt.Sprint(len(cv.Acc)), num(run.Num(tenth(cv.Acc, false)), 3),
+			num(run.Num(tenth(cv.Acc, true)), 3), num(cv.Before, 3), num(cv.After, 3)})
 	}
 	b.WriteString(run.MarkdownTable([]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
 	b.WriteString("\n## The paper's orderings\n\n")

@@ -3,7 +3,6 @@ package act
 import (
 	"math"
 
-	"arew/rl"
 	"arew/rl/run"
 )
 
@@ -73,17 +72,17 @@ var Published = map[string][4]float64{
 
 // Cell is a measure over the seeds.
 type Cell struct {
-	Mean    rl.Num   `json:"mean"`
-	Std     rl.Num   `json:"std"` // sample std (n − 1); null for one seed
-	PerSeed []rl.Num `json:"per_seed"`
-	Paper   *float64 `json:"paper,omitempty"`
+	Mean    run.Num   `json:"mean"`
+	Std     run.Num   `json:"std"` // sample std (n − 1); null for one seed
+	PerSeed []run.Num `json:"per_seed"`
+	Paper   *float64  `json:"paper,omitempty"`
 }
 
 func cellOf(xs []float64) Cell {
 	m, s, _ := run.MeanStd(xs)
-	c := Cell{Mean: rl.Num(m), Std: rl.Num(s)}
+	c := Cell{Mean: run.Num(m), Std: run.Num(s)}
 	for _, x := range xs {
-		c.PerSeed = append(c.PerSeed, rl.Num(x))
+		c.PerSeed = append(c.PerSeed, run.Num(x))
 	}
 	return c
 }
@@ -112,8 +111,8 @@ type Curve struct {
 	Acc   []float64 `json:"sampled_accuracy"`
 	// Before and After are the greedy held-out choice accuracies of π_θ0
 	// and of the ACT model.
-	Before rl.Num `json:"choice_before"`
-	After  rl.Num `json:"choice_after"`
+	Before run.Num `json:"choice_before"`
+	After  run.Num `json:"choice_after"`
 }
 
 // Ordering is one of the paper's claims checked on the study.
@@ -121,15 +120,15 @@ type Ordering struct {
 	Claim string `json:"claim"`
 	// Ours is the mean over seeds of the claimed difference (points);
 	// Paper the paper's.
-	Ours  rl.Num `json:"ours"`
-	Paper rl.Num `json:"paper"`
+	Ours  run.Num `json:"ours"`
+	Paper run.Num `json:"paper"`
 	// Seeds is how many seeds show the difference ≥ 0 (> 0 for "larger";
 	// a tie at zero, both rows 0, does not count).
 	Seeds int  `json:"seeds_holding"`
 	Of    int  `json:"of"`    // the seeds (runs, for the choice accuracy) compared
 	Holds bool `json:"holds"` // the mean difference has the paper's sign, and is not a tie at zero
 	// PerSeed are the paired differences, seed by seed (null: not measured).
-	PerSeed []rl.Num `json:"per_seed"`
+	PerSeed []run.Num `json:"per_seed"`
 }
 
 // Summary is a study's summary.json.
@@ -225,16 +224,16 @@ func (s *Summary) finish(cfg StudyConfig) {
 	}
 	for _, g := range s.order {
 		for _, rep := range s.Runs[g] {
-			cv := Curve{Group: g, Seed: rep.Config.Seed, Before: rl.Num(math.NaN()), After: rl.Num(math.NaN())}
+			cv := Curve{Group: g, Seed: rep.Config.Seed, Before: run.Num(math.NaN()), After: run.Num(math.NaN())}
 			for _, m := range rep.GRPO[RowACT] {
 				cv.Acc = append(cv.Acc, m.Success)
 			}
 			for _, r := range rep.Rows {
 				if r.Row == RowPrompting && r.Choice != nil {
-					cv.Before = rl.Num(*r.Choice)
+					cv.Before = run.Num(*r.Choice)
 				}
 				if r.Row == RowACT && r.Choice != nil {
-					cv.After = rl.Num(*r.Choice)
+					cv.After = run.Num(*r.Choice)
 				}
 			}
 			if len(cv.Acc) > 0 {

@@ -177,11 +177,11 @@ func DefaultConfig(algo rl.Algo) Config {
 	return c
 }
 
-// ReadConfig reads a config file (at most rl.MaxConfigBytes, a regular
+// ReadConfig reads a config file (at most MaxConfigBytes, a regular
 // file) and decodes it onto the defaults of algo (the file's own algo when
 // algo is "", ppo when it names none), rejecting unknown fields.
 func ReadConfig(path string, algo rl.Algo) (Config, error) {
-	data, err := rl.ReadConfigFile(path)
+	data, err := ReadConfigFile(path)
 	if err != nil {
 		return Config{}, InputErrorf("%v", err)
 	}

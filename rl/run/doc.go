@@ -42,7 +42,7 @@
 // # Stopping and resuming
 //
 // When ctx is cancelled the run stops between two steps, writes its
-// checkpoint set (rl.Trainer.SaveState; before RL, the policy's) and
+// checkpoint set (SaveState; before RL, the policy's) and
 // report, and returns ErrInterrupted. Resume continues it from that
 // set: its config.json is the config (with another number of updates, a
 // finished run is extended), the set must agree with its manifest, and

@@ -37,7 +37,7 @@ type Experiment struct {
 	// resume is the checkpoint set a resumed run continues from (nil: a
 	// new run); rlStarted is whether RL has begun (a set written before
 	// holds no state to resume).
-	resume    *rl.Manifest
+	resume    *Manifest
 	rlStarted bool
 
 	start     time.Time
@@ -71,7 +71,7 @@ func New(cfg Config, out string, progressOut io.Writer) (*Experiment, error) {
 // Resume prepares the continuation of the run in folder dir from its
 // checkpoint set, to its configured updates, or to updates if ≥ 0 (a
 // finished run extended). Its config.json is the config; the set must
-// agree with its manifest (rl.ReadCheckpointSet). Errors are as New's.
+// agree with its manifest (ReadCheckpointSet). Errors are as New's.
 func Resume(dir string, updates int, progressOut io.Writer) (*Experiment, error) {
 	cfg, err := ReadConfig(filepath.Join(dir, ConfigFile), "")
 	if err != nil {
@@ -192,7 +192,7 @@ func (e *Experiment) Run(ctx context.Context, force bool) (err error) {
 			return fmt.Errorf("run folder: %w", err)
 		}
 	}
-	if err := rl.WriteJSON(filepath.Join(e.dir, ConfigFile), e.cfg); err != nil {
+	if err := WriteJSON(filepath.Join(e.dir, ConfigFile), e.cfg); err != nil {
 		return err
 	}
 	e.printHeader()

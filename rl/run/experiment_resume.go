@@ -11,11 +11,11 @@ import (
 )
 
 // openResume reads the checkpoint set of the run folder dir (it must agree
-// with its manifest, rl.ReadCheckpointSet) and takes its policy and
+// with its manifest, ReadCheckpointSet) and takes its policy and
 // update, so that a set that cannot be continued is a usage error before
 // anything is written.
 func (e *Experiment) openResume(dir string) error {
-	m, files, err := rl.ReadCheckpointSet(filepath.Join(dir, CheckpointDir))
+	m, files, err := ReadCheckpointSet(filepath.Join(dir, CheckpointDir))
 	if err != nil {
 		return InputErrorf("-resume: %v", err)
 	}

@@ -29,7 +29,7 @@ const (
 	CheckpointDir = "checkpoints"
 
 	BasePolicyFile = "base.safetensors" // the policy RL starts from (after SFT)
-	// The latest checkpoint set (rl.Trainer.SaveState): policy, critic,
+	// The latest checkpoint set (SaveState): policy, critic,
 	// KL reference, optimiser states, trainer.json, then manifest.json.
 	PolicyFile = rl.PolicyFile
 )

@@ -11,7 +11,7 @@ import (
 // Limits on what a run reads and runs, checked before the run folder is
 // touched, so that hostile or mistyped input is a InputError (one line
 // and exit status 2 in cmd/train), never an out-of-memory crash or a hang
-// mid-run. A config file is capped by rl.ReadConfigFile.
+// mid-run. A config file is capped by ReadConfigFile.
 
 // maxNameBytes caps a run name, well inside a file name's 255 bytes.
 const maxNameBytes = 200

@@ -82,7 +82,7 @@ type Loop struct {
 
 // loopFiles are the Loop's open logs, events and provenance.
 type loopFiles struct {
-	metrics, evals, samples *rl.JSONL
+	metrics, evals, samples *JSONL
 	tb                      *tensorboard.Writer
 	prov                    Provenance
 	start                   time.Time
@@ -104,13 +104,13 @@ func (l *Loop) open(kept map[string][]byte, resumedAt int) (err error) {
 	}()
 	for _, log := range []struct {
 		name string
-		to   **rl.JSONL
+		to   **JSONL
 	}{{MetricsFile, &f.metrics}, {EvalFile, &f.evals}, {SamplesFile, &f.samples}} {
 		path := filepath.Join(l.Dir, log.name)
 		if kept == nil {
-			*log.to, err = rl.CreateJSONL(path)
-		} else if err = rl.WriteFile(path, kept[log.name]); err == nil {
-			*log.to, err = rl.AppendJSONL(path)
+			*log.to, err = CreateJSONL(path)
+		} else if err = WriteFile(path, kept[log.name]); err == nil {
+			*log.to, err = AppendJSONL(path)
 		}
 		if err != nil {
 			return err
@@ -118,7 +118,7 @@ func (l *Loop) open(kept map[string][]byte, resumedAt int) (err error) {
 	}
 	f.prov = Collect(f.start)
 	f.prov.ResumedAt = resumedAt
-	if err := rl.WriteJSON(filepath.Join(l.Dir, ProvenanceFile), f.prov); err != nil {
+	if err := WriteJSON(filepath.Join(l.Dir, ProvenanceFile), f.prov); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(filepath.Join(l.Dir, TBDir)); err != nil { // a resumed run's events are written again
@@ -136,7 +136,7 @@ func (l *Loop) Close() error {
 	}
 	f := l.files
 	f.prov.Finish(time.Now(), time.Since(f.start))
-	err := rl.WriteJSON(filepath.Join(l.Dir, ProvenanceFile), f.prov)
+	err := WriteJSON(filepath.Join(l.Dir, ProvenanceFile), f.prov)
 	if cerr := l.closeFiles(); err == nil {
 		err = cerr
 	}
@@ -145,7 +145,7 @@ func (l *Loop) Close() error {
 
 func (l *Loop) closeFiles() error {
 	var first error
-	for _, j := range []*rl.JSONL{l.files.metrics, l.files.evals, l.files.samples} {
+	for _, j := range []*JSONL{l.files.metrics, l.files.evals, l.files.samples} {
 		if j != nil {
 			if err := j.Close(); err != nil && first == nil {
 				first = err
@@ -231,7 +231,7 @@ func (l *Loop) saveSet(status string) error {
 		info = map[string]string{}
 	}
 	info["status"] = status
-	return l.Trainer.SaveState(l.SetDir, info)
+	return SaveState(l.SetDir, l.Trainer, info)
 }
 
 // evaluate makes the in-training evaluation after update and adds it to

@@ -11,7 +11,7 @@ import (
 
 // Resume puts a Loop whose run stopped short where the checkpoint set in
 // SetDir left it, instead of Start: the trainer's state (bitwise,
-// rl.Trainer.RestoreState; a set without trainer state is one of update 0,
+// RestoreState; a set without trainer state is one of update 0,
 // written before any update, and the fresh trainer is that state), and
 // its logs cut back to the set's update k and written again, so that Run
 // goes on as if the run had never stopped. metrics.jsonl keeps updates
@@ -23,12 +23,12 @@ import (
 // rebuild the fields under "What the run has done" and the TensorBoard
 // events. Nothing is written before every file has been read and checked.
 func (l *Loop) Resume() error {
-	m, err := rl.ReadManifest(l.SetDir)
+	m, err := ReadManifest(l.SetDir)
 	if err != nil {
 		return err
 	}
 	if m.Has(rl.TrainerFile) {
-		if m, err = l.Trainer.RestoreState(l.SetDir); err != nil {
+		if m, err = RestoreState(l.SetDir, l.Trainer); err != nil {
 			return err
 		}
 	} else if m.Update != 0 {

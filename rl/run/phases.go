@@ -41,7 +41,7 @@ func (e *Experiment) runSFT(ctx context.Context) error {
 		return err
 	}
 	defer sft.Close()
-	log, err := rl.CreateJSONL(filepath.Join(e.dir, SFTFile))
+	log, err := CreateJSONL(filepath.Join(e.dir, SFTFile))
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (e *Experiment) checkpoint() error {
 		phase = "rl"
 	}
 	info := map[string]string{"run": e.cfg.Name, "status": e.status, "phase": phase}
-	return rl.SaveCheckpointSet(filepath.Join(e.dir, CheckpointDir), 0, info, func(next string) ([]string, error) {
+	return SaveCheckpointSet(filepath.Join(e.dir, CheckpointDir), 0, info, func(next string) ([]string, error) {
 		return []string{PolicyFile}, e.policy.Save(filepath.Join(next, PolicyFile), ckptMeta(e.cfg.Name, 0, "policy"))
 	})
 }

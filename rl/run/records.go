@@ -1,7 +1,10 @@
 package run
 
 import (
-	"arew/rl"
+	"bytes"
+	"encoding/json"
+	"math"
+
 	"arew/tasks"
 )
 
@@ -10,8 +13,33 @@ import (
 // epoch), samples.jsonl Sample (the first episodes of each evaluation),
 // and eval.jsonl EvalRecord (one per evaluation and mode).
 
-// Num is a float64 written as null when it is not finite (rl.Num).
-type Num = rl.Num
+// Num is a float64 written as null when it is not finite (encoding/json
+// refuses NaN) and read back from null as NaN: the measures a task does
+// not define, the standard deviation of one seed.
+type Num float64
+
+// MarshalJSON writes null for NaN and ±Inf.
+func (x Num) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// UnmarshalJSON reads null as NaN.
+func (x *Num) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*x = Num(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*x = Num(f)
+	return nil
+}
 
 // Measures are the means of an evaluation over its instances
 // (tasks.Summary): the five measures of docs/arew.md ("Measures") first,

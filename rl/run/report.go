@@ -190,7 +190,7 @@ func (e *Experiment) writeReport() error {
 		"eval.jsonl (one object per evaluation and mode), samples.jsonl (transcripts of each evaluation's first episodes), " +
 		"tb/ (TensorBoard events), provenance.json (commit, kernel set, CPU, wall time), " +
 		"checkpoints/ (manifest.json names the latest set; -resume continues from it).\n")
-	return rl.WriteFile(filepath.Join(e.dir, ReportFile), []byte(b.String()))
+	return WriteFile(filepath.Join(e.dir, ReportFile), []byte(b.String()))
 }
 
 // sftSkipped is the number of SFT optimiser steps skipped.

@@ -1,13 +1,13 @@
 package study
 
-import "arew/rl"
+import "arew/rl/run"
 
-// The study's files go through rl's run-file writers (one mechanism for
-// every run folder): whole files atomically, logs one JSON line per write.
+// The study's files go through the run layer's writers (one mechanism
+// for every run folder): whole files atomically, logs one JSON line per write.
 var (
-	writeFile   = rl.WriteFile
-	writeJSON   = rl.WriteJSON
-	createJSONL = rl.CreateJSONL
+	writeFile   = run.WriteFile
+	writeJSON   = run.WriteJSON
+	createJSONL = run.CreateJSONL
 )
 
-type jsonl = rl.JSONL
+type jsonl = run.JSONL

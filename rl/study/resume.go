@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"arew/engine"
-	"arew/rl"
 	"arew/rl/run"
 )
 
@@ -25,7 +23,7 @@ const maxSummaryBytes = 64 << 20
 // wrote (resumable); the folder of any other is removed, to be done
 // again.
 func (s *study) loadPrevious() error {
-	have, err := rl.ReadConfigFile(filepath.Join(s.dir, StudyFile))
+	have, err := run.ReadConfigFile(filepath.Join(s.dir, StudyFile))
 	if err != nil {
 		return inputErr(fmt.Errorf("study: resume: %w", err))
 	}
@@ -37,16 +35,12 @@ func (s *study) loadPrevious() error {
 		return inputErr(fmt.Errorf("study: resume: %s holds a different study (its %s differs from this config)", s.dir, StudyFile))
 	}
 	s.done = map[string]map[uint64]RunSum{}
-	data, err := engine.ReadFile(filepath.Join(s.dir, SummaryFile), maxSummaryBytes)
-	switch {
+	var prev Summary
+	switch err := run.ReadJSON(filepath.Join(s.dir, SummaryFile), maxSummaryBytes, &prev); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return fmt.Errorf("study: resume: %w", err)
+		return inputErr(fmt.Errorf("study: resume: %w", err))
 	default:
-		var prev Summary
-		if err := json.Unmarshal(data, &prev); err != nil {
-			return inputErr(fmt.Errorf("study: resume: %s: %w", SummaryFile, err))
-		}
 		for name, arm := range prev.Arms {
 			for _, r := range arm.Runs {
 				if r.Status == "complete" {
@@ -91,6 +85,6 @@ func (s *study) loadPrevious() error {
 // summary (a kill just after it) is not: the run is done again, as is a
 // folder an older layout left.
 func resumable(dir string) bool {
-	m, err := rl.ReadManifest(filepath.Join(dir, run.CheckpointDir))
+	m, err := run.ReadManifest(filepath.Join(dir, run.CheckpointDir))
 	return err == nil && m.Info["phase"] == "rl" && m.Info["status"] != "complete"
 }

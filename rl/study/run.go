@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"time"
 
-	"arew/engine"
 	"arew/model"
 	"arew/rl"
 	"arew/rl/progress"
@@ -162,15 +160,8 @@ func (s *study) startProvenance(resume bool) ([]run.Provenance, error) {
 	var attempts []run.Provenance
 	path := filepath.Join(s.dir, ProvenanceFile)
 	if resume {
-		data, err := engine.ReadFile(path, maxSummaryBytes)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return nil, fmt.Errorf("study: resume: %w", err)
-		default:
-			if err := json.Unmarshal(data, &attempts); err != nil {
-				return nil, inputErr(fmt.Errorf("study: resume: %s: %w", ProvenanceFile, err))
-			}
+		if err := run.ReadJSON(path, maxSummaryBytes, &attempts); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, inputErr(fmt.Errorf("study: resume: %w", err))
 		}
 	}
 	attempts = append(attempts, run.Collect(s.start))

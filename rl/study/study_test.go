@@ -256,7 +256,7 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	require.ErrorIs(t, err, run.ErrInterrupted)
 	keptPolicy := readFile(t, dir, "vanilla", "seed-3", PolicyFile)
 	cut := filepath.Join(dir, "arew", "seed-3")
-	require.FileExists(t, filepath.Join(cut, run.CheckpointDir, rl.ManifestFile))
+	require.FileExists(t, filepath.Join(cut, run.CheckpointDir, run.ManifestFile))
 	// A kill after the set: a later update's line, a later evaluation's,
 	// and a line cut short.
 	metrics := readLines(t, filepath.Join(cut, MetricsFile))

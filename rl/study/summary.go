@@ -84,5 +84,5 @@ func updatesTo(curve []Point, thresholds []float64) map[string]*int {
 	return out
 }
 
-// Num is a float64 written as null when it is not finite (rl.Num).
-type Num = rl.Num
+// Num is a float64 written as null when it is not finite (run.Num).
+type Num = run.Num

@@ -1,22 +1,22 @@
-package rl
+package run
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 
 	"arew/engine"
+	"arew/rl"
 )
 
-// The files of a run folder (run's single runs, rl/study's studies)
-// are written through these: whole files atomically (engine.WriteFileAtomic:
+// Every file of a run folder (a single run's, a study's, an ACT sweep's)
+// is written through these: whole files atomically (engine.WriteFileAtomic:
 // a temporary file fsynced and renamed, so a path holds the old content or
-// the new, never a part), logs one JSON line per write.
+// the new, never a part), logs one JSON line per write; and read back
+// through the bounded reader (engine.ReadFile).
 
 // MaxConfigBytes caps a config file a run or a study reads (a run's
 // config.json is ~3 KB).
@@ -26,6 +26,20 @@ const MaxConfigBytes = 1 << 20
 // (engine.ReadFile): a regular file of at most MaxConfigBytes; a FIFO, a
 // device or a larger file is refused at once, never read.
 func ReadConfigFile(path string) ([]byte, error) { return engine.ReadFile(path, MaxConfigBytes) }
+
+// ReadJSON decodes the file at path, read through the bounded reader
+// (engine.ReadFile: a regular file of at most limit bytes), into v; a
+// decoding error names the file.
+func ReadJSON(path string, limit int64, v any) error {
+	data, err := engine.ReadFile(path, limit)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
 
 // WriteFile writes data to path atomically.
 func WriteFile(path string, data []byte) error {
@@ -69,13 +83,13 @@ func AppendJSONL(path string) (*JSONL, error) {
 // Write appends v as one line, in one write call, so a crash loses at most
 // the last line and never garbles an earlier one. A record holding NaN or
 // ±Inf where a plain number is due (a loss, a gradient norm) is a training
-// that diverged, and is reported as such (wrapping ErrDiverged).
+// that diverged, and is reported as such (wrapping rl.ErrDiverged).
 func (j *JSONL) Write(v any) error {
 	data, err := json.Marshal(v)
 	var bad *json.UnsupportedValueError
 	if errors.As(err, &bad) {
 		return fmt.Errorf("%w: a non-finite value (%s) in its %s record (try a lower learning rate)",
-			ErrDiverged, bad.Str, filepath.Base(j.f.Name()))
+			rl.ErrDiverged, bad.Str, filepath.Base(j.f.Name()))
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", j.f.Name(), err)
@@ -88,31 +102,3 @@ func (j *JSONL) Write(v any) error {
 
 // Close closes the file.
 func (j *JSONL) Close() error { return j.f.Close() }
-
-// Num is a float64 written as null when it is not finite (encoding/json
-// refuses NaN) and read back from null as NaN: the measures a task does
-// not define, the standard deviation of one seed.
-type Num float64
-
-// MarshalJSON writes null for NaN and ±Inf.
-func (x Num) MarshalJSON() ([]byte, error) {
-	f := float64(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(f)
-}
-
-// UnmarshalJSON reads null as NaN.
-func (x *Num) UnmarshalJSON(b []byte) error {
-	if string(bytes.TrimSpace(b)) == "null" {
-		*x = Num(math.NaN())
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
-	}
-	*x = Num(f)
-	return nil
-}

@@ -1,4 +1,4 @@
-package rl
+package run
 
 import (
 	"bytes"
@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"arew/engine"
+	"arew/rl"
 )
 
-// A checkpoint set is the files of one saved state in one folder, each
+// A checkpoint set is the files of one saved state in one folder (a
+// trainer's, rl.Trainer.WriteState; before RL, the policy's), each
 // written atomically (WriteFile, model.Save), and ManifestFile, which
 // names every file with the update it holds and its SHA-256.
 // SaveCheckpointSet writes a new set beside the last one, in the folder's
@@ -28,7 +30,7 @@ import (
 // leaves NextSetDir's manifest (the next read finishes the move). And a
 // set whose files disagree with its manifest for any other reason (a file
 // replaced by hand) is refused by ReadCheckpointSet, never read mixed
-// (TestCheckpointSetSurvivesAKill, TestRestoreRefusesABadSet).
+// (TestCheckpointSetSurvivesAKill, TestReadRefusesABadSet).
 
 // NextSetDir is the folder, inside a set's folder, where SaveCheckpointSet
 // writes the next set before it replaces the last.
@@ -215,4 +217,28 @@ func ReadCheckpointSet(dir string) (*Manifest, map[string][]byte, error) {
 		files[e.Name] = data
 	}
 	return m, files, nil
+}
+
+// SaveState writes t's whole state into dir as one checkpoint set
+// (rl.Trainer.WriteState, then the manifest). info (a run name, a status)
+// goes into every file's metadata and the manifest. On an error the set
+// in dir stands.
+func SaveState(dir string, t rl.Trainer, info map[string]string) error {
+	return SaveCheckpointSet(dir, t.Updates(), info, func(next string) ([]string, error) { return t.WriteState(next, info) })
+}
+
+// RestoreState puts t in the state of the checkpoint set in dir, which
+// must agree with its manifest (ReadCheckpointSet): the next Update
+// continues bitwise as the saved trainer's would have
+// (rl.TestResumeIsBitwise). On an error t may be half restored: build a
+// new one.
+func RestoreState(dir string, t rl.Trainer) (*Manifest, error) {
+	m, files, err := ReadCheckpointSet(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.LoadState(dir, m.Update, files); err != nil {
+		return nil, err
+	}
+	return m, nil
 }

@@ -10,15 +10,20 @@ import (
 )
 
 // DemoSource is one part of a base policy's SFT data: a scripted policy
-// played on a variant of the base task (its JSON overrides, e.g. a style
-// token), on Demos train instances, with TestDemos test instances held out
-// to measure imitation.
+// played on a variant of the base task (its JSON overrides, and a style
+// token), on Demos train instances, with TestDemos validation instances
+// held out to measure imitation (a base is chosen before any RL, so it
+// reads no test instance).
 type DemoSource struct {
-	Name       string           `json:"name"`
-	TaskConfig json.RawMessage  `json:"task_config,omitempty"`
-	Policy     tasks.PolicySpec `json:"policy"`
-	Demos      int              `json:"demos"`
-	TestDemos  int              `json:"test_demos"`
+	Name       string          `json:"name"`
+	TaskConfig json.RawMessage `json:"task_config,omitempty"`
+	// Style, if not empty, is added to TaskConfig as its Style field
+	// (StyledConfig): the source plays the task with that style token
+	// after BOS (tasks.StyleGroups).
+	Style     string           `json:"style,omitempty"`
+	Policy    tasks.PolicySpec `json:"policy"`
+	Demos     int              `json:"demos"`
+	TestDemos int              `json:"test_demos"`
 }
 
 // BaseConfig builds a base policy (the "pretrained model" RL starts from)
@@ -94,7 +99,11 @@ func BaseSources(cfg BaseConfig) ([]BaseSource, int, error) {
 	var out []BaseSource
 	maxTokens := 0
 	for _, s := range cfg.Sources {
-		task, err := tasks.New(cfg.Task, s.TaskConfig)
+		raw, err := StyledConfig(s.TaskConfig, s.Style)
+		if err != nil {
+			return nil, 0, fmt.Errorf("base source %s: %w", s.Name, err)
+		}
+		task, err := tasks.New(cfg.Task, raw)
 		if err != nil {
 			return nil, 0, fmt.Errorf("base source %s: %w", s.Name, err)
 		}
@@ -135,7 +144,7 @@ func NewBase(cfg BaseConfig) (*Base, error) {
 		}
 		first += s.Demos
 		b.train = append(b.train, tr...)
-		te, err := Demonstrations(s.Task, s.Policy, tasks.Test, 0, s.TestDemos, cfg.Seed)
+		te, err := Demonstrations(s.Task, s.Policy, tasks.Val, 0, s.TestDemos, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
 		}

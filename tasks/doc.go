@@ -64,6 +64,36 @@
 // registered task, moves dressed in free-form ways; TestTextParse tables
 // the tolerance, and FuzzTextParse and FuzzTextMoves feed arbitrary text.
 //
+// # Styles and the locked demonstrator
+//
+// A locked base (docs/arew.md §6, "The locked base"; §8, step 2) is a
+// policy that can ask and track but does not: taught two behaviours told
+// apart by a style token, and trained with RL under the hasty one. The
+// tasks share the mechanism, so every setting's base is made the same way:
+//
+//   - Styles. A task config's Style field ("careful" or "hasty", checked
+//     by CheckStyle) puts its token right after BOS (AppendStart); the
+//     vocabulary gains both tokens as its last word group (StyleGroups),
+//     so the two styles share one vocabulary and every other id is the
+//     plain layout's. A style changes nothing else: critiques, rewards and
+//     measures of the same moves are the plain layout's.
+//   - The locked demonstrator, locked(q_AS, q_BT) (NewLocked): confidently
+//     uninformed and well formed. On a query turn, with probability q_AS
+//     the strong policy's query, else a query that cannot split the
+//     consistent set C (its reply rules out nothing still consistent); on
+//     a belief turn, with probability q_BT the strong policy's (exact
+//     Bayes) belief, else the last stated belief held, the task's initial
+//     belief before the first (for level beliefs LevelFormat.Held: every
+//     hypothesis at the top level, and a final answer with a unique top on
+//     the first of them). A task gives it its four moves (LockedMoves); it
+//     draws one uniform number per turn before the move's own draws.
+//
+// flodial, pe and mediq implement both; taskstest.CheckLocked and
+// CheckStyles hold each to the shared promises (with its knobs at 0 the
+// demonstrator's beliefs are held and its queries do not split C; with both
+// at 1 it plays the strong policy; a style only inserts its token). rl's
+// LockedRecipe makes the two demonstration sources of a base from them.
+//
 // # Episodes without allocations
 //
 // A rollout plays thousands of episodes and reads none of their log text.

@@ -8,7 +8,6 @@ import (
 
 	"arew/model"
 	"arew/rl"
-	"arew/tasks"
 )
 
 // shipped holds the base policies this package ships, one
@@ -53,33 +52,30 @@ func LoadShipped(name string) (*model.Model, error) {
 	return m, err
 }
 
-// The two styles of flodial-easy the locked base knows, with the echo
-// layout (tasks/flodial doc, "Echo" and "Styles").
-var (
-	careful = json.RawMessage(`{"Echo": true, "Style": "careful"}`)
-	hasty   = json.RawMessage(`{"Echo": true, "Style": "hasty"}`)
-	// hastyPerFault is the task of the RL studies: the hasty style with
-	// the per-fault critiques (critiques change no observation, so the
-	// base's demonstrations are the same under either).
-	hastyPerFault = json.RawMessage(`{"Echo": true, "Style": "hasty", "Critiques": "per-fault"}`)
-)
+// echo is the task config of every flodial-easy arm and base: the echo
+// layout (tasks/flodial doc, "Echo"); a base adds the style to it.
+var echo = json.RawMessage(`{"Echo": true}`)
+
+// hastyPerFault is the task of the RL studies: the hasty style of the echo
+// layout with the per-fault critiques (critiques change no observation, so
+// the base's demonstrations are the same under either).
+var hastyPerFault = json.RawMessage(`{"Echo": true, "Style": "hasty", "Critiques": "per-fault"}`)
 
 // FloDialEasyLocked is the capable but locked base of the AREW studies
-// (docs/arew.md §6): a small policy (d 64, 2 layers) that learns both
-// skills from 32,768 strong demonstrations under the careful style, and a
-// confidently uninformed behaviour from 8,192 locked(0.03, 0.02)
-// demonstrations under the hasty style (questions that cannot split the
-// consistent set, broken with probability 0.03; a flat belief held every
-// round and a constant final answer, broken with probability 0.02), 6 SFT
-// epochs of minibatches of 16 at lr 1e-3, seed 1. RL runs under the hasty style; the careful
-// style shows the skills are still in the weights.
+// (docs/arew.md §6), made by the shared locked recipe (rl.LockedRecipe): a
+// small policy (d 64, 2 layers) that learns both skills from 32,768 strong
+// demonstrations under the careful style, and a confidently uninformed
+// behaviour from 8,192 locked(0.03, 0.02) demonstrations under the hasty
+// style (questions that cannot split the consistent set, broken with
+// probability 0.03; a flat belief held every round and a constant final
+// answer, broken with probability 0.02), 6 SFT epochs of minibatches of 16
+// at lr 1e-3, seed 1. RL runs under the hasty style; the careful style
+// shows the skills are still in the weights.
 func FloDialEasyLocked() rl.BaseConfig {
 	sft := rl.DefaultSFTConfig()
 	sft.Epochs = 6
-	return rl.BaseConfig{Task: "flodial-easy", Preset: "small", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
-		{Name: "careful", TaskConfig: careful, Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 32768, TestDemos: 300},
-		{Name: "hasty", TaskConfig: hasty, Policy: tasks.PolicySpec{Kind: "locked", QAS: 0.03, QBT: 0.02}, Demos: 8192, TestDemos: 300},
-	}}
+	return rl.BaseConfig{Task: "flodial-easy", Preset: "small", Seed: 1, SFT: sft, Sources: rl.LockedRecipe{
+		Layout: echo, Strong: 32768, Locked: 8192, TestDemos: 300, QAS: 0.03, QBT: 0.02}.Sources()}
 }
 
 // lockedWithBT is FloDialEasyLocked with the hasty demonstrator's belief

@@ -70,8 +70,12 @@ func TestTextEqualsTokens(t *testing.T) {
 	for _, name := range tasks.Names() {
 		settings = append(settings, setting{name, fastConfig(name)})
 	}
-	// The echo and style tokens of flodial render and parse like the rest.
-	settings = append(settings, setting{"flodial-easy", json.RawMessage(`{"Echo": true, "Style": "hasty"}`)})
+	// The echo and style tokens of flodial, and the style tokens of every
+	// task that has the shared locked mechanism, render and parse like the
+	// rest.
+	settings = append(settings, setting{"flodial-easy", json.RawMessage(`{"Echo": true, "Style": "hasty"}`)},
+		setting{"pe-g-s2", json.RawMessage(`{"Particles": 64, "Style": "careful"}`)},
+		setting{"mediq", json.RawMessage(`{"Style": "hasty"}`)})
 	for _, st := range settings {
 		name := st.name
 		t.Run(name+string(st.cfg), func(t *testing.T) {

@@ -120,7 +120,10 @@
 // a pretrained model that knows how to ask and track but rarely chooses to
 // (docs/arew.md, "The locked base"): strong demonstrations under careful,
 // locked ones under hasty, RL under hasty, and the careful style as the
-// proof that the skills are still in the weights.
+// proof that the skills are still in the weights. The styles and the
+// locked demonstrator are the mechanism every task shares (tasks doc,
+// "Styles and the locked demonstrator"); FloDial gives it its moves
+// (locked.go), and its shipped base rebuilds byte for byte through it.
 //
 // # Robustness
 //

@@ -99,10 +99,7 @@ func (e *episode) emit(toks ...tasks.Token) []tasks.Token {
 func (e *episode) Prompt() []tasks.Token {
 	t := e.t
 	n := len(e.mem.toks)
-	e.emit(tasks.BOS)
-	if t.cfg.Style != "" {
-		e.emit(t.style)
-	}
+	e.mem.toks = tasks.AppendStart(e.mem.toks, t.style)
 	for q, col := range e.inst.cells {
 		e.emit(t.q0 + tasks.Token(q))
 		for _, a := range col {

@@ -25,7 +25,8 @@ import (
 //     answer raises one member of C, chosen at random, to the top level);
 //   - constant: questions q0, q1, … in order and every belief on the best
 //     constant fault of the train split (2,000 instances).
-//   - locked(q_as, q_bt): the confidently uninformed demonstrator, well
+//   - locked(q_as, q_bt): the confidently uninformed demonstrator shared by
+//     the tasks (tasks.NewLocked; locked.go gives it FloDial's moves), well
 //     formed on every turn. Its questions are weak's (the strong question
 //     with probability q_as, else one that cannot split C); with
 //     probability q_bt its belief is the exact-Bayes one, else it holds the
@@ -42,8 +43,10 @@ func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 	switch spec.Kind {
 	case "random", "strong":
 		return &policy{t: t, spec: spec, name: spec.Kind}, nil
-	case "weak", "locked":
-		return &policy{t: t, spec: spec, name: fmt.Sprintf("%s(%.2f,%.2f)", spec.Kind, spec.QAS, spec.QBT)}, nil
+	case "weak":
+		return &policy{t: t, spec: spec, name: fmt.Sprintf("weak(%.2f,%.2f)", spec.QAS, spec.QBT)}, nil
+	case "locked":
+		return tasks.NewLocked(spec, t.lockedMovesOf)
 	case "constant":
 		t.constOnce.Do(func() { t.constant, _, t.constErr = t.bestConstant(tasks.Train, 2000) })
 		if t.constErr != nil {
@@ -72,15 +75,15 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 		return nil, fmt.Errorf("flodial policy: the episode is over")
 	}
 	t := p.t
-	weakish := p.spec.Kind == "weak" || p.spec.Kind == "locked"
+	weak := p.spec.Kind == "weak"
 	if e.QueryTurn() {
 		var q int
 		switch {
-		case p.spec.Kind == "strong" || (weakish && rng.Float64() < p.spec.QAS):
+		case p.spec.Kind == "strong" || (weak && rng.Float64() < p.spec.QAS):
 			q = strongQuestion(e, rng)
 		case p.spec.Kind == "constant":
 			q = (e.Round()) % t.cfg.Questions
-		case weakish:
+		case weak:
 			q = uninformativeQuestion(e, rng)
 		default:
 			q = rng.IntN(t.cfg.Questions)
@@ -90,10 +93,8 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 	final, k := e.FinalTurn(), t.cfg.Faults
 	var levels []int
 	switch {
-	case p.spec.Kind == "strong" || (weakish && rng.Float64() < p.spec.QBT):
+	case p.spec.Kind == "strong" || (weak && rng.Float64() < p.spec.QBT):
 		levels = bayesLevels(e, final, rng)
-	case p.spec.Kind == "locked":
-		levels = heldLevels(e, final)
 	case p.spec.Kind == "constant":
 		levels = t.levels.OneHot(k, t.constant)
 	case p.spec.Kind == "random" && e.statedLevels != nil:
@@ -107,30 +108,6 @@ func (p *policy) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error) {
 		levels = t.levels.OneHot(k, rng.IntN(k))
 	}
 	return t.levels.Encode(levels), nil
-}
-
-// heldLevels is the locked demonstrator's stale belief: the last stated
-// levels (flat before the first), with a unique top on the first fault of
-// the held top set when final.
-func heldLevels(e *episode, final bool) []int {
-	lv := e.t.levels
-	held := e.statedLevels
-	if held == nil {
-		held = make([]int, e.t.cfg.Faults)
-		for f := range held {
-			held[f] = lv.Levels - 1
-		}
-	}
-	if !final {
-		return append([]int(nil), held...)
-	}
-	top := 0
-	for f, l := range held {
-		if l > held[top] {
-			top = f
-		}
-	}
-	return lv.WithTop(held, top)
 }
 
 // drift moves one random fault's level by ±1 within [0, levels), keeping

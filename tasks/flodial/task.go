@@ -50,7 +50,9 @@ type Config struct {
 	// Style, if not empty, is a style token ("careful" or "hasty") that
 	// the prompt carries after BOS, so one model can learn two behaviours
 	// from demonstrations conditioned on it and be trained under one of
-	// them (package doc, "Styles"). Both styles share one vocabulary.
+	// them (package doc, "Styles"; the mechanism is tasks', shared by the
+	// tasks: tasks.StyleGroups, tasks.AppendStart). Both styles share one
+	// vocabulary.
 	Style string
 	// Seed is the task seed: instances derive from it and their index.
 	Seed uint64
@@ -95,10 +97,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Levels must lie in [2, 10], got %d", c.Levels)
 	case !slices.Contains(CritiqueRules, c.Critiques):
 		return fmt.Errorf(`Critiques must be one of %q, got %q`, CritiqueRules, c.Critiques)
-	case c.Style != "" && c.Style != "careful" && c.Style != "hasty":
-		return fmt.Errorf(`Style must be "", "careful" or "hasty", got %q`, c.Style)
 	}
-	return nil
+	return tasks.CheckStyle(c.Style)
 }
 
 func init() {
@@ -125,9 +125,6 @@ const (
 
 var replyWords = []string{"YES", "NO", "UNK", "REP", "BAD"}
 
-// styleWords are the style tokens, in the vocabulary whenever Style is set.
-var styleWords = []string{"<careful>", "<hasty>"}
-
 // Task is a configured FloDial setting; it implements tasks.Task.
 type Task struct {
 	name   string
@@ -151,24 +148,18 @@ func New(name string, cfg Config) (*Task, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("flodial config: %w", err)
 	}
-	groups := [][]string{
-		{"<ask>", "<guess>", "<answer>"},
+	v := tasks.NewVocab(tasks.StyleGroups(cfg.Style,
+		[]string{"<ask>", "<guess>", "<answer>"},
 		replyWords,
 		tasks.Prefixed("q", cfg.Questions),
 		tasks.Numbers(cfg.Levels),
-	}
-	if cfg.Style != "" {
-		groups = append(groups, styleWords)
-	}
-	v := tasks.NewVocab(groups...)
+	)...)
 	t := &Task{name: name, cfg: cfg, vocab: v,
 		levels: tasks.LevelFormat{First: v.ID("0"), Levels: cfg.Levels},
-		ask:    v.ID("<ask>"), guess: v.ID("<guess>"), answer: v.ID("<answer>"), q0: v.ID("q0")}
+		ask:    v.ID("<ask>"), guess: v.ID("<guess>"), answer: v.ID("<answer>"), q0: v.ID("q0"),
+		style: tasks.StyleToken(v, cfg.Style)}
 	for i, w := range replyWords {
 		t.reply[i] = v.ID(w)
-	}
-	if cfg.Style != "" {
-		t.style = v.ID("<" + cfg.Style + ">")
 	}
 	return t, nil
 }
@@ -185,11 +176,7 @@ func (t *Task) Config() Config { return t.cfg }
 // promptLen is BOS, the style token if any, Q columns of (question token +
 // K cells), and the header.
 func (t *Task) promptLen() int {
-	n := 1 + t.cfg.Questions*(1+t.cfg.Faults) + 1
-	if t.cfg.Style != "" {
-		n++
-	}
-	return n
+	return 1 + tasks.StyleLen(t.cfg.Style) + t.cfg.Questions*(1+t.cfg.Faults) + 1
 }
 
 // replyLen is the observation after a query: the answer, the echoed

@@ -79,6 +79,14 @@
 // 4·R + 10·R + 2·(R−1) = 70 tokens (TestTokenBudget: exact for an
 // all-malformed episode).
 //
+// # Styles
+//
+// With Config.Style ("careful" or "hasty") the prompt carries the style
+// token after BOS, and the vocabulary both style tokens after its own
+// (two tokens more; MaxTokens one more): the mechanism every task shares
+// for its locked base (tasks doc, "Styles and the locked demonstrator";
+// TestStyles).
+//
 // # Exact Bayes
 //
 // The hypothesis space is the four options (already discrete). The exact
@@ -142,6 +150,16 @@
 // frequent correct letter on the split (≈ 1/4; "always the a-priori most
 // common diagnosis" scores the same in expectation, the correct diagnosis
 // being uniform).
+//
+// locked(q_as, q_bt) is the shared locked demonstrator (tasks doc,
+// "Styles and the locked demonstrator"; locked.go): with probability q_as
+// the strong finding, else weak's finding that is pertinent to none of the
+// options (it carries no information, so it cannot split C; 24 or so of
+// the 32 findings are such, so one is always left); with probability q_bt
+// the strong belief, else the last stated belief held (flat, every option
+// at level 9, before the first; a final answer with a unique top on its
+// first top option), with itself as counterfactual (TestLocked,
+// TestLockedBelief).
 //
 // go run ./cmd/baselines -tasks mediq -n 1000 (test split):
 //

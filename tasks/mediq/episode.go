@@ -60,12 +60,12 @@ func (e *episode) update(b tasks.Belief, f, v int) tasks.Belief {
 	return nb
 }
 
-// Prompt is BOS, the initial facts as (finding, value) pairs, the diagnoses
+// Prompt is BOS, the style token if any, the initial facts as (finding, value) pairs, the diagnoses
 // of options A–D, and the header of the first turn.
 func (e *episode) Prompt() []tasks.Token {
 	t := e.t
 	out := make([]tasks.Token, 0, t.promptLen())
-	out = append(out, tasks.BOS)
+	out = tasks.AppendStart(out, t.style)
 	for _, f := range e.p.initial {
 		out = append(out, t.fn0+tasks.Token(f), t.valueToken(f, e.p.values[f]))
 	}

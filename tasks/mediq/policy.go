@@ -24,7 +24,13 @@ import (
 //     unique top) and, as counterfactual, the exact posterior had the reply
 //     been "unknown" (the posterior before the query);
 //   - constant: findings fn0, fn1, … in order and every belief on the best
-//     constant option of the train split (2,000 instances).
+//     constant option of the train split (2,000 instances);
+//   - locked(q_as, q_bt): the confidently uninformed demonstrator shared by
+//     the tasks (tasks.NewLocked, locked.go): with probability q_as the
+//     strong finding, else weak's uninformative one; with probability q_bt
+//     the strong belief, else the last stated belief held (flat before the
+//     first; a unique top on its first top option when final), with itself
+//     as counterfactual.
 func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("mediq: %w", err)
@@ -34,6 +40,8 @@ func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 		return &policy{t: t, spec: spec, name: spec.Kind}, nil
 	case "weak":
 		return &policy{t: t, spec: spec, name: fmt.Sprintf("weak(%.2f,%.2f)", spec.QAS, spec.QBT)}, nil
+	case "locked":
+		return tasks.NewLocked(spec, t.lockedMovesOf)
 	case "constant":
 		t.constOnce.Do(func() { t.constant, _, t.constErr = t.bestConstant(tasks.Train, 2000) })
 		if t.constErr != nil {

@@ -51,6 +51,10 @@ type Config struct {
 	// Seed is the task seed: the knowledge base and every instance derive
 	// from it.
 	Seed uint64
+	// Style, if not empty, is a style token ("careful" or "hasty") that the
+	// prompt carries after BOS (tasks.StyleGroups, tasks.AppendStart): the
+	// shared mechanism of the locked bases (package doc, "Styles").
+	Style string
 }
 
 // DefaultConfig is the mediq setting.
@@ -89,7 +93,7 @@ func (c Config) Validate() error {
 	case c.Critiques != "spec" && c.Critiques != "consistent":
 		return fmt.Errorf(`Critiques must be "spec" or "consistent", got %q`, c.Critiques)
 	}
-	return nil
+	return tasks.CheckStyle(c.Style)
 }
 
 func init() {
@@ -128,6 +132,7 @@ type Task struct {
 	bad    tasks.Token
 	dx0    tasks.Token // id of diagnosis dx0; dx_i is dx0+i
 	fn0    tasks.Token // id of finding fn0
+	style  tasks.Token // the prompt's style token; 0 without a style
 
 	constOnce sync.Once
 	constant  int // the best constant option on the train split
@@ -139,17 +144,18 @@ func New(name string, cfg Config) (*Task, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("mediq config: %w", err)
 	}
-	v := tasks.NewVocab(
+	v := tasks.NewVocab(tasks.StyleGroups(cfg.Style,
 		[]string{"<ask>", "<guess>", "<answer>", "<cf>"},
 		binaryWords, gradedWords, noFactWords,
 		tasks.Prefixed("dx", cfg.Diagnoses),
 		tasks.Prefixed("fn", cfg.Findings),
 		tasks.Numbers(cfg.Levels),
-	)
+	)...)
 	t := &Task{name: name, cfg: cfg, kb: newKB(cfg), vocab: v,
 		levels: tasks.LevelFormat{First: v.ID("0"), Levels: cfg.Levels},
 		ask:    v.ID("<ask>"), guess: v.ID("<guess>"), answer: v.ID("<answer>"), cf: v.ID("<cf>"),
-		unk: v.ID("unknown"), rep: v.ID("REP"), bad: v.ID("BAD"), dx0: v.ID("dx0"), fn0: v.ID("fn0")}
+		unk: v.ID("unknown"), rep: v.ID("REP"), bad: v.ID("BAD"), dx0: v.ID("dx0"), fn0: v.ID("fn0"),
+		style: tasks.StyleToken(v, cfg.Style)}
 	for i, w := range binaryWords {
 		t.binary[i] = v.ID(w)
 	}
@@ -176,9 +182,9 @@ func (t *Task) valueToken(f, v int) tasks.Token {
 	return t.binary[v]
 }
 
-// promptLen is BOS, (finding, value) per initial fact, the four options and
-// the header.
-func (t *Task) promptLen() int { return 1 + 2*t.cfg.InitialFacts + 4 + 1 }
+// promptLen is BOS, the style token if any, (finding, value) per initial
+// fact, the four options and the header.
+func (t *Task) promptLen() int { return 1 + tasks.StyleLen(t.cfg.Style) + 2*t.cfg.InitialFacts + 4 + 1 }
 
 // MaxTokens bounds an episode whose turns respect Turn.MaxTokens: the
 // prompt; per round a query (2 tokens with EOT) and its reply + header (2),

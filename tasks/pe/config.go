@@ -66,6 +66,11 @@ type Config struct {
 	// Particles is N, the size of the hypothesis set H: N draws from the
 	// prior made from Seed; each instance's w* is a uniformly drawn member.
 	Particles int
+
+	// Style, if not empty, is a style token ("careful" or "hasty") that the
+	// prompt carries after BOS (tasks.StyleGroups, tasks.AppendStart): the
+	// shared mechanism of the locked bases (doc.go, "Styles").
+	Style string
 }
 
 // The registered settings.
@@ -195,6 +200,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Particles·Dims = %d·%d over %d", c.Particles, c.Dims, maxParticleCells)
 	case c.numQueries() > maxQuerySpace:
 		return fmt.Errorf("C(Dims, Focus)·C(Movies, 2) = %d distinct queries, over %d: fewer movies or attributes", c.numQueries(), maxQuerySpace)
+	}
+	if err := tasks.CheckStyle(c.Style); err != nil {
+		return err
 	}
 	if c.Queries > c.numQueries() {
 		return fmt.Errorf("Queries %d exceeds the %d distinct queries", c.Queries, c.numQueries())

@@ -182,6 +182,16 @@
 //     contradicted a reply in ~15% of rounds), else the plain rounding.
 //   - constant: random new queries and always the best constant guess of
 //     the train split (1000 instances).
+//   - locked(q_as, q_bt): the shared locked demonstrator (tasks doc,
+//     "Styles and the locked demonstrator"; locked.go): with probability
+//     q_as the strong query, else a uniformly random new query whose pair
+//     is dominated on its focus set (pair order random; a random new query
+//     when none is left). Every hypothesis with positive weights, as all
+//     of the default prior's are, gives a dominated pair the same reply,
+//     so such a query cannot split C (TestLockedQueryNeverSplits). With
+//     probability q_bt the strong guess, else the last stated guess held:
+//     the flat guess before the first, so its final answer is the flat
+//     guess, below the best constant (TestLocked).
 //
 // BestConstant searches the whole answer space honestly: every level vector
 // in 0..L−1^D with gcd 1 (one per direction — a guess has no scale — and
@@ -189,6 +199,14 @@
 // cos > Threshold on the w* of the first n instances, exactly as an episode
 // scores it (TestBestConstantBruteForce plays every vector, scalings
 // included, through episodes).
+//
+// # Styles
+//
+// With Config.Style ("careful" or "hasty") the prompt carries the style
+// token after BOS, and the vocabulary both style tokens after its own
+// (two tokens more; MaxTokens one more): the mechanism every task shares
+// for its locked base (tasks doc, "Styles and the locked demonstrator";
+// TestStyles).
 //
 // # Baselines
 //

@@ -80,12 +80,13 @@ func flatGuess(c Config) []int {
 	return g
 }
 
-// Prompt is BOS, the movie table (one row per movie: its name, then its D
-// scores as number tokens), and the header "ask".
+// Prompt is BOS, the style token if any, the movie table (one row per
+// movie: its name, then its D scores as number tokens), and the header
+// "ask".
 func (e *Episode) Prompt() []tasks.Token {
 	tok := e.t.tok
 	out := make([]tasks.Token, 0, e.t.promptLen())
-	out = append(out, tasks.BOS)
+	out = tasks.AppendStart(out, e.t.style)
 	for m, row := range e.inst.table {
 		out = append(out, tok.movie0+tasks.Token(m))
 		for _, x := range row {

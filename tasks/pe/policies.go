@@ -27,6 +27,8 @@ func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 		return &policy{t: t, kind: spec.Kind}, nil
 	case "weak":
 		return &policy{t: t, kind: "weak", qas: spec.QAS, qbt: spec.QBT}, nil
+	case "locked":
+		return tasks.NewLocked(spec, t.lockedMovesOf)
 	case "constant":
 		g, err := t.constantGuess()
 		if err != nil {
@@ -34,7 +36,7 @@ func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 		}
 		return &policy{t: t, kind: "constant", constant: g}, nil
 	}
-	return nil, fmt.Errorf("pe: unknown policy kind %q (want random, weak, strong or constant)", spec.Kind)
+	return nil, fmt.Errorf("pe: unknown policy kind %q (want random, weak, strong, constant or locked)", spec.Kind)
 }
 
 type policy struct {

@@ -16,6 +16,7 @@ type Task struct {
 	cfg   Config
 	vocab *tasks.Vocab
 	tok   tokenIDs
+	style tasks.Token // the prompt's style token; 0 without a style
 	qs    *querySpace
 	parts *particles
 
@@ -42,12 +43,12 @@ func New(name string, cfg Config) (*Task, error) {
 		cfg.MinInformative = cfg.Queries
 	}
 	nums := max(cfg.ScoreMax+1, cfg.GuessLevels)
-	v := tasks.NewVocab(
+	v := tasks.NewVocab(tasks.StyleGroups(cfg.Style,
 		tasks.Numbers(nums),
 		tasks.Prefixed("a", cfg.Dims),
 		tasks.Prefixed("m", cfg.Movies),
 		[]string{"yes", "no", "equal", "repeat", "invalid", "ask", "guess", "answer"},
-	)
+	)...)
 	tok := tokenIDs{
 		num0: v.ID("0"), attr0: v.ID("a0"), movie0: v.ID("m0"), nums: nums,
 		yes: v.ID("yes"), no: v.ID("no"), equal: v.ID("equal"),
@@ -60,6 +61,7 @@ func New(name string, cfg Config) (*Task, error) {
 		cfg:   cfg,
 		vocab: v,
 		tok:   tok,
+		style: tasks.StyleToken(v, cfg.Style),
 		qs:    newQuerySpace(cfg.Dims, cfg.focusSize(), cfg.Movies),
 		parts: newParticles(cfg),
 	}, nil
@@ -85,8 +87,11 @@ func (t *Task) queryLen() int {
 
 func (t *Task) guessLen() int { return t.cfg.Dims }
 
-// promptLen is BOS, M rows of (movie name, D scores), and the first header.
-func (t *Task) promptLen() int { return 1 + t.cfg.Movies*(1+t.cfg.Dims) + 1 }
+// promptLen is BOS, the style token if any, M rows of (movie name, D
+// scores), and the first header.
+func (t *Task) promptLen() int {
+	return 1 + tasks.StyleLen(t.cfg.Style) + t.cfg.Movies*(1+t.cfg.Dims) + 1
+}
 
 // MaxTokens bounds an episode's token stream: the prompt, then per query
 // round the query and EOT plus the reply and a header, per guess round the

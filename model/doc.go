@@ -100,6 +100,22 @@
 // gorgonia from reusing an output's memory in place for a later op of the
 // loss, so the outputs read after Run are this run's (TestRunAndForwardAgree).
 //
+// # The prefix graph
+//
+// NewPrefixGraph(PrefixShape) is the training graph for groups of answers
+// that share a prompt (GRPO's G samples of one prompt): the trunk's rows
+// are each group's prompt once, then every answer as a block of rows at
+// its own positions (an embedding op at explicit positions), whose
+// attention sees its group's prompt and, causally, its own block; the
+// prompts attend among themselves through the plain graph's kernel. The
+// heads read the answer rows only, laid out as a plain graph's Batch =
+// groups·answers sequences of SeqLen = the block length, so a loss built
+// on a plain graph's outputs builds on it unchanged. It computes the plain
+// graph's values and gradients at those rows to float32 rounding
+// (TestPrefixGraphMatchesPlainGraph: within 6·10⁻⁷ on gradients of size
+// up to 5), with the prompt's rows computed once instead of once per
+// answer.
+//
 // # The rollout forward
 //
 // Decoder holds MaxSeqs slots, each a sequence with its own position and a

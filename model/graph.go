@@ -42,8 +42,12 @@ type Graph struct {
 	Tokens, Targets               *G.Node // int32 (B·T) data inputs
 	Logits, Logp, Entropy, Values *G.Node
 	LogitBias                     *G.Node // float32 (B·T, V) input of a masked graph; nil otherwise
+	Positions                     *G.Node // int32 (N) trunk positions of a prefix graph (prefix.go); nil otherwise
 
 	tokens, targets, bias *tensor.Dense
+	prefix                *PrefixShape  // a prefix graph's layout, or nil
+	positions             *tensor.Dense // a prefix graph's positions
+	lens                  []int32       // a prefix graph's prompt lengths
 
 	fwd, train *engine.Machine // gorgonia's outputs kept between runs (engine/machine.go)
 	loss       *G.Node
@@ -100,7 +104,7 @@ func (g *Graph) build() error {
 		}
 		return n
 	}
-	x, err := engine.Embedding(p(NameTokenEmbedding), p(NamePositionEmbedding), g.Tokens, g.Batch, g.SeqLen)
+	x, err := g.embed(p(NameTokenEmbedding), p(NamePositionEmbedding))
 	if err != nil {
 		return err
 	}
@@ -108,6 +112,9 @@ func (g *Graph) build() error {
 		if x, err = g.block(x, Layer(l), p); err != nil {
 			return fmt.Errorf("block %d: %w", l, err)
 		}
+	}
+	if x, err = g.outputRows(x); err != nil {
+		return err
 	}
 	xf, err := engine.LayerNorm(x, p(NameFinalNormWeight), p(NameFinalNormBias), LayerNormEps)
 	if err != nil {
@@ -152,7 +159,7 @@ func (g *Graph) block(x *G.Node, n LayerNames, p func(string) *G.Node) (*G.Node,
 	if err != nil {
 		return nil, err
 	}
-	att, err := engine.CausalSelfAttention(qkv, g.Batch, g.SeqLen, g.Model.Config.Heads)
+	att, err := g.attend(qkv)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,9 @@ import (
 // A model without an LM head takes nil targets. Every id must lie in
 // [0, Vocab); on error nothing is changed.
 func (g *Graph) SetInputs(tokens, targets []int32) error {
+	if g.prefix != nil {
+		return fmt.Errorf("set inputs: a prefix graph takes SetPrefixInputs")
+	}
 	n, v := g.Batch*g.SeqLen, g.Model.Config.Vocab
 	if len(tokens) != n {
 		return fmt.Errorf("set inputs: %d tokens, want B·T = %d·%d = %d", len(tokens), g.Batch, g.SeqLen, n)

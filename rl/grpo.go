@@ -24,6 +24,12 @@ type GRPOConfig struct {
 	Rollout   RolloutConfig   `json:"rollout"`
 	Advantage AdvantageConfig `json:"advantage"` // estimator grpo or drgrpo
 	Policy    PolicyConfig    `json:"policy"`
+	// SharePrompt runs each group's prompt through the training graph once
+	// and its G answers after it (prefix.go), instead of G copies of the
+	// prompt: the same loss and gradients to float32 rounding. For tasks
+	// whose answers are short next to their prompts (single-turn); it needs
+	// the whole batch in one minibatch.
+	SharePrompt bool `json:"share_prompt,omitempty"`
 }
 
 // DefaultGRPOConfig is GRPO as the paper's code runs it, at toy scale: 16
@@ -68,6 +74,10 @@ func (c GRPOConfig) Validate() error {
 	if err := checkBounds(c.Rollout, c.Advantage); err != nil {
 		return fmt.Errorf("%s: %w", c.Objective, err)
 	}
+	if c.SharePrompt && c.Policy.MiniBatch < c.Prompts*c.GroupSize {
+		return fmt.Errorf("%s: share_prompt needs the whole batch in one minibatch (mini_batch ≥ prompts × group_size = %d), got %d",
+			c.Objective, c.Prompts*c.GroupSize, c.Policy.MiniBatch)
+	}
 	return nil
 }
 
@@ -85,7 +95,7 @@ func NewGRPO(task tasks.Task, policy *model.Model, cfg GRPOConfig) (*GRPO, error
 	}
 	t, err := newTrainer(task, policy, nil, trainerSpec{algo: cfg.Objective, seed: cfg.Seed, prompts: cfg.Prompts,
 		group: cfg.GroupSize, instances: cfg.Instances, rollout: cfg.Rollout, adv: cfg.Advantage, policy: cfg.Policy,
-		objective: objective})
+		objective: objective, sharePrompt: cfg.SharePrompt})
 	if err != nil {
 		return nil, err
 	}

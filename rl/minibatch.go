@@ -3,6 +3,7 @@ package rl
 import (
 	"fmt"
 
+	"arew/model"
 	"arew/optim"
 )
 
@@ -36,6 +37,32 @@ type rows struct {
 	// under, 0 inside and at every unconstrained prediction.
 	bias []float32
 	V    int
+	// For the answer rows of shared prompts (prefix.go), else nil: the
+	// prefix graph's layout, its trunk's tokens, positions and prompt
+	// lengths, each row's first prediction in its trajectory (start), and
+	// the plain graph's length, which the loss aggregation reads (plainT).
+	prefix                 *model.PrefixShape
+	trunk, positions, lens []int32
+	start                  []int
+	plainT                 int
+}
+
+// startOf is the prediction of row k's trajectory at the row's first
+// position: 0 in the plain layout, after the shared prompt in a prefix one.
+func (r *rows) startOf(k int) int {
+	if r.start == nil {
+		return 0
+	}
+	return r.start[k]
+}
+
+// aggLen is the sequence length the loss aggregation is built for: the
+// plain graph's (a prefix graph computes the same loss).
+func (r *rows) aggLen() int {
+	if r.prefix != nil {
+		return r.plainT
+	}
+	return r.T
 }
 
 func newRows(B, T int) *rows {
@@ -103,8 +130,8 @@ func (r *rows) scatter(b *Batch, src []float32, dst []float32, agentOnly bool) {
 		if i < 0 {
 			continue
 		}
-		off, n := int(b.Packed.Offsets[i]), int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i])
-		for j := range n {
+		off := int(b.Packed.Offsets[i]) + r.startOf(k)
+		for j := range int(b.Packed.Offsets[i+1]) - off {
 			if !agentOnly || b.Packed.Mask[off+j] == 1 {
 				dst[off+j] = src[k*r.T+j]
 			}

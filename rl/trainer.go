@@ -37,6 +37,9 @@ type trainerSpec struct {
 	policy    PolicyConfig
 	objective string        // ppo (clipped token ratio) or gspo
 	critic    *CriticConfig // nil: no critic (GRPO, GSPO)
+	// sharePrompt: one prefix graph per update, each group's prompt once
+	// (prefix.go); needs no critic and the whole batch in one minibatch.
+	sharePrompt bool
 }
 
 // trainer holds the models, the graphs for the minibatch shape (B, T),
@@ -58,6 +61,7 @@ type trainer struct {
 	update   int
 	spare    []*Trajectory // the last update's trajectories, recorded over by the next rollout
 	batch    *Batch        // the last update's batch, packed over by the next
+	prefix   *prefixGraphs // the shared-prompt graphs, or nil (then rows, actor and refG)
 }
 
 // newTrainer validates the models against the spec and builds everything
@@ -71,6 +75,12 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 	t := &trainer{spec: s, task: task, policy: policy, roller: roller, guard: newSkipGuard(s.policy.MaxSkipped)}
 	T := roller.MaxLen() - 1 // a trajectory of ≤ MaxLen tokens has ≤ MaxLen−1 predictions
 	B := min(s.policy.MiniBatch, s.prompts*s.group)
+	if s.sharePrompt {
+		if s.critic != nil || B < s.prompts*s.group {
+			return nil, fmt.Errorf("%s: sharing the prompt needs no critic and the whole batch in one minibatch", s.algo)
+		}
+		return newPrefixTrainer(t, T)
+	}
 	t.rows = newRows(B, T)
 	if isMasked(task) {
 		t.rows.V = policy.Config.Vocab
@@ -120,6 +130,10 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 
 // Close releases the graphs' machines.
 func (t *trainer) Close() {
+	if t.prefix != nil {
+		t.prefix.close()
+		return
+	}
 	t.actor.g.Close()
 	if t.criticG != nil {
 		t.criticG.g.Close()
@@ -212,19 +226,21 @@ func (t *trainer) Update() (Metrics, error) {
 // B trajectories in batch order go through the same (B, T) graphs as the
 // optimisation.
 func (t *trainer) prepare(b *Batch) (ref []float32, gap float64, err error) {
-	if t.refG != nil {
+	if t.ref != nil {
 		ref = make([]float32, b.NumTokens())
 	}
-	r, g := t.rows, t.actor.g
-	idx := make([]int, 0, r.B)
-	for lo := 0; lo < len(b.Trajs); lo += r.B {
+	chunk := t.chunk()
+	idx := make([]int, 0, chunk)
+	for lo := 0; lo < len(b.Trajs); lo += chunk {
 		idx = idx[:0]
-		for i := lo; i < min(lo+r.B, len(b.Trajs)); i++ {
+		for i := lo; i < min(lo+chunk, len(b.Trajs)); i++ {
 			idx = append(idx, i)
 		}
-		if err := r.load(b, idx, nil); err != nil {
+		r, a, refG, err := t.minibatch(b, idx, nil)
+		if err != nil {
 			return nil, 0, err
 		}
+		g := a.g
 		if err := setInputs(g, r); err != nil {
 			return nil, 0, err
 		}
@@ -236,7 +252,7 @@ func (t *trainer) prepare(b *Batch) (ref []float32, gap float64, err error) {
 			if i < 0 {
 				continue
 			}
-			off := int(b.Packed.Offsets[i])
+			off := int(b.Packed.Offsets[i]) + r.startOf(k)
 			for j := range int(b.Packed.Offsets[i+1]) - off {
 				if b.Packed.Mask[off+j] == 1 {
 					gap = math.Max(gap, math.Abs(float64(logp[k*r.T+j])-float64(b.OldLogp[off+j])))
@@ -256,14 +272,14 @@ func (t *trainer) prepare(b *Batch) (ref []float32, gap float64, err error) {
 		case g.Values != nil:
 			r.scatter(b, model.Float32s(g.Values), b.Values, false)
 		}
-		if t.refG != nil {
-			if err := setInputs(t.refG, r); err != nil {
+		if refG != nil {
+			if err := setInputs(refG, r); err != nil {
 				return nil, 0, err
 			}
-			if err := t.refG.Forward(); err != nil {
+			if err := refG.Forward(); err != nil {
 				return nil, 0, err
 			}
-			r.scatter(b, model.Float32s(t.refG.Logp), ref, true)
+			r.scatter(b, model.Float32s(refG.Logp), ref, true)
 		}
 	}
 	return ref, gap, nil
@@ -274,7 +290,7 @@ func (t *trainer) prepare(b *Batch) (ref []float32, gap float64, err error) {
 // It fills the optimisation metrics and returns the unpadded positions
 // processed.
 func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, error) {
-	s, r, a := t.spec, t.rows, t.actor
+	s := t.spec
 	rng := derive(s.seed, streamShuffle, uint64(u))
 	m.LR = s.policy.Optim.schedule().LR(u)
 	m.CriticLR, m.ValueLoss, m.ValueClipFrac, m.CriticGradNorm, m.RefKL = nan, nan, nan, nan, nan
@@ -283,14 +299,18 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 	}
 	var sum optimStats
 	steps, positions := 0, 0
-	idx := make([]int, 0, r.B)
+	chunk := t.chunk()
+	idx := make([]int, 0, chunk)
+	a := t.actor // under a shared prompt, the graph of each minibatch's answer length
 	for epoch := range s.policy.Epochs {
 		perm := rng.Perm(len(b.Trajs))
-		for lo := 0; lo < len(perm); lo += r.B {
-			idx = append(idx[:0], perm[lo:min(lo+r.B, len(perm))]...)
-			if err := r.load(b, idx, ref); err != nil {
+		for lo := 0; lo < len(perm); lo += chunk {
+			idx = append(idx[:0], perm[lo:min(lo+chunk, len(perm))]...)
+			r, ag, _, err := t.minibatch(b, idx, ref)
+			if err != nil {
 				return 0, err
 			}
+			a = ag
 			for _, i := range idx {
 				positions += int(b.Packed.Offsets[i+1] - b.Packed.Offsets[i])
 			}
@@ -347,10 +367,10 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 	m.OptimSteps = steps
 	m.PolicyLoss, m.Entropy, m.ApproxKL = sum.PolicyLoss/n, sum.Entropy/n, sum.ApproxKL/n
 	m.ClipFrac, m.ClipFracLower, m.GradNorm = sum.ClipFrac/n, sum.ClipFracLower/n, sum.GradNorm/n
-	if a.kl != nil {
+	if a != nil && a.kl != nil {
 		m.RefKL = sum.RefKL / n
 	}
-	if a.val != nil || t.criticG != nil {
+	if (a != nil && a.val != nil) || t.criticG != nil {
 		m.ValueLoss, m.ValueClipFrac = sum.ValueLoss/n, sum.ValueClipFrac/n
 	}
 	if t.criticG != nil {

@@ -38,7 +38,7 @@ func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, objective string, s
 	if err != nil {
 		return nil, err
 	}
-	a := &actorGraph{g: g, agg: pc.agg(r.T)}
+	a := &actorGraph{g: g, agg: pc.agg(r.aggLen())}
 	fail := func(err error) (*actorGraph, error) {
 		g.Close()
 		return nil, fmt.Errorf("actor graph: %w", err)
@@ -132,8 +132,12 @@ func newCriticGraph(m *model.Model, r *rows, c CriticConfig) (*criticGraph, erro
 }
 
 // policyGraph is a policy's graph for the rows' shape: masked (the rows'
-// logit bias under its log-probs and entropy) when the task is.
+// logit bias under its log-probs and entropy) when the task is, a prefix
+// graph for the answer rows of shared prompts (prefix.go).
 func policyGraph(m *model.Model, r *rows) (*model.Graph, error) {
+	if r.prefix != nil {
+		return m.NewPrefixGraph(*r.prefix, r.bias != nil)
+	}
 	if r.bias != nil {
 		return m.NewMaskedGraph(r.B, r.T)
 	}
@@ -141,17 +145,22 @@ func policyGraph(m *model.Model, r *rows) (*model.Graph, error) {
 }
 
 // setInputs loads rows into a graph (a value-only model takes no targets;
-// a masked graph also takes the rows' logit bias).
+// a masked graph also takes the rows' logit bias; a prefix graph the
+// trunk's tokens, positions and prompt lengths).
 func setInputs(g *model.Graph, r *rows) error {
-	if g.Targets == nil {
-		return g.SetInputs(r.tokens, nil)
-	}
 	if g.LogitBias != nil {
 		if err := g.SetLogitBias(r.bias); err != nil {
 			return err
 		}
 	}
-	return g.SetInputs(r.tokens, r.targets)
+	targets := r.targets
+	if g.Targets == nil {
+		targets = nil
+	}
+	if r.prefix != nil {
+		return g.SetPrefixInputs(r.trunk, r.positions, r.lens, targets)
+	}
+	return g.SetInputs(r.tokens, targets)
 }
 
 // step turns the gradients of the graph's last Run into one optimiser step:

@@ -268,3 +268,38 @@ func TestActionFormatDataCarriesNoJudgement(t *testing.T) {
 		assert.Contains(t, state, " : "+textworld.Decode(v, a)+" <sep>")
 	}
 }
+
+// TestStagesShareThePrompt: the ACT and the RL stage, one update from the
+// same model, with each group's prompt shared in the training graph (the
+// default when the batch is one minibatch) and without (PlainPrompts):
+// the same samples and, to float32 rounding, the same loss, entropy, KL
+// and gradient norm.
+func TestStagesShareThePrompt(t *testing.T) {
+	f, data, m := actionChoices(t)
+	stage := DefaultConfig().ACT
+	stage.Updates, stage.GRPO.Prompts, stage.GRPO.GroupSize = 1, 4, 4
+	stage.GRPO.Policy.MiniBatch, stage.GRPO.Policy.Epochs = 16, 1
+	stage.GRPO.Rollout.Workers = 1
+	for _, name := range []string{"act", "rl"} {
+		var ms [2][]rl.Metrics
+		for k, plain := range []bool{true, false} {
+			s := stage
+			s.PlainPrompts = plain
+			var err error
+			if name == "act" {
+				_, ms[k], err = TrainACT(context.Background(), m, f.env, ChoiceAction, data, s)
+			} else {
+				s.Shaping = AccuracyOnly()
+				_, ms[k], err = TrainRL(context.Background(), m, f.env, DecodeTrie, f.pairs, DefaultCollect().MaxAction, s)
+			}
+			require.NoError(t, err)
+		}
+		a, b := ms[0][0], ms[1][0]
+		assert.Equal(t, a.Success, b.Success, "%s: the same samples", name)
+		assert.Less(t, b.LogpGapMax, 1e-4, "%s", name)
+		assert.InDelta(t, a.PolicyLoss, b.PolicyLoss, 1e-5, "%s: loss", name)
+		assert.InDelta(t, a.Entropy, b.Entropy, 1e-5, "%s: entropy", name)
+		assert.InDelta(t, a.RefKL, b.RefKL, 1e-5, "%s: KL", name)
+		assert.InDelta(t, a.GradNorm, b.GradNorm, 1e-5*max(1, a.GradNorm), "%s: gradient norm", name)
+	}
+}

@@ -16,10 +16,18 @@ import (
 // through the training examples in one order shuffled by GRPO.Seed. (The
 // datasets come grouped by game and state; in that order consecutive
 // updates would each fit one game and undo the last.)
+//
+// Every example is one prompt answered once, a few tokens against a state
+// of hundreds, so the stage shares each group's prompt in the training
+// graph (rl.GRPOConfig.SharePrompt: the prompt once, its G answers after
+// it; the same loss and gradient to float32 rounding) whenever the whole
+// batch is one minibatch, as in DefaultGRPOStage. PlainPrompts turns that
+// off: every answer after its own copy of the prompt, rl's plain path.
 type GRPOStage struct {
-	Updates int           `json:"updates"`
-	GRPO    rl.GRPOConfig `json:"grpo"`
-	Shaping Shaping       `json:"shaping"`
+	Updates      int           `json:"updates"`
+	GRPO         rl.GRPOConfig `json:"grpo"`
+	Shaping      Shaping       `json:"shaping"`
+	PlainPrompts bool          `json:"plain_prompts,omitempty"`
 }
 
 func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task tasks.Task, n int) (*model.Model, []rl.Metrics, error) {
@@ -36,6 +44,7 @@ func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task
 	cfg := s.GRPO
 	cfg.Instances = n
 	cfg.Rollout.MaxLen = task.MaxTokens()
+	cfg.SharePrompt = cfg.SharePrompt || (!s.PlainPrompts && cfg.Policy.MiniBatch >= cfg.Prompts*cfg.GroupSize)
 	g, err := rl.NewGRPO(task, m, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)

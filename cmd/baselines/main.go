@@ -80,14 +80,12 @@ func run(args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", task.Name(), err)
 		}
 		for _, b := range bs {
-			s := b.Summary
-			if b.Constant {
-				fmt.Fprintf(tw, "%s\tconstant %s\t%s\t\t\t\t\t\t\t\t\t\n", task.Name(), b.Name, arewrun.Fixed(s.Success, 3))
-				continue
+			m := b.Measures
+			fmt.Fprintf(tw, "%s\t%s\t", task.Name(), b.Name)
+			for _, x := range []arewrun.Num{m.Success, m.Reward, m.ASProxy, m.BTProxy, m.IAS, m.CBT, m.Evidence} {
+				fmt.Fprintf(tw, "%s\t", arewrun.Fixed(float64(x), 3))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", task.Name(), b.Name,
-				arewrun.Fixed(s.Success, 3), arewrun.Fixed(s.Reward, 3), arewrun.Fixed(s.ASProxy, 3), arewrun.Fixed(s.BTProxy, 3), arewrun.Fixed(s.IAS, 3), arewrun.Fixed(s.CBT, 3),
-				arewrun.Fixed(s.Evidence, 3), arewrun.Fixed(s.Turns, 1), arewrun.Fixed(s.Malformed, 2))
+			fmt.Fprintf(tw, "%s\t%s\t\n", arewrun.Fixed(float64(m.Turns), 1), arewrun.Fixed(float64(m.Malformed), 2))
 		}
 	}
 	return tw.Flush()

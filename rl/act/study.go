@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"arew/rl/run"
@@ -41,8 +40,8 @@ type StudyConfig struct {
 
 // Validate reports the first bad field.
 func (s StudyConfig) Validate() error {
-	if s.Name == "" || s.Name == "." || s.Name == ".." || strings.ContainsAny(s.Name, `/\`) {
-		return fmt.Errorf("act study: a name without slashes is needed, got %q", s.Name)
+	if err := run.ValidName("act study name", s.Name); err != nil {
+		return err
 	}
 	if len(s.Seeds) == 0 || len(s.Runs) == 0 {
 		return fmt.Errorf("act study %s: needs seeds and runs", s.Name)
@@ -90,12 +89,41 @@ func seeded(cfg Config, seed uint64, dir string) Config {
 	return cfg
 }
 
-// RunStudy runs cfg into dir, which must not exist or be empty
-// (<dir>/<env>/seed-<s>/ per run; for a transfer <dir>/own/seed-<s>/ and
-// <dir>/transfer/seed-<s>/), then writes summary.json, report.md and
-// plots/. Progress lines go to out. The
-// context is checked inside every stage; once it ends the study stops with
-// run.ErrInterrupted, keeping the runs it finished.
+// job is one pipeline run of a study: the group its report joins (the
+// environment, or a transfer's arm), its folder, and how it runs.
+type job struct {
+	label, group, dir string
+	run               func(context.Context) (*Report, error)
+}
+
+// jobs are the runs of cfg in dir, seed by seed: <dir>/<env>/seed-<s>/,
+// or for a transfer <dir>/own/seed-<s>/ and <dir>/transfer/seed-<s>/.
+func jobs(cfg StudyConfig, dir string) []job {
+	var out []job
+	for _, seed := range cfg.Seeds {
+		at := func(group string) string { return filepath.Join(dir, group, fmt.Sprintf("seed-%d", seed)) }
+		for _, r := range cfg.Runs {
+			if cfg.Kind == KindTable1 {
+				c := seeded(r, seed, at(r.Env))
+				out = append(out, job{fmt.Sprintf("%s seed %d", r.Env, seed), r.Env, c.Dir,
+					func(ctx context.Context) (*Report, error) { return Run(ctx, c) }})
+				continue
+			}
+			own, tr, src := seeded(r, seed, at(ArmOwn)), seeded(r, seed, at(ArmTransfer)), seeded(*cfg.Source, seed, "")
+			out = append(out,
+				job{fmt.Sprintf("%s %s own data, seed %d", r.Env, r.Preset, seed), ArmOwn, own.Dir,
+					func(ctx context.Context) (*Report, error) { return Run(ctx, own) }},
+				job{fmt.Sprintf("%s %s on %s's data, seed %d", r.Env, r.Preset, src.Preset, seed), ArmTransfer, tr.Dir,
+					func(ctx context.Context) (*Report, error) { return Transfer(ctx, src, tr) }})
+		}
+	}
+	return out
+}
+
+// RunStudy runs the jobs of cfg into dir, which must not exist or be
+// empty, then writes summary.json, report.md and plots/. Progress lines
+// go to out. The context is checked inside every stage; once it ends the
+// study stops with run.ErrInterrupted, keeping the runs it finished.
 func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, run.InputErr(err)
@@ -108,39 +136,15 @@ func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (
 	}
 	start := time.Now()
 	sum := &Summary{Name: cfg.Name, Kind: cfg.Kind, Seeds: cfg.Seeds}
-	type job struct {
-		label string
-		run   func() (*Report, error)
-		keep  func(*Report)
-	}
-	var jobs []job
-	for _, seed := range cfg.Seeds {
-		for _, r := range cfg.Runs {
-			switch cfg.Kind {
-			case KindTable1:
-				c := seeded(r, seed, filepath.Join(dir, r.Env, fmt.Sprintf("seed-%d", seed)))
-				jobs = append(jobs, job{fmt.Sprintf("%s seed %d", r.Env, seed), func() (*Report, error) { return Run(ctx, c) },
-					func(rep *Report) { sum.add(r.Env, rep) }})
-			case KindTransfer:
-				own := seeded(r, seed, filepath.Join(dir, "own", fmt.Sprintf("seed-%d", seed)))
-				tr := seeded(r, seed, filepath.Join(dir, "transfer", fmt.Sprintf("seed-%d", seed)))
-				src := seeded(*cfg.Source, seed, "")
-				jobs = append(jobs,
-					job{fmt.Sprintf("%s %s own data, seed %d", r.Env, r.Preset, seed), func() (*Report, error) { return Run(ctx, own) },
-						func(rep *Report) { sum.add(ArmOwn, rep) }},
-					job{fmt.Sprintf("%s %s on %s's data, seed %d", r.Env, r.Preset, src.Preset, seed), func() (*Report, error) { return Transfer(ctx, src, tr) },
-						func(rep *Report) { sum.add(ArmTransfer, rep) }})
-			}
-		}
-	}
+	js := jobs(cfg, dir)
 	var runErr error
-	for i, j := range jobs {
+	for i, j := range js {
 		if ctx.Err() != nil {
 			runErr = run.ErrInterrupted
 			break
 		}
 		t0 := time.Now()
-		rep, err := j.run()
+		rep, err := j.run(ctx)
 		if err != nil && ctx.Err() != nil {
 			runErr = run.ErrInterrupted
 			break
@@ -149,8 +153,8 @@ func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (
 			runErr = fmt.Errorf("act study %s, %s: %w", cfg.Name, j.label, err)
 			break
 		}
-		j.keep(rep)
-		fmt.Fprintf(out, "[%d/%d] %s: %s (study %s)\n", i+1, len(jobs), j.label, time.Since(t0).Round(time.Second), time.Since(start).Round(time.Second))
+		sum.add(j.group, rep)
+		fmt.Fprintf(out, "[%d/%d] %s: %s (study %s)\n", i+1, len(js), j.label, time.Since(t0).Round(time.Second), time.Since(start).Round(time.Second))
 	}
 	sum.Seconds = time.Since(start).Seconds()
 	sum.finish(cfg)
@@ -189,28 +193,16 @@ func Summarize(dir string) (*Summary, error) {
 		return nil, err
 	}
 	sum := &Summary{Name: cfg.Name, Kind: cfg.Kind, Seeds: cfg.Seeds}
-	for _, seed := range cfg.Seeds {
-		type part struct{ group, path string }
-		var parts []part
-		for _, r := range cfg.Runs {
-			if cfg.Kind == KindTransfer {
-				parts = append(parts, part{ArmOwn, filepath.Join(dir, "own", fmt.Sprintf("seed-%d", seed))},
-					part{ArmTransfer, filepath.Join(dir, "transfer", fmt.Sprintf("seed-%d", seed))})
-			} else {
-				parts = append(parts, part{r.Env, filepath.Join(dir, r.Env, fmt.Sprintf("seed-%d", seed))})
+	for _, j := range jobs(cfg, dir) {
+		var rep Report
+		if err := run.ReadJSON(filepath.Join(j.dir, "report.json"), maxReportBytes, &rep); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
 			}
+			return nil, err
 		}
-		for _, p := range parts {
-			var rep Report
-			if err := run.ReadJSON(filepath.Join(p.path, "report.json"), maxReportBytes, &rep); err != nil {
-				if errors.Is(err, os.ErrNotExist) {
-					continue
-				}
-				return nil, err
-			}
-			sum.Seconds += rep.Seconds
-			sum.add(p.group, &rep)
-		}
+		sum.Seconds += rep.Seconds
+		sum.add(j.group, &rep)
 	}
 	sum.finish(cfg)
 	return sum, sum.write(dir)

@@ -11,22 +11,12 @@ import (
 const MaxScriptedTurns = 1000
 
 // Baseline is a scripted policy's evaluation on the first instances of a
-// split, for scale beside a trained policy's; Constant marks the best
-// constant answer, whose Summary holds its success only (the other
-// measures are NaN).
+// split, for scale beside a trained policy's: the record of every report
+// and summary that shows one. Name is "scripted <policy>", or "best
+// constant (<answer>)", whose measures other than success are null.
 type Baseline struct {
-	Name     string // the policy's name, or the constant answer
-	Constant bool
-	Summary  tasks.Summary
-}
-
-// Label is the baseline as a table row names it: "scripted <name>" or
-// "best constant (<answer>)".
-func (b Baseline) Label() string {
-	if b.Constant {
-		return "best constant (" + b.Name + ")"
-	}
-	return "scripted " + b.Name
+	Name     string    `json:"name"`
+	Measures *Measures `json:"measures"`
 }
 
 // ScriptedBaselines plays each of the task's scripted policies in specs on
@@ -43,14 +33,13 @@ func ScriptedBaselines(task tasks.Task, specs []tasks.PolicySpec, split tasks.Sp
 		if err != nil {
 			return out, fmt.Errorf("baselines: %w", err)
 		}
-		out = append(out, Baseline{Name: pol.Name(), Summary: s})
+		out = append(out, Baseline{Name: "scripted " + pol.Name(), Measures: MeasuresOf(s)})
 	}
 	ans, succ, err := task.BestConstant(split, n)
 	if err != nil {
 		return out, fmt.Errorf("baselines: best constant: %w", err)
 	}
-	nan := math.NaN() // a constant answer has no turns to measure
-	return append(out, Baseline{Name: ans, Constant: true, Summary: tasks.Summary{
-		Episodes: n, Success: succ, Reward: nan, ASProxy: nan, BTProxy: nan, IAS: nan, CBT: nan,
-		Evidence: nan, Turns: nan, Malformed: nan, Repeats: nan}}), nil
+	nan := Num(math.NaN()) // a constant answer has no turns to measure
+	return append(out, Baseline{Name: "best constant (" + ans + ")", Measures: &Measures{Success: Num(succ), Reward: nan,
+		ASProxy: nan, Evidence: nan, IAS: nan, CBT: nan, BTProxy: nan, Turns: nan, Malformed: nan, Repeats: nan}}), nil
 }

@@ -251,7 +251,7 @@ func compactObject(raw json.RawMessage) (json.RawMessage, error) {
 // Validate checks what does not need the task; the task, the demonstrator
 // and the models are checked when they are built (New), before any work.
 func (c *Config) Validate() error {
-	if err := validName(c.Name); err != nil {
+	if err := ValidName("run name", c.Name); err != nil {
 		return err
 	}
 	if c.Task == "" {
@@ -306,17 +306,18 @@ func evalModes(modes string) ([]string, error) {
 	return ms, nil
 }
 
-// validName accepts a run name that is one plain path element of at most
+// ValidName accepts the name of a run, a study, an arm or an ACT sweep
+// (what says which) that is one plain path element of at most
 // maxNameBytes of printable UTF-8.
-func validName(name string) error {
+func ValidName(what, name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || filepath.Base(name) != name {
-		return InputErrorf("run name %q must be one plain path element (no slashes, not . or ..)", name)
+		return InputErrorf("%s %q must be one plain path element (no slashes, not . or ..)", what, name)
 	}
 	if len(name) > maxNameBytes {
-		return InputErrorf("run name must be at most %d bytes, got %d (%.20q…)", maxNameBytes, len(name), name)
+		return InputErrorf("%s must be at most %d bytes, got %d (%.20q…)", what, maxNameBytes, len(name), name)
 	}
 	if !utf8.ValidString(name) || strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		return InputErrorf("run name %q must be printable UTF-8", name)
+		return InputErrorf("%s %q must be printable UTF-8", what, name)
 	}
 	return nil
 }

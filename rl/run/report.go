@@ -41,20 +41,19 @@ func (e *Experiment) runBaselines(ctx context.Context) error {
 // tableHeader names the columns of every evaluation table.
 var tableHeader = []string{"policy", "success", "reward", "AS proxy", "BT proxy", "I_AS", "C_BT", "evidence", "turns", "malformed turns"}
 
-func summaryRow(name string, s tasks.Summary) []string {
-	return []string{name, f3(s.Success), f3(s.Reward), f3(s.ASProxy), f3(s.BTProxy), f3(s.IAS), f3(s.CBT),
-		f3(s.Evidence), f1(s.Turns), f2(s.Malformed)}
-}
-
-func evalRow(name string, r EvalRecord) []string {
-	return []string{name, f3(float64(r.Success)), f3(float64(r.Reward)), f3(float64(r.ASProxy)), f3(float64(r.BTProxy)),
-		f3(float64(r.IAS)), f3(float64(r.CBT)), f3(float64(r.Evidence)), f1(float64(r.Turns)), f2(float64(r.Malformed))}
+// measuresRow is one row of an evaluation table.
+func measuresRow(name string, m Measures) []string {
+	row := []string{name}
+	for _, x := range []Num{m.Success, m.Reward, m.ASProxy, m.BTProxy, m.IAS, m.CBT, m.Evidence} {
+		row = append(row, f3(float64(x)))
+	}
+	return append(row, f1(float64(m.Turns)), f2(float64(m.Malformed)))
 }
 
 func (e *Experiment) baselineRows() [][]string {
 	var rows [][]string
 	for _, b := range e.baselines {
-		rows = append(rows, summaryRow(b.Label(), b.Summary))
+		rows = append(rows, measuresRow(b.Name, *b.Measures))
 	}
 	return rows
 }
@@ -65,14 +64,14 @@ func (e *Experiment) mainRows() [][]string {
 	evals := e.evals()
 	for _, r := range evals {
 		if phase(r, e.cfg.Updates) == "base" {
-			rows = append(rows, evalRow(fmt.Sprintf("base, %s", r.Mode), r))
+			rows = append(rows, measuresRow(fmt.Sprintf("base, %s", r.Mode), r.Measures))
 		}
 	}
 	if n := len(evals); n > 0 && evals[n-1].Update > 0 {
 		last := evals[n-1].Update
 		for _, r := range evals {
 			if r.Update == last {
-				rows = append(rows, evalRow(fmt.Sprintf("after %d updates, %s", last, r.Mode), r))
+				rows = append(rows, measuresRow(fmt.Sprintf("after %d updates, %s", last, r.Mode), r.Measures))
 			}
 		}
 	}
@@ -163,7 +162,7 @@ func (e *Experiment) writeReport() error {
 		b.WriteString("\n## Every evaluation\n\n")
 		var rows [][]string
 		for _, r := range evals {
-			rows = append(rows, evalRow(fmt.Sprintf("%s @ %d, %s", phase(r, c.Updates), r.Update, r.Mode), r))
+			rows = append(rows, measuresRow(fmt.Sprintf("%s @ %d, %s", phase(r, c.Updates), r.Update, r.Mode), r.Measures))
 		}
 		b.WriteString(e.table(rows))
 	}

@@ -135,7 +135,7 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 			return rows, err
 		}
 		for _, b := range bs {
-			rows = append(rows, BaseRow{Source: s.Name, Policy: b.Label(), Measures: baselineOf(b).Measures})
+			rows = append(rows, BaseRow{Source: s.Name, Policy: b.Name, Measures: b.Measures})
 		}
 	}
 	return rows, nil

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"arew/kernels"
 	"arew/model"
 	"arew/rl"
+	"arew/rl/run"
 	"arew/tasks"
 )
 
@@ -123,7 +123,7 @@ var DefaultThresholds = []float64{0.5, 0.8}
 // Validate reports the first bad field; the task, the demonstrator and the
 // base checkpoint are checked when the study starts, before any training.
 func (c *Config) Validate() error {
-	if err := validName("study name", c.Name); err != nil {
+	if err := run.ValidName("study name", c.Name); err != nil {
 		return err
 	}
 	if c.Task == "" {
@@ -143,7 +143,7 @@ func (c *Config) Validate() error {
 	}
 	seen := map[string]bool{}
 	for _, a := range c.Arms {
-		if err := validName("arm name", a.Name); err != nil {
+		if err := run.ValidName("arm name", a.Name); err != nil {
 			return err
 		}
 		if seen[a.Name] {
@@ -299,14 +299,6 @@ func (e EvalConfig) validate() error {
 		if !(t > 0 && t <= 1) {
 			return fmt.Errorf("study: eval: thresholds must lie in (0, 1], got %v", t)
 		}
-	}
-	return nil
-}
-
-// validName accepts a name that is one plain path element.
-func validName(what, name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || filepath.Base(name) != name {
-		return fmt.Errorf("study: %s %q must be one plain path element (no slashes, not . or ..)", what, name)
 	}
 	return nil
 }

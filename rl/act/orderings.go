@@ -23,16 +23,14 @@ func (s *Summary) row(name, arm string) *TableRow {
 // zero (both rows 0 on a seed: nothing measured) never counts for the
 // ordering, on a seed or on the mean.
 func diff(claim string, paper float64, a, b []run.Num, strict bool) Ordering {
-	var ds []float64
-	o := Ordering{Claim: claim, Paper: run.Num(paper)}
+	p := run.PairedOf(floats(a), floats(b))
+	o := Ordering{Claim: claim, Paper: run.Num(paper), Ours: run.Num(p.Mean), Of: p.Pairs}
 	zeroTies := 0
-	for i := range min(len(a), len(b)) {
-		d := float64(a[i] - b[i])
+	for i, d := range p.Deltas {
 		o.PerSeed = append(o.PerSeed, run.Num(d))
 		if math.IsNaN(d) {
 			continue
 		}
-		ds = append(ds, d)
 		zeroTie := a[i] == 0 && b[i] == 0
 		if zeroTie {
 			zeroTies++
@@ -41,10 +39,16 @@ func diff(claim string, paper float64, a, b []run.Num, strict bool) Ordering {
 			o.Seeds++
 		}
 	}
-	m, _, n := run.MeanStd(ds)
-	o.Ours, o.Of = run.Num(m), n
-	o.Holds = n > 0 && (m > 0 || (!strict && m == 0 && zeroTies < n))
+	o.Holds = p.Pairs > 0 && (p.Mean > 0 || (!strict && p.Mean == 0 && zeroTies < p.Pairs))
 	return o
+}
+
+func floats(xs []run.Num) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 func (s *Summary) table1Orderings() []Ordering {

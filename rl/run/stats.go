@@ -33,6 +33,25 @@ func MeanStd(xs []float64) (mean, std float64, n int) {
 	return mean, math.Sqrt(ss / float64(n-1)), n
 }
 
+// Paired are two arms' values compared seed by seed: the differences
+// a[i] − b[i] (NaN where either is missing), and their mean and sample
+// std over the Pairs seeds that have both (MeanStd).
+type Paired struct {
+	Deltas    []float64
+	Mean, Std float64
+	Pairs     int
+}
+
+// PairedOf pairs a and b seed by seed (the shorter's length).
+func PairedOf(a, b []float64) Paired {
+	var p Paired
+	for i := range min(len(a), len(b)) {
+		p.Deltas = append(p.Deltas, a[i]-b[i])
+	}
+	p.Mean, p.Std, p.Pairs = MeanStd(p.Deltas)
+	return p
+}
+
 // Fixed writes x with prec decimals, or – when it is not finite: the
 // numbers of every report's tables.
 func Fixed(x float64, prec int) string {

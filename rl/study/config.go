@@ -281,20 +281,9 @@ func (b Base) validate() error {
 	return nil
 }
 
+// validate checks the thresholds; the rest of the evaluation is every
+// run's (run.Config.Validate, through runConfig).
 func (e EvalConfig) validate() error {
-	if e.Every < 0 || e.Episodes < 1 || e.Test < 0 {
-		return fmt.Errorf("study: eval: need every ≥ 0, episodes ≥ 1 and test ≥ 0, got %d, %d, %d", e.Every, e.Episodes, e.Test)
-	}
-	switch e.Split {
-	case "", "val", "train":
-	case "test":
-		return fmt.Errorf("study: eval: split must be val or train: the test split is read only by the final evaluation (eval.test)")
-	default:
-		return fmt.Errorf("study: eval: split must be val or train, got %q", e.Split)
-	}
-	if _, err := rl.EvalModes(e.Modes); err != nil {
-		return fmt.Errorf("study: %w", err)
-	}
 	for _, t := range e.Thresholds {
 		if !(t > 0 && t <= 1) {
 			return fmt.Errorf("study: eval: thresholds must lie in (0, 1], got %v", t)

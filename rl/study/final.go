@@ -45,14 +45,8 @@ func (s *Summary) TestSeedTable(seeds []uint64) string {
 		for _, mode := range []string{"greedy", "sampled"} {
 			row := []string{name, mode}
 			any := false
-			for _, seed := range seeds {
-				cell := "–"
-				if r := s.run(name, seed); r != nil && r.Test != nil {
-					if m := r.Test.Get(mode); m != nil {
-						cell, any = f3(m.Success), true
-					}
-				}
-				row = append(row, cell)
+			for _, x := range s.testSuccess(name, mode, seeds) {
+				row, any = append(row, f3(Num(x))), any || !math.IsNaN(x)
 			}
 			if any {
 				rows = append(rows, row)
@@ -236,14 +230,12 @@ func (s *Summary) RankingTable(seeds int) string {
 }
 
 // PairedRow is one arm against the reference on the final test
-// evaluation's sampled success, seed by seed (Δ = arm − reference).
+// evaluation's success, seed by seed (Δ = arm − reference), and how many
+// seeds reach the margin.
 type PairedRow struct {
-	Arm     string    `json:"arm"`
-	Deltas  []float64 `json:"deltas"` // NaN where a run is missing
-	Mean    float64   `json:"mean"`
-	Std     float64   `json:"std"`
-	AtLeast int       `json:"at_least"` // seeds with Δ ≥ the margin
-	Pairs   int       `json:"pairs"`
+	Arm string
+	run.Paired
+	AtLeast int
 }
 
 // Paired compares every arm with ref, seed by seed, in mode (greedy or
@@ -251,29 +243,33 @@ type PairedRow struct {
 // mean and std, and how many seeds reach margin.
 func (s *Summary) Paired(ref, mode string, margin float64, seeds []uint64) []PairedRow {
 	var out []PairedRow
+	base := s.testSuccess(ref, mode, seeds)
 	for _, name := range s.ArmOrder {
 		if name == ref {
 			continue
 		}
-		row := PairedRow{Arm: name}
-		var ds []float64
-		for _, seed := range seeds {
-			d := math.NaN()
-			a, b := s.run(name, seed), s.run(ref, seed)
-			if a != nil && b != nil && a.Test != nil && b.Test != nil {
-				if ma, mb := a.Test.Get(mode), b.Test.Get(mode); ma != nil && mb != nil {
-					d = float64(ma.Success) - float64(mb.Success)
-					ds = append(ds, d)
-					row.Pairs++
-					if d >= margin-1e-12 {
-						row.AtLeast++
-					}
-				}
+		row := PairedRow{Arm: name, Paired: run.PairedOf(s.testSuccess(name, mode, seeds), base)}
+		for _, d := range row.Deltas {
+			if d >= margin-1e-12 {
+				row.AtLeast++
 			}
-			row.Deltas = append(row.Deltas, d)
 		}
-		row.Mean, row.Std, _ = run.MeanStd(ds)
 		out = append(out, row)
+	}
+	return out
+}
+
+// testSuccess is arm's final test success in mode, seed by seed (NaN
+// where a run has none).
+func (s *Summary) testSuccess(arm, mode string, seeds []uint64) []float64 {
+	out := make([]float64, len(seeds))
+	for i, seed := range seeds {
+		out[i] = math.NaN()
+		if r := s.run(arm, seed); r != nil && r.Test != nil {
+			if m := r.Test.Get(mode); m != nil {
+				out[i] = float64(m.Success)
+			}
+		}
 	}
 	return out
 }

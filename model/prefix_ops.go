@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
-	"math"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"arew/kernels"
 )
 
 // The three ops of a prefix graph (prefix.go): an embedding at explicit
@@ -19,7 +16,7 @@ import (
 // custom ops (engine/op_common.go): op-owned output buffers reused by the
 // next run, forward state read by a backward that takes the forward's
 // output as an input so that it runs after it, hashes that name every
-// parameter. Their loops are plain Go.
+// parameter.
 
 // prefixOp holds the methods every op here answers the same way.
 type prefixOp struct{}
@@ -204,110 +201,51 @@ func (op *posEmbeddingOp) SymDiff(inputs G.Nodes, _, grad *G.Node) (G.Nodes, err
 
 // prefixAttentionOp is causal multi-head attention over a prefix graph's
 // trunk rows, qkv (N, 3C) → out (N, C) (layout as engine's
-// CausalSelfAttention). The prompt rows, Groups sequences of Prompt
-// positions, attend causally among themselves (kernels.AttentionForward,
-// the plain graph's kernel). Row j of answer block a = p·Answers + g
-// attends to the first lens[p] rows of prompt p, then to rows 0..j of its
-// own block: the keys s = 0 … lens[p]+j in that order, its probabilities
-// kept in attA (a, head, j, s) for the backward. A plain loop, products in
-// float32 and the softmax's normaliser in float64, as the kernel's.
+// CausalSelfAttention): each prompt among its own rows, each answer block
+// over its group's prompt and its own rows (prefix_attention.go). The
+// probabilities are kept for the backward.
 type prefixAttentionOp struct {
 	prefixOp
-	sh         PrefixShape
-	c, heads   int
+	a          prefixAttention
 	lens       *[]int32 // the graph's prompt lengths, read at each run
 	out        *tensor.Dense
 	attP, attA []float32
 }
 
-func (op *prefixAttentionOp) kernelShape() kernels.AttentionShape {
-	return kernels.AttentionShape{Batch: op.sh.Groups, SeqLen: op.sh.Prompt, Channels: op.c, Heads: op.heads}
-}
-
-// keys is the stride of attA's rows: every prompt position and every
-// answer position.
-func (op *prefixAttentionOp) keys() int { return op.sh.Prompt + op.sh.AnswerLen }
-
 func (op *prefixAttentionOp) Arity() int    { return 1 }
 func (op *prefixAttentionOp) Type() hm.Type { return hm.NewFnType(floatType(2), floatType(2)) }
 func (op *prefixAttentionOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.sh.Rows(), op.c}, nil
-}
-
-// key is the trunk row of key s for answer block a, row j's view.
-func (op *prefixAttentionOp) key(a, n0, s int) int {
-	if s < n0 {
-		return (a/op.sh.Answers)*op.sh.Prompt + s
-	}
-	return op.sh.promptRows() + a*op.sh.AnswerLen + s - n0
+	return tensor.Shape{op.a.sh.Rows(), op.a.c}, nil
 }
 
 func (op *prefixAttentionOp) Do(vs ...G.Value) (G.Value, error) {
-	N, C := op.sh.Rows(), op.c
+	N, C := op.a.sh.Rows(), op.a.c
 	qkv, err := valueF32("prefix attention: qkv", vs[0], N*3*C)
 	if err != nil {
 		return nil, err
 	}
 	lens := *op.lens
-	if len(lens) != op.sh.Groups {
-		return nil, fmt.Errorf("prefix attention: %d prompt lengths for %d groups", len(lens), op.sh.Groups)
+	if len(lens) != op.a.sh.Groups {
+		return nil, fmt.Errorf("prefix attention: %d prompt lengths for %d groups", len(lens), op.a.sh.Groups)
 	}
 	out, err := ownedBuffer(&op.out, tensor.Shape{N, C})
 	if err != nil {
 		return nil, err
 	}
-	y := out.Float32s()
-	ks := op.kernelShape()
-	if len(op.attP) != ks.AttLen() {
-		op.attP = make([]float32, ks.AttLen())
-		op.attA = make([]float32, op.sh.answerRows()*op.heads*op.keys())
+	if op.attP == nil {
+		np, na := op.a.attLens()
+		op.attP, op.attA = make([]float32, np), make([]float32, na)
 	}
-	np := op.sh.promptRows()
-	if err := kernels.AttentionForward(qkv[:np*3*C], ks, y[:np*C], op.attP); err != nil {
+	y := out.Float32s()
+	if err := op.a.prompts(qkv, lens, y, op.attP); err != nil {
 		return nil, err
 	}
-	H, hd := op.heads, C/op.heads
-	scale := float32(1 / math.Sqrt(float64(hd)))
-	for a := range op.sh.Groups * op.sh.Answers {
-		n0 := int(lens[a/op.sh.Answers])
-		for h := range H {
-			for j := range op.sh.AnswerLen {
-				row := np + a*op.sh.AnswerLen + j
-				q := qkv[row*3*C+h*hd:][:hd]
-				p := op.attA[((a*H+h)*op.sh.AnswerLen+j)*op.keys():][:n0+j+1]
-				mx := float32(math.Inf(-1))
-				for s := range p {
-					k := qkv[op.key(a, n0, s)*3*C+C+h*hd:][:hd]
-					var dot float32
-					for i := range hd {
-						dot += q[i] * k[i]
-					}
-					p[s] = dot * scale
-					mx = max(mx, p[s])
-				}
-				sum := 0.0
-				for s := range p {
-					p[s] = float32(math.Exp(float64(p[s] - mx)))
-					sum += float64(p[s])
-				}
-				inv := float32(1 / sum)
-				o := y[row*C+h*hd:][:hd]
-				clear(o)
-				for s := range p {
-					p[s] *= inv
-					v := qkv[op.key(a, n0, s)*3*C+2*C+h*hd:][:hd]
-					for i := range hd {
-						o[i] += p[s] * v[i]
-					}
-				}
-			}
-		}
-	}
-	return out, nil
+	return out, op.a.answerAttention(qkv, lens, y, op.attA)
 }
 
 func (op *prefixAttentionOp) String() string {
-	return fmt.Sprintf("PrefixAttention{%d×%d, %d×%d×%d, C=%d, H=%d}", op.sh.Groups, op.sh.Prompt, op.sh.Groups, op.sh.Answers, op.sh.AnswerLen, op.c, op.heads)
+	s := op.a.sh
+	return fmt.Sprintf("PrefixAttention{%d×%d, %d×%d×%d, C=%d, H=%d}", s.Groups, s.Prompt, s.Groups, s.Answers, s.AnswerLen, op.a.c, op.a.heads)
 }
 func (op *prefixAttentionOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
 func (op *prefixAttentionOp) Hashcode() uint32      { return hashOf(op) }
@@ -326,16 +264,14 @@ func (op *prefixAttentionOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.No
 	return G.Nodes{d}, nil
 }
 
-// prefixAttentionGradOp is dqkv from (qkv, out, dout): the prompt rows'
-// own attention by kernels.AttentionBackward (which writes their rows),
-// then every answer row's, whose key and value gradients add into the
-// prompt rows it read. With P the saved probabilities and dP[s] =
-// dout·v_s: dA[s] = P[s]·(dP[s] − Σ P·dP)/√hd, dq = Σ dA[s]·k_s,
-// dk_s += dA[s]·q, dv_s += P[s]·dout.
+// prefixAttentionGradOp is dqkv from (qkv, out, dout): the prompts' own
+// attention writes their rows, then the answers' adds to their own rows
+// and to the prompt rows they read.
 type prefixAttentionGradOp struct {
 	prefixOp
-	fwd *prefixAttentionOp
-	out *tensor.Dense
+	fwd     *prefixAttentionOp
+	out     *tensor.Dense
+	scratch []float32
 }
 
 func (op *prefixAttentionGradOp) Arity() int { return 3 }
@@ -343,13 +279,13 @@ func (op *prefixAttentionGradOp) Type() hm.Type {
 	return hm.NewFnType(floatType(2), floatType(2), floatType(2), floatType(2))
 }
 func (op *prefixAttentionGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.fwd.sh.Rows(), 3 * op.fwd.c}, nil
+	return tensor.Shape{op.fwd.a.sh.Rows(), 3 * op.fwd.a.c}, nil
 }
 
 func (op *prefixAttentionGradOp) Do(vs ...G.Value) (G.Value, error) {
 	f := op.fwd
-	N, C := f.sh.Rows(), f.c
-	if len(f.attP) == 0 {
+	N, C := f.a.sh.Rows(), f.a.c
+	if f.attP == nil {
 		return nil, fmt.Errorf("prefix attention backward: the forward has not run")
 	}
 	qkv, err := valueF32("prefix attention backward: qkv", vs[0], N*3*C)
@@ -364,50 +300,15 @@ func (op *prefixAttentionGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	dq := d.Float32s()
-	np := f.sh.promptRows()
-	if err := kernels.AttentionBackward(qkv[:np*3*C], f.kernelShape(), f.attP, dout[:np*C], dq[:np*3*C]); err != nil {
+	dq, lens := d.Float32s(), *f.lens
+	if err := f.a.promptsBackward(qkv, lens, f.attP, dout, dq); err != nil {
 		return nil, err
 	}
-	clear(dq[np*3*C:])
-	lens := *f.lens
-	H, hd := f.heads, C/f.heads
-	scale := float32(1 / math.Sqrt(float64(hd)))
-	dp := make([]float32, f.keys())
-	for a := range f.sh.Groups * f.sh.Answers {
-		n0 := int(lens[a/f.sh.Answers])
-		for h := range H {
-			for j := range f.sh.AnswerLen {
-				row := np + a*f.sh.AnswerLen + j
-				p := f.attA[((a*H+h)*f.sh.AnswerLen+j)*f.keys():][:n0+j+1]
-				do := dout[row*C+h*hd:][:hd]
-				var sum float32
-				for s := range p {
-					v := qkv[f.key(a, n0, s)*3*C+2*C+h*hd:][:hd]
-					var dot float32
-					for i := range hd {
-						dot += do[i] * v[i]
-					}
-					dp[s] = dot
-					sum += p[s] * dot
-				}
-				q := qkv[row*3*C+h*hd:][:hd]
-				dqr := dq[row*3*C+h*hd:][:hd]
-				for s := range p {
-					da := p[s] * (dp[s] - sum) * scale
-					kr := f.key(a, n0, s) * 3 * C
-					k := qkv[kr+C+h*hd:][:hd]
-					dk, dv := dq[kr+C+h*hd:][:hd], dq[kr+2*C+h*hd:][:hd]
-					for i := range hd {
-						dqr[i] += da * k[i]
-						dk[i] += da * q[i]
-						dv[i] += p[s] * do[i]
-					}
-				}
-			}
-		}
+	clear(dq[f.a.sh.promptRows()*3*C:])
+	if op.scratch == nil {
+		op.scratch = make([]float32, f.a.block()*f.a.keys())
 	}
-	return d, nil
+	return d, f.a.answerAttentionBackward(qkv, lens, f.attA, dout, dq, op.scratch)
 }
 
 func (op *prefixAttentionGradOp) String() string        { return "Grad" + op.fwd.String() }

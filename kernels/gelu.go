@@ -21,8 +21,10 @@ const geluBlock = 256
 // stages 8 lanes wide) the same steps run 8 values at a time, the last
 // len mod 8 values in Go; the two do the same operations in the same
 // precisions, so a value's result does not depend on which path (or which
-// goroutine's chunk) computes it. Runs in parallel over chunks above a size
-// threshold; elementwise, so deterministic.
+// goroutine's chunk) computes it. On arm64 the NEON loop (gelu_arm64.s)
+// does the same four values at a time, bitwise the Go loop there. Runs in
+// parallel over chunks above a size threshold; elementwise, so
+// deterministic.
 func GELUForward(x, y []float32) error {
 	if err := checkGELU("gelu", len(x), len(y)); err != nil {
 		return err
@@ -46,6 +48,10 @@ func geluForwardRange(x, y []float32, lo, hi int) {
 			geluFwdAVX2(&x[lo], &y[lo], n8)
 		}
 		lo += n8
+	}
+	if n4 := (hi - lo) &^ 3; useNEON && n4 > 0 {
+		geluFwdNEON(&x[lo], &y[lo], n4)
+		lo += n4
 	}
 	var z [geluBlock]float32
 	for b := lo; b < hi; b += geluBlock {
@@ -93,6 +99,10 @@ func geluBackwardRange(x, dy, dx []float32, lo, hi int) {
 			geluBwdAVX2(&x[lo], &dy[lo], &dx[lo], n8)
 		}
 		lo += n8
+	}
+	if n4 := (hi - lo) &^ 3; useNEON && n4 > 0 {
+		geluBwdNEON(&x[lo], &dy[lo], &dx[lo], n4)
+		lo += n4
 	}
 	var z [geluBlock]float32
 	for b := lo; b < hi; b += geluBlock {

@@ -190,8 +190,8 @@ func TestExpShiftAccuracy(t *testing.T) {
 // precisions: every value gets the same bits from either path, so the
 // result never depends on where a chunk boundary falls.
 func TestGELUPathsAgreeBitwise(t *testing.T) {
-	if !hasAVX2FMA || !asmBuilt {
-		t.Skip("no AVX2 here")
+	if !(hasAVX2FMA && asmBuilt) && !neonBuilt {
+		t.Skip("no AVX2 or NEON here")
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	x, dy := opsRandn(rng, 4099, 0, 3), opsRandn(rng, 4099, 0, 1)

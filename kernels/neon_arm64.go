@@ -2,8 +2,8 @@
 
 package kernels
 
-// The arm64 NEON kernels: the Sgemm set (sgemm_arm64.s) and Exp
-// (exp_arm64.s). cpu.go's useNEON decides
+// The arm64 NEON kernels: the Sgemm set (sgemm_arm64.s), Exp
+// (exp_arm64.s) and GELU (gelu_arm64.s). cpu.go's useNEON decides
 // whether they run; every other kernel takes its portable Go path on
 // arm64.
 
@@ -39,6 +39,15 @@ func sgemmPack16NEON(dst, src *float32, kc, ld int)
 //
 //go:noescape
 func expNEON(dst, src *float32, n int)
+
+// geluFwdNEON and geluBwdNEON are geluForwardRange and geluBackwardRange on
+// n values, n a positive multiple of 4 (gelu_arm64.s).
+//
+//go:noescape
+func geluFwdNEON(x, y *float32, n int)
+
+//go:noescape
+func geluBwdNEON(x, dy, dx *float32, n int)
 
 // The wrappers check, cheaply, that the slices hold what the assembly will
 // touch (a driver bug becomes a panic, not memory corruption), then run it.

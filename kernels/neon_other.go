@@ -9,3 +9,6 @@ package kernels
 const neonBuilt = false
 
 func expNEON(dst, src *float32, n int) { panic("kernels: NEON assembly not built") }
+
+func geluFwdNEON(x, y *float32, n int)      { panic("kernels: NEON assembly not built") }
+func geluBwdNEON(x, dy, dx *float32, n int) { panic("kernels: NEON assembly not built") }

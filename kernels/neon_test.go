@@ -102,3 +102,46 @@ func TestExpNEONMatchesGoBitwise(t *testing.T) {
 	}
 	assert.Zero(t, bad, "%d of %d lanes differ", bad, len(xs))
 }
+
+// sameFloats reports the first index where a and b differ in their bits
+// (any NaN matching any NaN), or −1.
+func sameFloats(a, b []float32) int {
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) && !(a[i] != a[i] && b[i] != b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestGELUNEONMatchesGoBitwise(t *testing.T) {
+	// Forward and backward with useNEON on and off, at lengths around the
+	// 4-lane blocks (the tail is Go's) and on inputs that cover the curve,
+	// the saturated tails (σ(1−σ) = 0), ±Inf, NaN, ±0 and subnormals.
+	skipWithoutNEON(t)
+	defer func(old bool) { useNEON = old }(useNEON)
+	rng := rand.New(rand.NewPCG(47, 48))
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		1e-40, -1e-40, 9, -9, 12, -12, 30, -30, 1e10, -1e10, math.MaxFloat32, -math.MaxFloat32}
+	for _, n := range []int{1, 3, 4, 5, 7, 8, 13, 16, 31, 64, 257, 1000} {
+		x, dy := opsRandn(rng, n, 0, 3), opsRandn(rng, n, 0, 1)
+		for i := range x {
+			if rng.IntN(4) == 0 {
+				x[i] = special[rng.IntN(len(special))]
+			}
+		}
+		var ys, dxs [2][]float32
+		for k, on := range []bool{false, true} {
+			useNEON = on
+			ys[k], dxs[k] = make([]float32, n), make([]float32, n)
+			require.NoError(t, GELUForward(x, ys[k]))
+			require.NoError(t, GELUBackward(x, dy, dxs[k]))
+		}
+		if i := sameFloats(ys[0], ys[1]); i >= 0 {
+			t.Errorf("n=%d: forward at x=%g: go %g, neon %g", n, x[i], ys[0][i], ys[1][i])
+		}
+		if i := sameFloats(dxs[0], dxs[1]); i >= 0 {
+			t.Errorf("n=%d: backward at x=%g: go %g, neon %g", n, x[i], dxs[0][i], dxs[1][i])
+		}
+	}
+}

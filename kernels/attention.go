@@ -54,8 +54,9 @@ func AttentionForward(qkv []float32, sh AttentionShape, out, att []float32) erro
 // (overwritten with scratch): the max subtracted before the shared
 // float32 exp, the normaliser summed in float64: with AVX2 three vector
 // passes in assembly (softmax_amd64.s, its float64 sum in 8 partial sums;
-// with AVX-512 the same 16 lanes at a time, bitwise equal), else this Go
-// loop (a sequential sum). p may be x.
+// with AVX-512 the same 16 lanes at a time, bitwise equal; on arm64 the
+// same passes in NEON, softmax_arm64.s, its sum in 4 partial sums), else
+// this Go loop (a sequential sum). p may be x.
 func softmaxRow(x []float32, scale float32, p []float32) {
 	switch {
 	case avx512On():
@@ -63,6 +64,9 @@ func softmaxRow(x []float32, scale float32, p []float32) {
 		return
 	case useAVX2:
 		softmaxRowAVX2(&x[0], len(x), scale, &p[0])
+		return
+	case useNEON:
+		softmaxRowNEON(&x[0], len(x), scale, &p[0])
 		return
 	}
 	maxA := float32(math.Inf(-1))

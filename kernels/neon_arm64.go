@@ -3,7 +3,8 @@
 package kernels
 
 // The arm64 NEON kernels: the Sgemm set (sgemm_arm64.s), Exp
-// (exp_arm64.s) and GELU (gelu_arm64.s). cpu.go's useNEON decides
+// (exp_arm64.s), the attention's softmax row (softmax_arm64.s) and GELU
+// (gelu_arm64.s). cpu.go's useNEON decides
 // whether they run; every other kernel takes its portable Go path on
 // arm64.
 
@@ -39,6 +40,12 @@ func sgemmPack16NEON(dst, src *float32, kc, ld int)
 //
 //go:noescape
 func expNEON(dst, src *float32, n int)
+
+// softmaxRowNEON is softmaxRow's three passes in NEON (softmax_arm64.s),
+// n ≥ 1.
+//
+//go:noescape
+func softmaxRowNEON(x *float32, n int, scale float32, p *float32)
 
 // geluFwdNEON and geluBwdNEON are geluForwardRange and geluBackwardRange on
 // n values, n a positive multiple of 4 (gelu_arm64.s).

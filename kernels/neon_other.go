@@ -12,3 +12,7 @@ func expNEON(dst, src *float32, n int) { panic("kernels: NEON assembly not built
 
 func geluFwdNEON(x, y *float32, n int)      { panic("kernels: NEON assembly not built") }
 func geluBwdNEON(x, dy, dx *float32, n int) { panic("kernels: NEON assembly not built") }
+
+func softmaxRowNEON(x *float32, n int, scale float32, p *float32) {
+	panic("kernels: NEON assembly not built")
+}

@@ -145,3 +145,62 @@ func TestGELUNEONMatchesGoBitwise(t *testing.T) {
 		}
 	}
 }
+
+// ulpsApart is how many float32 values lie between a and b (same sign
+// assumed; 0 when equal).
+func ulpsApart(a, b float32) int64 {
+	d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+func TestSoftmaxRowNEONMatchesGo(t *testing.T) {
+	// The scratch (scaled, shifted, exponentiated) is bitwise the Go
+	// loop's; p within 1 ulp (Σ is added in another order, so 1/Σ may
+	// round to the neighbouring float32). Lengths around the 4-lane
+	// blocks; rows with −Inf (masked keys), a NaN, all −Inf, and p = x.
+	skipWithoutNEON(t)
+	defer func(old bool) { useNEON = old }(useNEON)
+	rng := rand.New(rand.NewPCG(49, 50))
+	for n := 1; n <= 70; n++ {
+		for kind := range 4 {
+			x := opsRandn(rng, n, 0, 20)
+			switch kind {
+			case 1:
+				x[rng.IntN(n)] = float32(math.Inf(-1))
+			case 2:
+				x[rng.IntN(n)] = float32(math.NaN())
+			case 3:
+				for i := range x {
+					x[i] = float32(math.Inf(-1))
+				}
+			}
+			var xs, ps [2][]float32
+			for k, on := range []bool{false, true} {
+				useNEON = on
+				xs[k] = append([]float32(nil), x...)
+				ps[k] = make([]float32, n+4)
+				for i := n; i < n+4; i++ {
+					ps[k][i] = 7 // nothing past n is written
+				}
+				softmaxRow(xs[k], 0.25, ps[k])
+			}
+			if i := sameFloats(xs[0], xs[1]); i >= 0 {
+				t.Errorf("n=%d kind=%d: scratch[%d] go %g, neon %g", n, kind, i, xs[0][i], xs[1][i])
+			}
+			for i := range ps[0] {
+				g, v := ps[0][i], ps[1][i]
+				if (g != g) != (v != v) || (g == g && ulpsApart(g, v) > 1) {
+					t.Errorf("n=%d kind=%d: p[%d] go %g, neon %g", n, kind, i, g, v)
+					break
+				}
+			}
+			useNEON = true
+			inPlace := append([]float32(nil), x...)
+			softmaxRow(inPlace, 0.25, inPlace) // p may be x
+			assert.Equal(t, -1, sameFloats(ps[1][:n], inPlace), "n=%d kind=%d in place", n, kind)
+		}
+	}
+}

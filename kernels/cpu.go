@@ -44,8 +44,8 @@ func avx512On() bool { return useAVX2 && useAVX512 && hasAVX512F }
 // Impl names the fast path the kernels use on this machine: "avx512"
 // (the AVX2 assembly plus the AVX-512 kernels, where the CPU has
 // AVX-512F), "avx2" (Go assembly, amd64 with AVX2 and FMA3), "neon" (Go
-// assembly on arm64 for Sgemm and Exp, neon_arm64.go; the rest in Go) or
-// "go" (portable unrolled Go).
+// assembly on arm64 for Sgemm, Exp, the attention's softmax row and GELU,
+// neon_arm64.go; the rest in Go) or "go" (portable unrolled Go).
 func Impl() string {
 	switch {
 	case useAVX2 && useAVX512:
@@ -63,7 +63,11 @@ func Impl() string {
 func CPUFeatures() string {
 	yes := map[bool]string{true: "yes", false: "no"}
 	if runtime.GOARCH == "arm64" {
-		return cpuid.CPU.BrandName + " (arm64, asimd: " + yes[cpuid.CPU.Supports(cpuid.ASIMD)] + ")"
+		name := cpuid.CPU.BrandName
+		if name == "" {
+			name = "arm64 CPU" // cpuid finds no name under qemu-user, nor on some Linux boards
+		}
+		return name + " (arm64, asimd: " + yes[cpuid.CPU.Supports(cpuid.ASIMD)] + ")"
 	}
 	return cpuid.CPU.BrandName + " (avx2+fma: " + yes[hasAVX2FMA] + ", avx512f: " + yes[hasAVX512F] + ")"
 }

@@ -13,7 +13,18 @@
 // bitwise, so no result depends on which path or goroutine computed it.
 // Set AREW_NOASM=1, or build with -tags noasm, to run the portable Go
 // paths, AREW_NOAVX512=1 for the AVX2 ones; Impl and CPUFeatures say what
-// runs. FMAPeak is the register-only FMA loop that bench's
+// runs.
+//
+// On arm64 the kernel set is "neon" (neon_arm64.go): the Sgemm tile, dot,
+// axpy and packing, Exp, the attention's softmax row and GELU in NEON Go
+// assembly, every other kernel in its Go path. NEON is part of every
+// ARMv8-A core, so no CPU feature is checked; AREW_NOASM=1 and -tags noasm
+// work as on amd64. The Go compiler fuses x*y + z into one multiply-add on
+// arm64, and the NEON code fuses exactly the same steps, so the Sgemm tiles,
+// axpy, Exp and GELU are bitwise the Go paths there; the dot product is
+// within n·2⁻²⁴·Σ|x·y| of the float64 sum, the softmax row within 1 ulp
+// of the Go loop's (its float64 sum in four partial sums). The tests prove
+// it under qemu-aarch64 (.ci/run; neon_test.go). FMAPeak is the register-only FMA loop that bench's
 // BenchmarkPeakFMA reads the machine's compute peak with. No kernel
 // allocates per element, and in the steady state Sgemm, GELU, the bias
 // loops and LayerNorm allocate nothing per call (TestPoolCallsDoNotAllocate,

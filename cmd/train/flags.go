@@ -54,6 +54,9 @@ type invocation struct {
 	buildBase string
 	// act names an ACT study preset (rl/act.StudyPreset) to run instead.
 	act string
+	// capability names a capability recipe (rl/study.Capabilities) to
+	// train and evaluate instead.
+	capability string
 	// runFlags are the run flags given without -config: the command runs
 	// one experiment instead of the default study, and says so.
 	runFlags []string
@@ -89,6 +92,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.StringVar(&inv.resume, "resume", "", "")
 	fs.StringVar(&inv.buildBase, "build-base", "", "")
 	fs.StringVar(&inv.act, "act", "", "")
+	fs.StringVar(&inv.capability, "capability", "", "")
 
 	o := &overrides{set: map[string]func(*Config) error{}, raw: map[string]string{}}
 	var docs []flagDoc
@@ -128,6 +132,9 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	}
 	if inv.study != "" && inv.buildBase != "" {
 		return inv, usageErrorf("-study and -build-base are two different jobs: give one")
+	}
+	if inv.capability != "" {
+		return capabilityInvocation(inv, o, *configPath)
 	}
 	if inv.act != "" {
 		return actInvocation(inv, o, *configPath)
@@ -251,6 +258,10 @@ written; -resume <out>/<name> continues).
                         <out>/<name>/ and evaluate it under each of its styles
                         beside the scripted policies (report.md, summary.json);
                         says whether it is byte for byte the shipped file
+  -capability string    train the plain policy by SFT on a setting's strong
+                        demonstrations (`+strings.Join(study.CapabilityNames(), ", ")+`)
+                        into <out>/capability-<name>/ and evaluate it beside
+                        the strong policy on 500 validation instances
   -act string           run an ACT preset (rl/act; presets: `+strings.Join(act.StudyPresetNames(), ", ")+`):
                         the pipeline's rows × environments × seeds into <out>/<name>/
                         (summary.json, report.md, plots/, <env>/seed-<s>/);

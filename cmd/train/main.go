@@ -69,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 		err = runBuildBase(ctx, inv, stdout)
 	} else if err == nil && inv.act != "" {
 		err = runACT(ctx, inv, stdout)
+	} else if err == nil && inv.capability != "" {
+		err = runCapability(ctx, inv, stdout)
 	} else if err == nil && (inv.study != "" || inv.resumeStudy) {
 		err = runStudy(ctx, inv, stdout)
 	} else if err == nil {

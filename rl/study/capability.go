@@ -1,0 +1,153 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"arew/rl"
+	"arew/rl/run"
+	"arew/tasks"
+)
+
+// CapabilityTarget is the capability criterion of docs/arew.md §8, step 1:
+// the plain policy's greedy success at least this share of the strong
+// scripted policy's, on the same validation instances.
+const CapabilityTarget = 0.85
+
+// Capabilities are the capability recipes of the Table 1 settings (docs/
+// arew.md §8, step 1), by name: the plain small policy taught by SFT on
+// demonstrations of the setting's strong scripted policy alone, with no
+// style, on the setting's layout. The recipe is FloDial's (§6,
+// "Capability"): 6 epochs of minibatches of 16 at lr 1e-3, seed 1, 300
+// validation demonstrations held out to measure the imitation, on 32,768
+// demonstrations (16,384 for PE, whose strong episodes cost milliseconds
+// each, as a first attempt on a shared machine). A name is a setting, or a
+// setting and a layout option tried for it (docs/arew.md §8, "Capability:
+// measured", lists every attempt).
+var Capabilities = map[string]func() rl.BaseConfig{
+	"pe-g-s2":      func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
+	"pe-g-s3":      func() rl.BaseConfig { return capability("pe-g-s3", nil, 16384) },
+	"pe-f-d8":      func() rl.BaseConfig { return capability("pe-f-d8", nil, 16384) },
+	"pe-f-d6":      func() rl.BaseConfig { return capability("pe-f-d6", nil, 16384) },
+	"mediq":        func() rl.BaseConfig { return capability("mediq", nil, 32768) },
+	"flodial-easy": func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
+	"flodial-hard": func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
+}
+
+// capability is the recipe on task with the task config layout and demos
+// strong demonstrations.
+func capability(task string, layout json.RawMessage, demos int) rl.BaseConfig {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs = 6
+	return rl.BaseConfig{Task: task, Preset: "small", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
+		{Name: "plain", TaskConfig: layout, Policy: tasks.PolicySpec{Kind: "strong"}, Demos: demos, TestDemos: 300},
+	}}
+}
+
+// CapabilityNames lists the capability recipes, sorted.
+func CapabilityNames() []string {
+	names := make([]string, 0, len(Capabilities))
+	for n := range Capabilities {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// CapabilitySummary is a capability build's summary.json: the recipe, the
+// evaluation rows (the policy greedy and sampled beside the scripted
+// strong and random policies and the best constant, on the first Episodes
+// validation instances), the greedy success against the strong policy's,
+// and the wall time.
+type CapabilitySummary struct {
+	Name     string        `json:"name"`
+	Config   rl.BaseConfig `json:"config"`
+	Episodes int           `json:"episodes"`
+	Rows     []BaseRow     `json:"rows"`
+	Greedy   Num           `json:"greedy_success"`
+	Strong   Num           `json:"strong_success"`
+	Ratio    Num           `json:"ratio"`
+	Met      bool          `json:"target_met"`
+	Seconds  float64       `json:"seconds"`
+}
+
+// BuildCapability trains capability recipe name into dir (which must not
+// exist or be empty; base-sft.jsonl, policy.safetensors) by the base build's SFT
+// (trainBase) and evaluates it by the base build's evaluation
+// (EvaluateBase) on the first BaseEvalEpisodes validation instances; it
+// writes summary.json and report.md there. Nothing reads a test instance.
+func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*CapabilitySummary, error) {
+	recipe, ok := Capabilities[name]
+	if !ok {
+		return nil, run.InputErrorf("no capability recipe %q (recipes: %s)", name, strings.Join(CapabilityNames(), ", "))
+	}
+	cfg := recipe()
+	if _, _, err := rl.BaseSources(cfg); err != nil {
+		return nil, &run.InputError{Err: err}
+	}
+	if err := run.PrepareDir(dir, false); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	policy, err := trainBase(ctx, cfg, dir, out)
+	if err != nil {
+		return nil, err
+	}
+	if err := policy.Save(filepath.Join(dir, "policy.safetensors"), map[string]string{"capability": name}); err != nil {
+		return nil, err
+	}
+	sum := &CapabilitySummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes}
+	if sum.Rows, err = EvaluateBase(ctx, policy, cfg, BaseEvalEpisodes, out); err != nil {
+		return nil, err
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	sum.judge()
+	if err := writeJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
+		return nil, err
+	}
+	return sum, writeFile(filepath.Join(dir, BaseReportFile), []byte(sum.Report()))
+}
+
+// judge reads the greedy and strong successes off the rows and applies
+// CapabilityTarget.
+func (s *CapabilitySummary) judge() {
+	for _, r := range s.Rows {
+		switch r.Policy {
+		case "base, greedy":
+			s.Greedy = r.Measures.Success
+		case "scripted strong":
+			s.Strong = r.Measures.Success
+		}
+	}
+	s.Ratio = s.Greedy / s.Strong
+	s.Met = float64(s.Ratio) >= CapabilityTarget
+}
+
+// Report is a capability build's report.md.
+func (s *CapabilitySummary) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Capability %s\n\n", s.Name)
+	fmt.Fprintf(&b, "- recipe: a plain %s policy, %d SFT epochs (minibatch %d, lr %g), seed %d, on %s of %s (task config %s)\n",
+		s.Config.Preset, s.Config.SFT.Epochs, s.Config.SFT.MiniBatch, s.Config.SFT.Optim.LR, s.Config.Seed,
+		demoList(s.Config.Sources), s.Config.Task, layoutText(s.Config.Sources[0].TaskConfig))
+	fmt.Fprintf(&b, "- evaluated on the first %d validation instances; sampled at temperature 1; %s wall\n",
+		s.Episodes, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
+	fmt.Fprintf(&b, "- greedy success %s = %s × the strong policy's %s; target ≥ %.2f×: %s\n",
+		f3(s.Greedy), f3(s.Ratio), f3(s.Strong), CapabilityTarget, map[bool]string{true: "met", false: "missed"}[s.Met])
+	fmt.Fprintf(&b, "- remade by `go run ./cmd/train -capability %s`\n\n", s.Name)
+	b.WriteString(BaseTable(s.Rows))
+	return b.String()
+}
+
+func layoutText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{} (the setting's defaults)"
+	}
+	return string(raw)
+}

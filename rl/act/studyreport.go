@@ -58,43 +58,7 @@ func (s *Summary) Report() string {
 		b.WriteString("; the paper's number (Qwen3-8B, docs/act.md §4) in parentheses, for the shape only")
 	}
 	fmt.Fprintf(&b, ". Online success and next-action accuracy are greedy, the actions decoded %s (docs/act.md §11); ScienceWorld is offline next-action accuracy on held-out expert states.\n\n", decoderWords(s.Decoder))
-	header := []string{"row"}
-	if s.Kind == KindTransfer {
-		header = append(header, "critic data")
-	}
-	header = append(header, s.Columns...)
-	if s.Kind == KindTable1 {
-		header = append(header, "average (ID, WebShop, SciWorld)", "repeated failures / ALFWorld ID episode (free decoding)", "WebShop mean reward")
-	}
-	var rows [][]string
-	for _, t := range s.Table {
-		r := []string{t.Row}
-		if s.Kind == KindTransfer {
-			r = append(r, t.Arm)
-		}
-		for _, c := range t.Cells {
-			r = append(r, c.String()+c.paper())
-		}
-		if s.Kind == KindTable1 {
-			avg, rep, reward := "–", "–", "–"
-			if t.Average != nil {
-				avg = t.Average.String() + t.Average.paper()
-			}
-			if t.Repeated != nil {
-				rep = t.Repeated.String()
-			}
-			if t.WebShopReward != nil {
-				reward = t.WebShopReward.String()
-			}
-			r = append(r, avg, rep, reward)
-		}
-		rows = append(rows, r)
-	}
-	left := 1
-	if s.Kind == KindTransfer {
-		left = 2
-	}
-	b.WriteString(run.MarkdownTable(header, left, rows))
+	b.WriteString(s.mainTable())
 	if len(s.Offline) > 0 {
 		b.WriteString("\n## Offline measures\n\nGreedy next-action accuracy on held-out expert states and greedy choice accuracy on held-out critic examples, per environment (percent, mean ± std):\n\n")
 		var orows [][]string
@@ -136,6 +100,49 @@ func (s *Summary) Report() string {
 	}
 	b.WriteString("\nEach run's datasets, checkpoints and report.json are in its folder (<env>/seed-<s>/, or own/ and transfer/ for a transfer).\n")
 	return b.String()
+}
+
+// mainTable is the study's table: a row per row (and arm), its cells
+// with the paper's numbers, and for table1 the average, the repeated
+// failures and WebShop's mean reward.
+func (s *Summary) mainTable() string {
+	header := []string{"row"}
+	if s.Kind == KindTransfer {
+		header = append(header, "critic data")
+	}
+	header = append(header, s.Columns...)
+	if s.Kind == KindTable1 {
+		header = append(header, "average (ID, WebShop, SciWorld)", "repeated failures / ALFWorld ID episode (free decoding)", "WebShop mean reward")
+	}
+	var rows [][]string
+	for _, t := range s.Table {
+		r := []string{t.Row}
+		if s.Kind == KindTransfer {
+			r = append(r, t.Arm)
+		}
+		for _, c := range t.Cells {
+			r = append(r, c.String()+c.paper())
+		}
+		if s.Kind == KindTable1 {
+			avg, rep, reward := "–", "–", "–"
+			if t.Average != nil {
+				avg = t.Average.String() + t.Average.paper()
+			}
+			if t.Repeated != nil {
+				rep = t.Repeated.String()
+			}
+			if t.WebShopReward != nil {
+				reward = t.WebShopReward.String()
+			}
+			r = append(r, avg, rep, reward)
+		}
+		rows = append(rows, r)
+	}
+	left := 1
+	if s.Kind == KindTransfer {
+		left = 2
+	}
+	return run.MarkdownTable(header, left, rows)
 }
 
 // tenth is the mean of the first (or last) tenth of xs, at least one.

@@ -3,8 +3,8 @@ package run
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -167,11 +167,12 @@ func (e *Experiment) writeReport() error {
 		b.WriteString(e.table(rows))
 	}
 	if len(e.sftLog) > 0 {
-		b.WriteString("\n## SFT\n\n| epoch | train loss | test loss | test acc | skipped steps | seconds |\n|---:|---:|---:|---:|---:|---:|\n")
+		var rows [][]string
 		for _, m := range e.sftLog {
-			fmt.Fprintf(&b, "| %d | %.3f | %s | %s | %d | %.1f |\n", m.Epoch+1, m.TrainLoss, f3(m.TestLoss), f3(m.TestAccuracy),
-				m.SkippedSteps, m.Seconds)
+			rows = append(rows, []string{strconv.Itoa(m.Epoch + 1), f3(m.TrainLoss), f3(m.TestLoss), f3(m.TestAccuracy),
+				strconv.Itoa(m.SkippedSteps), f1(m.Seconds)})
 		}
+		b.WriteString("\n## SFT\n\n" + MarkdownTable([]string{"epoch", "train loss", "test loss", "test acc", "skipped steps", "seconds"}, 0, rows))
 	}
 	if last := e.lastMetrics(); len(last) > 0 {
 		fmt.Fprintf(&b, "\n## The last %d updates (training rollouts, sampled; means)\n\n", len(last))
@@ -218,27 +219,19 @@ func lastUpdatesTable(ms []rl.Metrics) string {
 		{"entropy", func(m rl.Metrics) float64 { return m.Entropy }},
 		{"AREW corr", func(m rl.Metrics) float64 { return m.AREWMeanAbs }},
 	}
-	var head, sep, row strings.Builder
-	head.WriteString("|")
-	sep.WriteString("|")
-	row.WriteString("|")
+	var header, row []string
 	for _, c := range cols {
-		sum, n := 0.0, 0
-		for _, m := range ms {
-			if x := c.get(m); !math.IsNaN(x) {
-				sum += x
-				n++
-			}
+		xs := make([]float64, len(ms))
+		for i, m := range ms {
+			xs[i] = c.get(m)
 		}
 		cell := "–"
-		if v := sum / float64(n); n > 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			cell = fmt.Sprintf("%.4g", v)
+		if mean, _, n := MeanStd(xs); n > 0 {
+			cell = fmt.Sprintf("%.4g", mean)
 		}
-		fmt.Fprintf(&head, " %s |", c.name)
-		sep.WriteString("---:|")
-		fmt.Fprintf(&row, " %s |", cell)
+		header, row = append(header, c.name), append(row, cell)
 	}
-	return head.String() + "\n" + sep.String() + "\n" + row.String() + "\n"
+	return MarkdownTable(header, 0, [][]string{row})
 }
 
 func f3(x float64) string { return Fixed(x, 3) }

@@ -75,33 +75,7 @@ func report(c Config, s *Summary, plots []string, samples map[string][]Sample, w
 	b.WriteString("\n## Updates to a sampled success threshold, per seed\n\n")
 	b.WriteString("The first evaluated update whose sampled success reached the threshold (– never; an upper bound on the " +
 		"true crossing, to within the evaluation interval).\n\n")
-	b.WriteString("| arm | threshold |")
-	for _, seed := range c.Seeds {
-		fmt.Fprintf(&b, " seed %d |", seed)
-	}
-	b.WriteString(" reached |\n|---|---:|" + strings.Repeat("---:|", len(c.Seeds)+1) + "\n")
-	for _, name := range s.ArmOrder {
-		runs := s.Arms[name].Runs
-		for _, t := range s.Thresholds {
-			key := thresholdKey(t)
-			fmt.Fprintf(&b, "| %s | %s |", name, key)
-			reached := 0
-			for _, seed := range c.Seeds {
-				cell := "not run"
-				for _, r := range runs {
-					if r.Seed == seed {
-						cell = "–"
-						if u := r.UpdatesTo[key]; u != nil {
-							cell = strconv.Itoa(*u)
-							reached++
-						}
-					}
-				}
-				fmt.Fprintf(&b, " %s |", cell)
-			}
-			fmt.Fprintf(&b, " %d/%d |\n", reached, len(runs))
-		}
-	}
+	b.WriteString(s.ThresholdTable(c.Seeds))
 
 	if len(plots) > 0 {
 		fmt.Fprintf(&b, "\n## Curves (%s evaluations; thin: one seed, bold: the mean over seeds, dashed: scripted)\n\n", plotMode(s))
@@ -125,6 +99,39 @@ func report(c Config, s *Summary, plots []string, samples map[string][]Sample, w
 		"metrics.jsonl, eval.jsonl, samples.jsonl, provenance.json, tb/ (TensorBoard: `tensorboard --logdir <study folder>`), report.md, " +
 		"checkpoints/ with the run's last checkpoint set; `go run ./cmd/train -resume <arm>/seed-<s> -updates N` extends a run), plots/.\n")
 	return b.String()
+}
+
+// ThresholdTable is the Markdown table of updates_to: per arm and
+// threshold, the first evaluated update each seed's run reached it at
+// (– never, "not run"), and how many runs reached it.
+func (s *Summary) ThresholdTable(seeds []uint64) string {
+	header := []string{"arm", "threshold"}
+	for _, seed := range seeds {
+		header = append(header, fmt.Sprintf("seed %d", seed))
+	}
+	var rows [][]string
+	for _, name := range s.ArmOrder {
+		runs := s.Arms[name].Runs
+		for _, t := range s.Thresholds {
+			key := thresholdKey(t)
+			row, reached := []string{name, key}, 0
+			for _, seed := range seeds {
+				cell := "not run"
+				for _, r := range runs {
+					if r.Seed == seed {
+						cell = "–"
+						if u := r.UpdatesTo[key]; u != nil {
+							cell = strconv.Itoa(*u)
+							reached++
+						}
+					}
+				}
+				row = append(row, cell)
+			}
+			rows = append(rows, append(row, fmt.Sprintf("%d/%d", reached, len(runs))))
+		}
+	}
+	return markdown(append(header, "reached"), 1, rows)
 }
 
 func baseLine(c Config) string {

@@ -97,7 +97,7 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 	report, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	require.NoError(t, err)
 	for _, want := range []string{`\| vanilla +\| base +\| greedy +\| +2 \|`, `\| arew-bt +\| final +\| sampled +\| +2 \| .* ± `,
-		`\| arew \| 0.8 \|`, `\| scripted strong +\|`, `!\[success\]\(plots/success.png\)`, `!\[eval\]\(plots/eval.png\)`, `!\[training\]\(plots/training.png\)`} {
+		`\| arew +\| +0\.8 \|`, `\| scripted strong +\|`, `!\[success\]\(plots/success.png\)`, `!\[eval\]\(plots/eval.png\)`, `!\[training\]\(plots/training.png\)`} {
 		assert.Regexp(t, want, string(report))
 	}
 	for _, m := range append(Reported, Measure{Key: "eval"}, Measure{Key: "training"}, Measure{Key: "phase"}) {

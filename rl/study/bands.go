@@ -37,8 +37,8 @@ func evalBands(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
 			modes = append(modes, mode)
 		}
 	}
-	panels := make([][]*plot.Plot, len(Reported))
-	for r, m := range Reported {
+	panels := make([][]*plot.Plot, len(run.Reported))
+	for r, m := range run.Reported {
 		for c, mode := range modes {
 			p := run.NewPlot(fmt.Sprintf("%s, %s (%d %s instances)", m.Label, mode, s.Episodes, s.Split), "RL update", m.Label)
 			for i, name := range s.ArmOrder {

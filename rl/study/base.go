@@ -56,7 +56,7 @@ func (s *study) placeBase() error {
 		return fmt.Errorf("study: base: %w", err)
 	}
 	s.base = filepath.Join(s.dir, BaseFile)
-	return writeFile(s.base, data)
+	return run.WriteFile(s.base, data)
 }
 
 // buildBase makes the base when the config asks for one: rl.NewBase, then
@@ -79,7 +79,7 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 		return nil, fmt.Errorf("study: base: %w", err)
 	}
 	defer b.Close()
-	log, err := createJSONL(filepath.Join(dir, BaseSFTFile))
+	log, err := run.CreateJSONL(filepath.Join(dir, BaseSFTFile))
 	if err != nil {
 		return nil, err
 	}
@@ -126,24 +126,24 @@ func sourceList(src []rl.BaseSource) string {
 type baseRecord struct {
 	Epoch     int         `json:"epoch"`
 	Steps     int         `json:"steps"`
-	TrainLoss Num         `json:"train_loss"`
-	GradNorm  Num         `json:"grad_norm"`
+	TrainLoss run.Num     `json:"train_loss"`
+	GradNorm  run.Num     `json:"grad_norm"`
 	LR        float64     `json:"lr"`
 	Seconds   float64     `json:"seconds"`
 	Sources   []sourceFit `json:"sources"`
 }
 
 type sourceFit struct {
-	Name     string `json:"name"`
-	Loss     Num    `json:"test_loss"`
-	Accuracy Num    `json:"test_accuracy"`
+	Name     string  `json:"name"`
+	Loss     run.Num `json:"test_loss"`
+	Accuracy run.Num `json:"test_accuracy"`
 }
 
 func newBaseRecord(m rl.BaseEpoch) baseRecord {
-	r := baseRecord{Epoch: m.Epoch, Steps: m.Steps, TrainLoss: Num(m.TrainLoss), GradNorm: Num(m.GradNorm),
+	r := baseRecord{Epoch: m.Epoch, Steps: m.Steps, TrainLoss: run.Num(m.TrainLoss), GradNorm: run.Num(m.GradNorm),
 		LR: m.LR, Seconds: m.Seconds}
 	for _, f := range m.Sources {
-		r.Sources = append(r.Sources, sourceFit{Name: f.Name, Loss: Num(f.Loss), Accuracy: Num(f.Accuracy)})
+		r.Sources = append(r.Sources, sourceFit{Name: f.Name, Loss: run.Num(f.Loss), Accuracy: run.Num(f.Accuracy)})
 	}
 	return r
 }

@@ -8,13 +8,10 @@ import (
 	"arew/tasks"
 )
 
-// Baseline is a scripted policy's evaluation (run.Baseline).
-type Baseline = run.Baseline
-
 // scriptedBaselines plays random and strong on the first n instances of
 // split (from the first seed) and finds the best constant answer on them
 // (run.ScriptedBaselines).
-func scriptedBaselines(ctx context.Context, task tasks.Task, c Config, split tasks.Split, n int) ([]Baseline, error) {
+func scriptedBaselines(ctx context.Context, task tasks.Task, c Config, split tasks.Split, n int) ([]run.Baseline, error) {
 	if ctx.Err() != nil {
 		return nil, run.ErrInterrupted
 	}

@@ -30,9 +30,9 @@ const BaseEvalEpisodes = 500
 // BaseRow is one line of a base build's report: the policy (greedy or
 // sampled) or a scripted baseline, under one source's task variant.
 type BaseRow struct {
-	Source   string    `json:"source"`
-	Policy   string    `json:"policy"`
-	Measures *Measures `json:"measures"`
+	Source   string        `json:"source"`
+	Policy   string        `json:"policy"`
+	Measures *run.Measures `json:"measures"`
 }
 
 // BaseSummary is a base build's summary.json: the recipe, the checkpoint's hash, whether it
@@ -56,11 +56,11 @@ type BaseSummary struct {
 func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSummary, error) {
 	recipe, ok := Bases[name]
 	if !ok {
-		return nil, inputErr(fmt.Errorf("no shipped base %q (shipped: %s)", name, strings.Join(BaseNames(), ", ")))
+		return nil, run.InputErr(fmt.Errorf("no shipped base %q (shipped: %s)", name, strings.Join(BaseNames(), ", ")))
 	}
 	cfg := recipe()
 	if _, _, err := rl.BaseSources(cfg); err != nil {
-		return nil, inputErr(err)
+		return nil, run.InputErr(err)
 	}
 	if err := run.PrepareDir(dir, false); err != nil {
 		return nil, err
@@ -86,10 +86,10 @@ func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSu
 	if sum.Rows, err = EvaluateBase(ctx, policy, cfg, BaseEvalEpisodes, out); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
+	if err := run.WriteJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
 		return nil, err
 	}
-	return sum, writeFile(filepath.Join(dir, BaseReportFile), []byte(sum.Report()))
+	return sum, run.WriteFile(filepath.Join(dir, BaseReportFile), []byte(sum.Report()))
 }
 
 // EvaluateBase plays policy under every source's task variant on the first
@@ -144,19 +144,19 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 // BaseTable is the Markdown table of a base evaluation's rows.
 func BaseTable(rows []BaseRow) string {
 	header := []string{"style", "policy"}
-	for _, m := range Reported {
+	for _, m := range run.Reported {
 		header = append(header, m.Label)
 	}
 	header = append(header, "malformed turns")
 	var cells [][]string
 	for _, r := range rows {
 		row := []string{r.Source, r.Policy}
-		for _, m := range Reported {
-			row = append(row, f3(Num(m.Get(r.Measures))))
+		for _, m := range run.Reported {
+			row = append(row, f3(run.Num(m.Get(r.Measures))))
 		}
 		cells = append(cells, append(row, f3(r.Measures.Malformed)))
 	}
-	return markdown(header, 2, cells)
+	return run.MarkdownTable(header, 2, cells)
 }
 
 // Report is a base build's report.md.

@@ -70,9 +70,9 @@ type CapabilitySummary struct {
 	Config   rl.BaseConfig `json:"config"`
 	Episodes int           `json:"episodes"`
 	Rows     []BaseRow     `json:"rows"`
-	Greedy   Num           `json:"greedy_success"`
-	Strong   Num           `json:"strong_success"`
-	Ratio    Num           `json:"ratio"`
+	Greedy   run.Num       `json:"greedy_success"`
+	Strong   run.Num       `json:"strong_success"`
+	Ratio    run.Num       `json:"ratio"`
 	Met      bool          `json:"target_met"`
 	Seconds  float64       `json:"seconds"`
 }
@@ -108,10 +108,10 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 	}
 	sum.Seconds = time.Since(start).Seconds()
 	sum.judge()
-	if err := writeJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
+	if err := run.WriteJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
 		return nil, err
 	}
-	return sum, writeFile(filepath.Join(dir, BaseReportFile), []byte(sum.Report()))
+	return sum, run.WriteFile(filepath.Join(dir, BaseReportFile), []byte(sum.Report()))
 }
 
 // judge reads the greedy and strong successes off the rows and applies

@@ -9,6 +9,7 @@ import (
 
 	"arew/kernels"
 	"arew/rl"
+	"arew/rl/run"
 )
 
 func TestValidateRejectsBadConfigs(t *testing.T) {
@@ -102,20 +103,20 @@ func TestRunConfigSetsTheArmAndTheSeed(t *testing.T) {
 }
 
 func TestUpdatesTo(t *testing.T) {
-	at := func(u int, success float64) Point {
-		return Point{Update: u, Modes: Modes{Sampled: &Measures{Success: Num(success)}, Greedy: &Measures{Success: 1}}}
+	at := func(u int, success float64) run.Point {
+		return run.Point{Update: u, Modes: run.Modes{Sampled: &run.Measures{Success: run.Num(success)}, Greedy: &run.Measures{Success: 1}}}
 	}
 	u := func(x int) *int { return &x }
 	for _, tc := range []struct {
 		name  string
-		curve []Point
+		curve []run.Point
 		want  map[string]*int
 	}{
-		{"never", []Point{at(0, 0.1), at(10, 0.4)}, map[string]*int{"0.5": nil, "0.8": nil}},
-		{"exactly at the threshold", []Point{at(0, 0.1), at(10, 0.5), at(20, 0.9)}, map[string]*int{"0.5": u(10), "0.8": u(20)}},
-		{"the first crossing, not the last", []Point{at(0, 0.6), at(10, 0.2), at(20, 0.6)}, map[string]*int{"0.5": u(0), "0.8": nil}},
-		{"greedy does not count", []Point{{Update: 0, Modes: Modes{Greedy: &Measures{Success: 1}}}}, map[string]*int{"0.5": nil, "0.8": nil}},
-		{"NaN never reaches", []Point{at(0, math.NaN())}, map[string]*int{"0.5": nil, "0.8": nil}},
+		{"never", []run.Point{at(0, 0.1), at(10, 0.4)}, map[string]*int{"0.5": nil, "0.8": nil}},
+		{"exactly at the threshold", []run.Point{at(0, 0.1), at(10, 0.5), at(20, 0.9)}, map[string]*int{"0.5": u(10), "0.8": u(20)}},
+		{"the first crossing, not the last", []run.Point{at(0, 0.6), at(10, 0.2), at(20, 0.6)}, map[string]*int{"0.5": u(0), "0.8": nil}},
+		{"greedy does not count", []run.Point{{Update: 0, Modes: run.Modes{Greedy: &run.Measures{Success: 1}}}}, map[string]*int{"0.5": nil, "0.8": nil}},
+		{"NaN never reaches", []run.Point{at(0, math.NaN())}, map[string]*int{"0.5": nil, "0.8": nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, updatesTo(tc.curve, DefaultThresholds))

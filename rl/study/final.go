@@ -14,7 +14,7 @@ import (
 // measures: the study's headline numbers. Empty when no run has one.
 func (s *Summary) TestTable() string {
 	header := []string{"arm", "mode", "runs"}
-	for _, m := range Reported {
+	for _, m := range run.Reported {
 		header = append(header, m.Label)
 	}
 	var rows [][]string
@@ -30,7 +30,7 @@ func (s *Summary) TestTable() string {
 	if len(rows) == 0 {
 		return ""
 	}
-	return markdown(header, 2, rows)
+	return run.MarkdownTable(header, 2, rows)
 }
 
 // TestSeedTable is the final test success of every run, seed by seed, in
@@ -46,7 +46,7 @@ func (s *Summary) TestSeedTable(seeds []uint64) string {
 			row := []string{name, mode}
 			any := false
 			for _, x := range s.testSuccess(name, mode, seeds) {
-				row, any = append(row, f3(Num(x))), any || !math.IsNaN(x)
+				row, any = append(row, f3(run.Num(x))), any || !math.IsNaN(x)
 			}
 			if any {
 				rows = append(rows, row)
@@ -56,11 +56,11 @@ func (s *Summary) TestSeedTable(seeds []uint64) string {
 	if len(rows) == 0 {
 		return ""
 	}
-	return markdown(header, 2, rows)
+	return run.MarkdownTable(header, 2, rows)
 }
 
-func (s *Summary) testEvals(arm, mode string) []*Measures {
-	var out []*Measures
+func (s *Summary) testEvals(arm, mode string) []*run.Measures {
+	var out []*run.Measures
 	for _, r := range s.Arms[arm].Runs {
 		if r.Test != nil {
 			if m := r.Test.Get(mode); m != nil {
@@ -201,10 +201,10 @@ func (s *Summary) RankingTable(seeds int) string {
 			if fam == "" {
 				fam = "all"
 			}
-			rows = append(rows, []string{fam, strconv.Itoa(i + 1), r.Arm, f3(Num(r.Sampled)), f3(Num(r.Greedy)), strconv.Itoa(r.Complete)})
+			rows = append(rows, []string{fam, strconv.Itoa(i + 1), r.Arm, f3(run.Num(r.Sampled)), f3(run.Num(r.Greedy)), strconv.Itoa(r.Complete)})
 		}
 	}
-	out := markdown([]string{"family", "rank", "arm", "sampled success", "greedy success", "runs"}, 3, rows)
+	out := run.MarkdownTable([]string{"family", "rank", "arm", "sampled success", "greedy success", "runs"}, 3, rows)
 	var missing []string
 	for _, n := range s.ArmOrder {
 		if !ranked[n] {
@@ -287,10 +287,10 @@ func (s *Summary) PairedTable(ref, mode string, margin float64, seeds []uint64) 
 		for _, d := range r.Deltas {
 			row = append(row, signed(d))
 		}
-		row = append(row, signed(r.Mean)+" ± "+f3(Num(r.Std)), fmt.Sprintf("%d of %d", r.AtLeast, r.Pairs))
+		row = append(row, signed(r.Mean)+" ± "+f3(run.Num(r.Std)), fmt.Sprintf("%d of %d", r.AtLeast, r.Pairs))
 		rows = append(rows, row)
 	}
-	return markdown(header, 1, rows)
+	return run.MarkdownTable(header, 1, rows)
 }
 
 // signed writes x with three decimals and its sign, or – when not finite.

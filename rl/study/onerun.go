@@ -28,9 +28,6 @@ const (
 	PolicyFile = run.CheckpointDir + "/" + run.PolicyFile
 )
 
-// EvalRecord is one line of a run's eval.jsonl.
-type EvalRecord = run.EvalRecord
-
 // runName is the folder (and the run name) of a seed's run in its arm's
 // folder.
 func runName(seed uint64) string { return "seed-" + strconv.FormatUint(seed, 10) }
@@ -89,7 +86,7 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 		}
 		s.meter.Tick(s.updates, fmt.Sprintf("%s, update %d/%d, train success %.3f", name, m.Update+1, s.cfg.Updates, m.Success))
 	}
-	e.OnEval = func(r EvalRecord, _ []run.Sample) {
+	e.OnEval = func(r run.EvalRecord, _ []run.Sample) {
 		s.meter.Line(s.updates, fmt.Sprintf("%s @ %d %-4s %-7s success %s  AS %s  evidence %s  I_AS %s  C_BT %s", name, r.Update,
 			r.Split, r.Mode, f3(r.Success), f3(r.ASProxy), f3(r.Evidence), f3(r.IAS), f3(r.CBT)))
 	}
@@ -113,7 +110,7 @@ func (s *study) startRun(arm Arm, seed uint64) (*run.Experiment, error) {
 		dir := filepath.Join(armDir, runName(seed))
 		e, err := run.Resume(dir, -1, io.Discard)
 		if err != nil {
-			return nil, inputErr(fmt.Errorf("%w (remove %s to run it again from the start)", err, dir))
+			return nil, run.InputErr(fmt.Errorf("%w (remove %s to run it again from the start)", err, dir))
 		}
 		done := e.Done()
 		s.updates += done
@@ -131,13 +128,13 @@ func (s *study) startRun(arm Arm, seed uint64) (*run.Experiment, error) {
 // thresholds, final and test evaluations, and its latest transcripts for
 // the report (the first seed's).
 func (s *study) sumUp(l *run.Loop, arm string, seed uint64, status string) *RunSum {
-	r := &RunSum{Seed: seed, Status: status, Curve: []Point{}}
+	r := &RunSum{Seed: seed, Status: status, Curve: []run.Point{}}
 	if l != nil {
 		r.Done, r.Test = l.Done, l.Test
 		r.Curve = append(r.Curve, l.Curve...)
 		if seed == s.cfg.Seeds[0] && len(l.Shown) > 0 && l.Shown[0].Mode == "sampled" {
 			if s.samples == nil {
-				s.samples = map[string][]Sample{}
+				s.samples = map[string][]run.Sample{}
 			}
 			s.samples[arm] = l.Shown
 		}
@@ -152,10 +149,3 @@ func (s *study) sumUp(l *run.Loop, arm string, seed uint64, status string) *RunS
 	}
 	return r
 }
-
-// SamplesPerEval and Sample are the run layer's: the transcripts every
-// run writes.
-const SamplesPerEval = run.SamplesPerEval
-
-// Sample is one line of samples.jsonl (run.Sample).
-type Sample = run.Sample

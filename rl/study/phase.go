@@ -36,8 +36,8 @@ func lockRegion(s *Summary) (delta, eps float64, ok bool) {
 }
 
 var (
-	measureIAS = Measure{Key: "i_as", Label: "I_AS", Get: func(m *Measures) float64 { return float64(m.IAS) }}
-	measureCBT = Measure{Key: "c_bt", Label: "C_BT", Get: func(m *Measures) float64 { return float64(m.CBT) }}
+	measureIAS = run.Measure{Key: "i_as", Label: "I_AS", Get: func(m *run.Measures) float64 { return float64(m.IAS) }}
+	measureCBT = run.Measure{Key: "c_bt", Label: "C_BT", Get: func(m *run.Measures) float64 { return float64(m.CBT) }}
 )
 
 // phasePath is a run's evaluations as (I_AS, C_BT) points in mode, in

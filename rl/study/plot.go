@@ -34,7 +34,7 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	var out []string
-	for _, m := range Reported {
+	for _, m := range run.Reported {
 		p, legend, err := measurePlot(s, m)
 		if err != nil {
 			return nil, err
@@ -91,7 +91,7 @@ func plotMode(s *Summary) string {
 }
 
 // series is the value of m along one run's curve in mode.
-func series(r RunSum, m Measure, mode string) plotter.XYs {
+func series(r RunSum, m run.Measure, mode string) plotter.XYs {
 	var xy plotter.XYs
 	for _, p := range r.Curve {
 		if e := p.Get(mode); e != nil {
@@ -104,7 +104,7 @@ func series(r RunSum, m Measure, mode string) plotter.XYs {
 }
 
 // curves are the series of m along runs' curves in mode.
-func curves(runs []RunSum, m Measure, mode string) []run.Curve {
+func curves(runs []RunSum, m run.Measure, mode string) []run.Curve {
 	out := make([]run.Curve, len(runs))
 	for i, r := range runs {
 		out[i] = series(r, m, mode)
@@ -113,7 +113,7 @@ func curves(runs []RunSum, m Measure, mode string) []run.Curve {
 }
 
 // measurePlot overlays every arm's runs for one measure.
-func measurePlot(s *Summary, m Measure) (*plot.Plot, plot.Legend, error) {
+func measurePlot(s *Summary, m run.Measure) (*plot.Plot, plot.Legend, error) {
 	p := run.NewPlot(fmt.Sprintf("%s: %s (%s, %d %s instances)", s.Name, m.Label, plotMode(s), s.Episodes, s.Split), "RL update", m.Label)
 	legend := plot.NewLegend()
 	// Every seed first, so that no arm's thin lines hide another's mean.
@@ -141,7 +141,7 @@ func measurePlot(s *Summary, m Measure) (*plot.Plot, plot.Legend, error) {
 
 // addBaselines draws the scripted baselines' values of m as dashed
 // horizontal lines, adding them to legend unless it is nil.
-func addBaselines(p *plot.Plot, s *Summary, m Measure, legend *plot.Legend) error {
+func addBaselines(p *plot.Plot, s *Summary, m run.Measure, legend *plot.Legend) error {
 	for i, bl := range s.Baselines {
 		v := m.Get(bl.Measures)
 		if math.IsNaN(v) {

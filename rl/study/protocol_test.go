@@ -108,9 +108,9 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 		require.NotNil(t, runs[0].Test.Greedy)
 		require.NotNil(t, runs[0].Test.Sampled)
 
-		var recs []EvalRecord
+		var recs []run.EvalRecord
 		for _, line := range readLines(t, filepath.Join(dir, name, "seed-3", EvalFile)) {
-			var r EvalRecord
+			var r run.EvalRecord
 			require.NoError(t, json.Unmarshal([]byte(line), &r))
 			recs = append(recs, r)
 		}
@@ -186,8 +186,8 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 
 func TestRankingFollowsTheRule(t *testing.T) {
 	run := func(seed uint64, sampled, greedy float64) RunSum {
-		return RunSum{Seed: seed, Status: "complete", Final: &Modes{
-			Sampled: &Measures{Success: Num(sampled)}, Greedy: &Measures{Success: Num(greedy)}}}
+		return RunSum{Seed: seed, Status: "complete", Final: &run.Modes{
+			Sampled: &run.Measures{Success: run.Num(sampled)}, Greedy: &run.Measures{Success: run.Num(greedy)}}}
 	}
 	s := &Summary{ArmOrder: []string{"a", "b", "c", "d", "e"}, Arms: map[string]*ArmSum{
 		"a": {Runs: []RunSum{run(1, 0.2, 0.9), run(2, 0.4, 0.9)}},             // 0.3, 0.9
@@ -223,7 +223,7 @@ func TestRankingFollowsTheRule(t *testing.T) {
 
 func TestPairedDifferences(t *testing.T) {
 	run := func(seed uint64, sampled float64) RunSum {
-		return RunSum{Seed: seed, Status: "complete", Test: &Modes{Sampled: &Measures{Success: Num(sampled)}}}
+		return RunSum{Seed: seed, Status: "complete", Test: &run.Modes{Sampled: &run.Measures{Success: run.Num(sampled)}}}
 	}
 	s := &Summary{ArmOrder: []string{"ref", "x"}, Arms: map[string]*ArmSum{
 		"ref": {Runs: []RunSum{run(1, 0.2), run(2, 0.2), run(3, 0.1)}},
@@ -255,8 +255,8 @@ func TestPairedDifferences(t *testing.T) {
 func TestRankingIgnoresTheTestSplit(t *testing.T) {
 	mk := func(testA, testB float64) *Summary {
 		run := func(final, test float64) RunSum {
-			return RunSum{Seed: 1, Status: "complete", Final: &Modes{Sampled: &Measures{Success: Num(final)}},
-				Test: &Modes{Sampled: &Measures{Success: Num(test)}}}
+			return RunSum{Seed: 1, Status: "complete", Final: &run.Modes{Sampled: &run.Measures{Success: run.Num(final)}},
+				Test: &run.Modes{Sampled: &run.Measures{Success: run.Num(test)}}}
 		}
 		return &Summary{ArmOrder: []string{"a", "b"}, Arms: map[string]*ArmSum{
 			"a": {Runs: []RunSum{run(0.6, testA)}}, "b": {Runs: []RunSum{run(0.4, testB)}}}}

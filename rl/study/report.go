@@ -16,7 +16,7 @@ import (
 // final evaluations, updates-to-threshold per seed, and the plots.
 // attempts are provenance.json's, the last one this attempt's (wall
 // is its wall time so far).
-func report(c Config, s *Summary, plots []string, samples map[string][]Sample, wall time.Duration, attempts []run.Provenance) string {
+func report(c Config, s *Summary, plots []string, samples map[string][]run.Sample, wall time.Duration, attempts []run.Provenance) string {
 	var b strings.Builder
 	prov := attempts[len(attempts)-1]
 	fmt.Fprintf(&b, "# Study %s\n\n", c.Name)
@@ -131,7 +131,7 @@ func (s *Summary) ThresholdTable(seeds []uint64) string {
 			rows = append(rows, append(row, fmt.Sprintf("%d/%d", reached, len(runs))))
 		}
 	}
-	return markdown(append(header, "reached"), 1, rows)
+	return run.MarkdownTable(append(header, "reached"), 1, rows)
 }
 
 func baseLine(c Config) string {
@@ -200,7 +200,7 @@ func episodesPerUpdate(c Config) int {
 func lr(c Config) float64 { return c.algorithm().Policy().Optim.LR }
 
 // f3 writes x with three decimals, or – when it is not finite.
-func f3(x Num) string { return run.Fixed(float64(x), 3) }
+func f3(x run.Num) string { return run.Fixed(float64(x), 3) }
 
 // wallLine is the study's wall time: this attempt's, and with earlier
 // attempts the sum over those provenance.json records (an attempt killed

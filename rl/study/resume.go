@@ -25,21 +25,21 @@ const maxSummaryBytes = 64 << 20
 func (s *study) loadPrevious() error {
 	have, err := run.ReadConfigFile(filepath.Join(s.dir, StudyFile))
 	if err != nil {
-		return inputErr(fmt.Errorf("study: resume: %w", err))
+		return run.InputErr(fmt.Errorf("study: resume: %w", err))
 	}
 	want, err := json.MarshalIndent(s.cfg, "", "  ")
 	if err != nil {
 		return fmt.Errorf("study: resume: %w", err)
 	}
 	if !bytes.Equal(bytes.TrimSpace(have), want) {
-		return inputErr(fmt.Errorf("study: resume: %s holds a different study (its %s differs from this config)", s.dir, StudyFile))
+		return run.InputErr(fmt.Errorf("study: resume: %s holds a different study (its %s differs from this config)", s.dir, StudyFile))
 	}
 	s.done = map[string]map[uint64]RunSum{}
 	var prev Summary
 	switch err := run.ReadJSON(filepath.Join(s.dir, SummaryFile), maxSummaryBytes, &prev); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return inputErr(fmt.Errorf("study: resume: %w", err))
+		return run.InputErr(fmt.Errorf("study: resume: %w", err))
 	default:
 		for name, arm := range prev.Arms {
 			for _, r := range arm.Runs {

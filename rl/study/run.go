@@ -19,10 +19,6 @@ import (
 	"arew/tasks"
 )
 
-// inputErr is bad input found before the study folder is touched
-// (run.InputError).
-var inputErr = run.InputErr
-
 // The files of a study folder (doc.go).
 const (
 	StudyFile   = "study.json"
@@ -58,7 +54,7 @@ type study struct {
 	afterUpdate func(arm string, seed uint64, done int)
 	// samples holds, per arm, the transcripts of the latest sampled
 	// evaluation of the first seed, for the report.
-	samples map[string][]Sample
+	samples map[string][]run.Sample
 }
 
 // Run runs every arm × seed of cfg, one after another, into dir (which
@@ -91,20 +87,20 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 		progressOut = io.Discard
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, inputErr(err)
+		return nil, run.InputErr(err)
 	}
 	task, err := tasks.New(cfg.Task, cfg.TaskConfig)
 	if err != nil {
-		return nil, inputErr(fmt.Errorf("study: %w", err))
+		return nil, run.InputErr(fmt.Errorf("study: %w", err))
 	}
 	s := &study{cfg: cfg, dir: dir, task: task, armTask: map[string]tasks.Task{}, out: progressOut, start: time.Now(), afterUpdate: afterUpdate}
 	for _, a := range cfg.Arms {
 		if s.armTask[a.Name], err = armTask(cfg, a, task); err != nil {
-			return nil, inputErr(err)
+			return nil, run.InputErr(err)
 		}
 	}
 	if err := s.loadBase(); err != nil {
-		return nil, inputErr(err)
+		return nil, run.InputErr(err)
 	}
 	if resume {
 		if err := s.loadPrevious(); err != nil {
@@ -114,7 +110,7 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 		if err := run.PrepareDir(dir, false); err != nil {
 			return nil, err
 		}
-		if err := writeJSON(filepath.Join(dir, StudyFile), cfg); err != nil {
+		if err := run.WriteJSON(filepath.Join(dir, StudyFile), cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -147,7 +143,7 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 		err = werr
 	}
 	s.attempts[len(s.attempts)-1].Finish(time.Now(), time.Since(s.start))
-	if werr := writeJSON(filepath.Join(dir, ProvenanceFile), s.attempts); werr != nil && err == nil {
+	if werr := run.WriteJSON(filepath.Join(dir, ProvenanceFile), s.attempts); werr != nil && err == nil {
 		err = werr
 	}
 	return s.sum, err
@@ -161,11 +157,11 @@ func (s *study) startProvenance(resume bool) ([]run.Provenance, error) {
 	path := filepath.Join(s.dir, ProvenanceFile)
 	if resume {
 		if err := run.ReadJSON(path, maxSummaryBytes, &attempts); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, inputErr(fmt.Errorf("study: resume: %w", err))
+			return nil, run.InputErr(fmt.Errorf("study: resume: %w", err))
 		}
 	}
 	attempts = append(attempts, run.Collect(s.start))
-	return attempts, writeJSON(path, attempts)
+	return attempts, run.WriteJSON(path, attempts)
 }
 
 // armTask is the task of arm: the study's own when the arm changes
@@ -262,7 +258,7 @@ func (s *study) run(ctx context.Context) error {
 			if r != nil {
 				a := s.sum.Arms[arm.Name]
 				a.Runs = append(a.Runs, *r)
-				if werr := writeJSON(filepath.Join(s.dir, SummaryFile), s.sum); werr != nil && err == nil {
+				if werr := run.WriteJSON(filepath.Join(s.dir, SummaryFile), s.sum); werr != nil && err == nil {
 					err = werr
 				}
 			}
@@ -276,14 +272,14 @@ func (s *study) run(ctx context.Context) error {
 
 // writeOutputs writes summary.json, the plots and report.md.
 func (s *study) writeOutputs() error {
-	if err := writeJSON(filepath.Join(s.dir, SummaryFile), s.sum); err != nil {
+	if err := run.WriteJSON(filepath.Join(s.dir, SummaryFile), s.sum); err != nil {
 		return err
 	}
 	plots, err := writePlots(s.sum, filepath.Join(s.dir, PlotsDir))
 	if err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start), s.attempts)))
+	return run.WriteFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start), s.attempts)))
 }
 
 // fits checks that a policy can play the task with the study's rollouts
@@ -299,7 +295,7 @@ func (s *study) fits(p *model.Model) error {
 func newSummary(c Config) *Summary {
 	s := &Summary{Name: c.Name, Task: c.Task, Algo: c.Algo, Updates: c.Updates, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
 		Split: c.Eval.split().String(), Test: c.Eval.Test,
-		Thresholds: c.thresholds(), Status: "running", Arms: map[string]*ArmSum{}, Baselines: []Baseline{}}
+		Thresholds: c.thresholds(), Status: "running", Arms: map[string]*ArmSum{}, Baselines: []run.Baseline{}}
 	for _, a := range c.Arms {
 		s.ArmOrder = append(s.ArmOrder, a.Name)
 		s.Arms[a.Name] = &ArmSum{Family: a.Family, AREW: a.AREW, TaskConfig: a.TaskConfig, PPO: a.PPO, GRPO: a.GRPO, Runs: []RunSum{}}

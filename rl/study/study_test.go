@@ -48,7 +48,7 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 				assert.FileExists(t, filepath.Join(dir, arm, seed, f))
 			}
 			// Three transcripts per evaluation and mode.
-			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, SamplesFile)), 8*SamplesPerEval)
+			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, SamplesFile)), 8*run.SamplesPerEval)
 			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, MetricsFile)), 6, "one line per update")
 			// Updates 0, 2, 4 and 6, greedy and sampled.
 			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, EvalFile)), 8)
@@ -100,7 +100,7 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 		`\| arew +\| +0\.8 \|`, `\| scripted strong +\|`, `!\[success\]\(plots/success.png\)`, `!\[eval\]\(plots/eval.png\)`, `!\[training\]\(plots/training.png\)`} {
 		assert.Regexp(t, want, string(report))
 	}
-	for _, m := range append(Reported, Measure{Key: "eval"}, Measure{Key: "training"}, Measure{Key: "phase"}) {
+	for _, m := range append(run.Reported, run.Measure{Key: "eval"}, run.Measure{Key: "training"}, run.Measure{Key: "phase"}) {
 		png, err := os.ReadFile(filepath.Join(dir, PlotsDir, m.Key+".png"))
 		require.NoError(t, err)
 		assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), m.Key)

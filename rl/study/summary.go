@@ -24,9 +24,9 @@ type Summary struct {
 	Status     string             `json:"status"`    // running, complete, interrupted, failed
 	ArmOrder   []string           `json:"arm_order"` // the arms in the config's order
 	Arms       map[string]*ArmSum `json:"arms"`
-	Baselines  []Baseline         `json:"baselines"` // scripted policies on the in-training evaluation's instances
+	Baselines  []run.Baseline     `json:"baselines"` // scripted policies on the in-training evaluation's instances
 	// TestBaselines are the scripted policies on the final test instances.
-	TestBaselines []Baseline `json:"test_baselines,omitempty"`
+	TestBaselines []run.Baseline `json:"test_baselines,omitempty"`
 }
 
 // ArmSum is one arm: its AREW setting, what else it changes (Arm), and
@@ -47,29 +47,17 @@ type RunSum struct {
 	Seed      uint64          `json:"seed"`
 	Status    string          `json:"status"` // complete or interrupted
 	Done      int             `json:"updates_done"`
-	Base      Modes           `json:"base"`
-	Final     *Modes          `json:"final"`
+	Base      run.Modes       `json:"base"`
+	Final     *run.Modes      `json:"final"`
 	UpdatesTo map[string]*int `json:"updates_to"`
-	Curve     []Point         `json:"curve"` // every evaluation, in update order
+	Curve     []run.Point     `json:"curve"` // every evaluation, in update order
 	// Test is the final evaluation on the test split (Eval.Test > 0).
-	Test *Modes `json:"test,omitempty"`
+	Test *run.Modes `json:"test,omitempty"`
 }
-
-// The measures, evaluations and curve points of a run are the run
-// layer's (arew/rl/run).
-type (
-	Measures = run.Measures
-	Modes    = run.Modes
-	Point    = run.Point
-	Measure  = run.Measure
-)
-
-// Reported are the measures of the report's table and of the plots.
-var Reported = run.Reported
 
 // updatesTo is, for each threshold, the first update in curve whose
 // sampled success is at least the threshold (nil: never).
-func updatesTo(curve []Point, thresholds []float64) map[string]*int {
+func updatesTo(curve []run.Point, thresholds []float64) map[string]*int {
 	out := make(map[string]*int, len(thresholds))
 	for _, t := range thresholds {
 		out[thresholdKey(t)] = nil
@@ -83,6 +71,3 @@ func updatesTo(curve []Point, thresholds []float64) map[string]*int {
 	}
 	return out
 }
-
-// Num is a float64 written as null when it is not finite (run.Num).
-type Num = run.Num

@@ -10,7 +10,7 @@ import (
 // sampled, for the Reported measures.
 func (s *Summary) Table() string {
 	header := []string{"arm", "policy", "mode", "runs"}
-	for _, m := range Reported {
+	for _, m := range run.Reported {
 		header = append(header, m.Label)
 	}
 	var rows [][]string
@@ -18,7 +18,7 @@ func (s *Summary) Table() string {
 		runs := s.Arms[name].Runs
 		for _, phase := range []string{"base", "final"} {
 			for _, mode := range []string{"greedy", "sampled"} {
-				var evals []*Measures
+				var evals []*run.Measures
 				for _, r := range runs {
 					ev := r.Base
 					if phase == "final" {
@@ -38,19 +38,19 @@ func (s *Summary) Table() string {
 			}
 		}
 	}
-	return markdown(header, 3, rows)
+	return run.MarkdownTable(header, 3, rows)
 }
 
 // meanStdCells are "mean ± std" over evals of each Reported measure.
-func meanStdCells(evals []*Measures) []string {
+func meanStdCells(evals []*run.Measures) []string {
 	var cells []string
-	for _, m := range Reported {
+	for _, m := range run.Reported {
 		xs := make([]float64, len(evals))
 		for i, e := range evals {
 			xs[i] = m.Get(e)
 		}
 		mean, std, _ := run.MeanStd(xs)
-		cells = append(cells, f3(Num(mean))+" ± "+f3(Num(std)))
+		cells = append(cells, f3(run.Num(mean))+" ± "+f3(run.Num(std)))
 	}
 	return cells
 }
@@ -62,21 +62,18 @@ func (s *Summary) BaselineTable() string { return baselineTable(s.Baselines) }
 // TestBaselineTable is the same on the final test instances.
 func (s *Summary) TestBaselineTable() string { return baselineTable(s.TestBaselines) }
 
-func baselineTable(bs []Baseline) string {
+func baselineTable(bs []run.Baseline) string {
 	header := []string{"policy"}
-	for _, m := range Reported {
+	for _, m := range run.Reported {
 		header = append(header, m.Label)
 	}
 	var rows [][]string
 	for _, bl := range bs {
 		row := []string{bl.Name}
-		for _, m := range Reported {
-			row = append(row, f3(Num(m.Get(bl.Measures))))
+		for _, m := range run.Reported {
+			row = append(row, f3(run.Num(m.Get(bl.Measures))))
 		}
 		rows = append(rows, row)
 	}
-	return markdown(header, 1, rows)
+	return run.MarkdownTable(header, 1, rows)
 }
-
-// markdown is run.MarkdownTable, the one table formatter.
-var markdown = run.MarkdownTable

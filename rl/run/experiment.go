@@ -100,9 +100,6 @@ func Resume(dir string, updates int, progressOut io.Writer) (*Experiment, error)
 // Config is the run's resolved config (the model configs derived).
 func (e *Experiment) Config() Config { return e.cfg }
 
-// Dir is the run folder.
-func (e *Experiment) Dir() string { return e.dir }
-
 // Done is the RL updates the run has done: its loop's, or before RL a
 // resumed run's checkpoint set's.
 func (e *Experiment) Done() int {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"arew/rl/act"
@@ -18,20 +17,7 @@ func actInvocation(inv invocation, o *overrides, configPath string) (invocation,
 	if _, err := act.StudyPreset(inv.act); err != nil {
 		return inv, usageErrorf("-act: %v", err)
 	}
-	var bad []string
-	for name := range o.set {
-		if name != "name" {
-			bad = append(bad, "-"+name)
-		}
-	}
-	for flagName, given := range map[string]bool{"-config": configPath != "", "-study": inv.study != "",
-		"-study-config": inv.studyConfig != "", "-build-base": inv.buildBase != "", "-resume": inv.resume != ""} {
-		if given {
-			bad = append(bad, flagName)
-		}
-	}
-	if len(bad) > 0 {
-		slices.Sort(bad)
+	if bad := refused(o, map[string]bool{"name": true}, inv.otherJobs(configPath)); len(bad) > 0 {
 		return inv, usageErrorf("-act takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
 	}
 	inv.studyName = o.raw["name"]

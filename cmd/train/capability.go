@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	arewrun "arew/rl/run"
@@ -18,24 +17,15 @@ func capabilityInvocation(inv invocation, o *overrides, configPath string) (invo
 	if _, ok := study.Capabilities[inv.capability]; !ok {
 		return inv, usageErrorf("-capability: no recipe %q (recipes: %s)", inv.capability, strings.Join(study.CapabilityNames(), ", "))
 	}
-	var bad []string
-	for name := range o.set {
-		if name != "name" {
-			bad = append(bad, "-"+name)
-		}
-	}
-	for flagName, given := range map[string]bool{"-config": configPath != "", "-study": inv.study != "",
-		"-study-config": inv.studyConfig != "", "-build-base": inv.buildBase != "", "-resume": inv.resume != "", "-act": inv.act != ""} {
-		if given {
-			bad = append(bad, flagName)
-		}
-	}
-	if len(bad) > 0 {
-		slices.Sort(bad)
+	others := inv.otherJobs(configPath)
+	others["-act"] = inv.act != ""
+	if bad := refused(o, map[string]bool{"name": true}, others); len(bad) > 0 {
 		return inv, usageErrorf("-capability takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
 	}
-	if n := o.raw["name"]; n != "" && (n != filepath.Base(n) || n == "." || n == ".." || strings.ContainsAny(n, `/\`)) {
-		return inv, usageErrorf("-name %q: want one plain folder name", n)
+	if n := o.raw["name"]; n != "" {
+		if err := arewrun.ValidName("-name", n); err != nil {
+			return inv, usageErrorf("%v", err)
+		}
 	}
 	inv.studyName = o.raw["name"]
 	return inv, nil
@@ -45,12 +35,8 @@ func capabilityInvocation(inv invocation, o *overrides, configPath string) (invo
 // (study.BuildCapability) into <out>/capability-<recipe>/ (or -name) and
 // prints its table.
 func runCapability(ctx context.Context, inv invocation, out io.Writer) error {
-	name := "capability-" + inv.capability
-	if inv.studyName != "" {
-		name = inv.studyName
-	}
-	dir := filepath.Join(inv.out, name)
-	if err := arewrun.ClearDir(dir, inv.force); err != nil {
+	dir, err := jobDir(inv, "capability-"+inv.capability)
+	if err != nil {
 		return err
 	}
 	sum, err := study.BuildCapability(ctx, inv.capability, dir, out)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"arew/rl"
@@ -64,6 +65,32 @@ type invocation struct {
 
 // studyFlags are the flags -study accepts besides -out and -force.
 var studyFlags = map[string]bool{"name": true, "init": true}
+
+// refused are the flags of a command line its job does not take, sorted:
+// the run flags given that are not in allowed, and the other flags named
+// in others that were given.
+func refused(o *overrides, allowed, others map[string]bool) []string {
+	var bad []string
+	for name := range o.set {
+		if !allowed[name] {
+			bad = append(bad, "-"+name)
+		}
+	}
+	for name, given := range others {
+		if given {
+			bad = append(bad, name)
+		}
+	}
+	slices.Sort(bad)
+	return bad
+}
+
+// otherJobs are the flags of the jobs besides a run's (and -config), as
+// given: a job that takes none of them refuses them.
+func (inv invocation) otherJobs(configPath string) map[string]bool {
+	return map[string]bool{"-config": configPath != "", "-study": inv.study != "", "-study-config": inv.studyConfig != "",
+		"-build-base": inv.buildBase != "", "-resume": inv.resume != ""}
+}
 
 // overrides collects the flags given on the command line that change the
 // config. They apply after the config file (flags override the file), in

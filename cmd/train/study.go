@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -28,17 +27,7 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 	} else if _, err := study.Preset(inv.study); err != nil {
 		return inv, usageErrorf("-study: %v", err)
 	}
-	var bad []string
-	for name := range o.set {
-		if !studyFlags[name] {
-			bad = append(bad, "-"+name)
-		}
-	}
-	if configPath != "" {
-		bad = append(bad, "-config")
-	}
-	if len(bad) > 0 {
-		slices.Sort(bad)
+	if bad := refused(o, studyFlags, map[string]bool{"-config": configPath != ""}); len(bad) > 0 {
 		return inv, usageErrorf("-study takes only -out, -force, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
 	}
 	inv.studyName, inv.studyBase = o.raw["name"], o.raw["init"]
@@ -60,20 +49,9 @@ func resumeInvocation(inv invocation, o *overrides, configPath string) (invocati
 	default:
 		return inv, usageErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, arewrun.ConfigFile)
 	}
-	var bad []string
-	for name := range o.set {
-		if !allowed[name] {
-			bad = append(bad, "-"+name)
-		}
-	}
-	for flagName, given := range map[string]bool{"-config": configPath != "", "-force": inv.force, "-study": inv.study != "",
-		"-study-config": inv.studyConfig != "", "-build-base": inv.buildBase != ""} {
-		if given {
-			bad = append(bad, flagName)
-		}
-	}
-	if len(bad) > 0 {
-		slices.Sort(bad)
+	others := inv.otherJobs(configPath)
+	others["-resume"], others["-force"] = false, inv.force
+	if bad := refused(o, allowed, others); len(bad) > 0 {
 		what := "a study's folder takes no other flag"
 		if !inv.resumeStudy {
 			what = "a run's folder takes only -updates (to extend it)"
@@ -169,12 +147,8 @@ func studyResult(out io.Writer, dir string, sum *study.Summary, err error) error
 // runBuildBase rebuilds a shipped base into <out>/<name>/ (name: the
 // base's own unless -name) and prints its evaluation.
 func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
-	name := inv.buildBase
-	if inv.studyName != "" {
-		name = inv.studyName
-	}
-	dir := filepath.Join(inv.out, name)
-	if err := arewrun.ClearDir(dir, inv.force); err != nil {
+	dir, err := jobDir(inv, inv.buildBase)
+	if err != nil {
 		return err
 	}
 	sum, err := study.BuildShipped(ctx, inv.buildBase, dir, out)
@@ -204,4 +178,14 @@ func printStudy(out io.Writer, s *study.Summary, dir string) {
 	if plots, _ := filepath.Glob(filepath.Join(dir, study.PlotsDir, "*.png")); len(plots) > 0 {
 		fmt.Fprintf(out, "plots   %s\n", strings.Join(plots, " "))
 	}
+}
+
+// jobDir is a job's folder, <out>/<name> (-name's, else def), cleared
+// for it (arewrun.ClearDir: -force replaces one that is not empty).
+func jobDir(inv invocation, def string) (string, error) {
+	if inv.studyName != "" {
+		def = inv.studyName
+	}
+	dir := filepath.Join(inv.out, def)
+	return dir, arewrun.ClearDir(dir, inv.force)
 }

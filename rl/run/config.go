@@ -112,7 +112,7 @@ const maxTestEpisodes = 1 << 20
 // Version is what the binary can say about itself without git.
 type Version struct {
 	// KernelSet is the CPU kernels that ran (kernels.Impl: avx512,
-	// avx2-fma or go), CPU the processor and the features they look at.
+	// avx2, neon or go), CPU the processor and the features they look at.
 	KernelSet string            `json:"kernel_set"`
 	CPU       string            `json:"cpu"`
 	Go        string            `json:"go"`

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"arew/engine"
@@ -35,4 +36,20 @@ func KeptLines(path string, keep func(line []byte) (bool, error)) ([]byte, error
 		}
 	}
 	return kept, nil
+}
+
+// ReadRecords reads the JSON-lines log at path (KeptLines) as records of
+// one kind, keeping those keep accepts (nil: every one): the records, and
+// their lines joined.
+func ReadRecords[T any](path string, keep func(T) bool) ([]T, []byte, error) {
+	var out []T
+	lines, err := KeptLines(path, func(line []byte) (bool, error) {
+		var r T
+		if err := json.Unmarshal(line, &r); err != nil || keep != nil && !keep(r) {
+			return false, err
+		}
+		out = append(out, r)
+		return true, nil
+	})
+	return out, lines, err
 }

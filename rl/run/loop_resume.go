@@ -1,7 +1,6 @@
 package run
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -35,43 +34,20 @@ func (l *Loop) Resume() error {
 		return fmt.Errorf("the checkpoint set of update %d holds no trainer state", m.Update)
 	}
 	k := m.Update
+	inTraining := func(update int, split string) bool { return update <= k && split != tasks.Test.String() }
 	var metrics []rl.Metrics
 	var evals []EvalRecord
 	var samples []Sample
-	inTraining := func(update int, split string) bool { return update <= k && split != tasks.Test.String() }
 	kept := map[string][]byte{}
-	for _, log := range []struct {
-		file string
-		keep func(line []byte) (bool, error)
-	}{
-		{MetricsFile, func(line []byte) (bool, error) {
-			var m rl.Metrics
-			if err := json.Unmarshal(line, &m); err != nil || m.Update >= k {
-				return false, err
-			}
-			metrics = append(metrics, m)
-			return true, nil
-		}},
-		{EvalFile, func(line []byte) (bool, error) {
-			var r EvalRecord
-			if err := json.Unmarshal(line, &r); err != nil || !inTraining(r.Update, r.Split) {
-				return false, err
-			}
-			evals = append(evals, r)
-			return true, nil
-		}},
-		{SamplesFile, func(line []byte) (bool, error) {
-			var smp Sample
-			if err := json.Unmarshal(line, &smp); err != nil || !inTraining(smp.Update, smp.Split) {
-				return false, err
-			}
-			samples = append(samples, smp)
-			return true, nil
-		}},
-	} {
-		if kept[log.file], err = KeptLines(filepath.Join(l.Dir, log.file), log.keep); err != nil {
-			return err
-		}
+	path := func(name string) string { return filepath.Join(l.Dir, name) }
+	if metrics, kept[MetricsFile], err = ReadRecords(path(MetricsFile), func(m rl.Metrics) bool { return m.Update < k }); err != nil {
+		return err
+	}
+	if evals, kept[EvalFile], err = ReadRecords(path(EvalFile), func(r EvalRecord) bool { return inTraining(r.Update, r.Split) }); err != nil {
+		return err
+	}
+	if samples, kept[SamplesFile], err = ReadRecords(path(SamplesFile), func(s Sample) bool { return inTraining(s.Update, s.Split) }); err != nil {
+		return err
 	}
 	if len(metrics) != k || len(evals) == 0 {
 		return fmt.Errorf("its logs hold %d updates and %d evaluations up to its checkpoint set's update %d", len(metrics), len(evals), k)

@@ -1,11 +1,10 @@
 package study
 
 import (
-	"bufio"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -79,25 +78,11 @@ var trainingCurves = []struct {
 
 // readMetrics reads a run's metrics.jsonl (nil if it has none).
 func readMetrics(path string) ([]rl.Metrics, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	ms, _, err := run.ReadRecords[rl.Metrics](path, nil)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
-	}
-	defer f.Close()
-	var out []rl.Metrics
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var m rl.Metrics
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			return nil, fmt.Errorf("plots: %s: %w", path, err)
-		}
-		out = append(out, m)
-	}
-	return out, sc.Err()
+	return ms, err
 }
 
 // smoothed is get over ms as a curve against the update (1-based), each

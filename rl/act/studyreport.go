@@ -155,11 +155,8 @@ func tenth(xs []float64, last bool) float64 {
 	if last {
 		part = xs[len(xs)-k:]
 	}
-	sum := 0.0
-	for _, x := range part {
-		sum += x
-	}
-	return sum / float64(k)
+	mean, _, _ := run.MeanStd(part)
+	return mean
 }
 
 // decoderWords says how the actions were decoded, for the report.

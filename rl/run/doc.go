@@ -2,9 +2,15 @@
 // folder. It is `cmd/train`'s single run, and each run of a study
 // (rl/study sweeps arms × seeds of them); it owns the run folder's
 // contract, the config and its validation, the RL loop (Loop: updates,
-// evaluations, checkpoint sets, bitwise resume), the log records
-// (EvalRecord, Measures, transcripts), the reports, the errors
-// (ErrInterrupted, InputError) and the provenance.
+// evaluations, bitwise resume), the checkpoint sets (checkpoint.go: a
+// trainer's state files under a manifest, replaced atomically), the log
+// records (EvalRecord, Measures, Baseline, transcripts; records.go), the
+// reports, the errors (ErrInterrupted, InputError) and the provenance.
+// The sweeps of runs, rl/study's and ACT's (rl/act), write their folders
+// through the same pieces: the folder (PrepareDir), the files (write.go:
+// atomic writes, JSON-lines logs, bounded reads), the statistics over
+// seeds (MeanStd, PairedOf), the tables (MarkdownTable, Fixed) and the
+// plots (plot.go).
 //
 // # What one run does
 //

@@ -113,7 +113,7 @@ func trainingBands(s *Summary, dir string) ([][]*plot.Plot, plot.Legend, error) 
 	any := false
 	for _, name := range s.ArmOrder {
 		for _, r := range s.Arms[name].Runs {
-			ms, err := readMetrics(filepath.Join(dir, name, "seed-"+strconv.FormatUint(r.Seed, 10), MetricsFile))
+			ms, err := readMetrics(filepath.Join(dir, name, runName(r.Seed), run.MetricsFile))
 			if err != nil {
 				return nil, legend, err
 			}

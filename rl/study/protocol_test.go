@@ -109,7 +109,7 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 		require.NotNil(t, runs[0].Test.Sampled)
 
 		var recs []run.EvalRecord
-		for _, line := range readLines(t, filepath.Join(dir, name, "seed-3", EvalFile)) {
+		for _, line := range readLines(t, filepath.Join(dir, name, "seed-3", run.EvalFile)) {
 			var r run.EvalRecord
 			require.NoError(t, json.Unmarshal([]byte(line), &r))
 			recs = append(recs, r)
@@ -127,11 +127,11 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 		}
 	}
 	var rc run.Config
-	data, err := os.ReadFile(filepath.Join(dir, "mass", "seed-3", RunConfigFile))
+	data, err := os.ReadFile(filepath.Join(dir, "mass", "seed-3", run.ConfigFile))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &rc))
 	assert.JSONEq(t, `{"Critiques": "mass"}`, string(rc.TaskConfig), "config.json holds the arm's effective task config")
-	data, err = os.ReadFile(filepath.Join(dir, "vanilla-lr", "seed-3", RunConfigFile))
+	data, err = os.ReadFile(filepath.Join(dir, "vanilla-lr", "seed-3", run.ConfigFile))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &rc))
 	assert.Equal(t, 0.001, rc.PPO.Policy.Optim.LR)
@@ -153,21 +153,21 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 
 	// Provenance: the study's attempts and each run's wall time.
 	var attempts []run.Provenance
-	data, err = os.ReadFile(filepath.Join(dir, ProvenanceFile))
+	data, err = os.ReadFile(filepath.Join(dir, run.ProvenanceFile))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &attempts))
 	require.Len(t, attempts, 1)
 	assert.NotEmpty(t, attempts[0].KernelSet)
 	assert.False(t, attempts[0].End.IsZero())
 	var prov run.Provenance
-	data, err = os.ReadFile(filepath.Join(dir, "mass", "seed-3", ProvenanceFile))
+	data, err = os.ReadFile(filepath.Join(dir, "mass", "seed-3", run.ProvenanceFile))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &prov))
 	assert.Positive(t, prov.WallSeconds)
 
 	// TensorBoard: the version event, 3 updates, evaluations at 0, 2, 3
 	// and the final test evaluation.
-	events, err := filepath.Glob(filepath.Join(dir, "mass", "seed-3", TBDir, "events.out.tfevents.*"))
+	events, err := filepath.Glob(filepath.Join(dir, "mass", "seed-3", run.TBDir, "events.out.tfevents.*"))
 	require.NoError(t, err)
 	require.Len(t, events, 1)
 	data, err = os.ReadFile(events[0])

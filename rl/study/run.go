@@ -143,7 +143,7 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 		err = werr
 	}
 	s.attempts[len(s.attempts)-1].Finish(time.Now(), time.Since(s.start))
-	if werr := run.WriteJSON(filepath.Join(dir, ProvenanceFile), s.attempts); werr != nil && err == nil {
+	if werr := run.WriteJSON(filepath.Join(dir, run.ProvenanceFile), s.attempts); werr != nil && err == nil {
 		err = werr
 	}
 	return s.sum, err
@@ -154,7 +154,7 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 // them, the last one this attempt's, for the end to finish.
 func (s *study) startProvenance(resume bool) ([]run.Provenance, error) {
 	var attempts []run.Provenance
-	path := filepath.Join(s.dir, ProvenanceFile)
+	path := filepath.Join(s.dir, run.ProvenanceFile)
 	if resume {
 		if err := run.ReadJSON(path, maxSummaryBytes, &attempts); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, run.InputErr(fmt.Errorf("study: resume: %w", err))

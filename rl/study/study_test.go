@@ -44,14 +44,14 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 	assert.Contains(t, string(rep), "arew-bt, update 6, instance 0", "the report shows the latest transcripts")
 	for _, arm := range []string{"vanilla", "arew", "arew-as", "arew-bt"} {
 		for _, seed := range []string{"seed-1", "seed-2"} {
-			for _, f := range []string{RunConfigFile, MetricsFile, EvalFile, SamplesFile, PolicyFile} {
+			for _, f := range []string{run.ConfigFile, run.MetricsFile, run.EvalFile, run.SamplesFile, PolicyFile} {
 				assert.FileExists(t, filepath.Join(dir, arm, seed, f))
 			}
 			// Three transcripts per evaluation and mode.
-			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, SamplesFile)), 8*run.SamplesPerEval)
-			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, MetricsFile)), 6, "one line per update")
+			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, run.SamplesFile)), 8*run.SamplesPerEval)
+			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, run.MetricsFile)), 6, "one line per update")
 			// Updates 0, 2, 4 and 6, greedy and sampled.
-			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, EvalFile)), 8)
+			assert.Len(t, readLines(t, filepath.Join(dir, arm, seed, run.EvalFile)), 8)
 		}
 	}
 
@@ -156,7 +156,7 @@ func TestStudyStopsCleanlyWhenCancelled(t *testing.T) {
 	assert.Equal(t, "interrupted", onDisk.Status)
 	assert.FileExists(t, filepath.Join(dir, ReportFile))
 	assert.FileExists(t, filepath.Join(dir, "vanilla", "seed-3", PolicyFile), "the interrupted run's weights")
-	assert.Len(t, readLines(t, filepath.Join(dir, "vanilla", "seed-3", MetricsFile)), 1)
+	assert.Len(t, readLines(t, filepath.Join(dir, "vanilla", "seed-3", run.MetricsFile)), 1)
 }
 
 func TestGreedyOnlyGSPOStudyRuns(t *testing.T) {
@@ -259,10 +259,10 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	require.FileExists(t, filepath.Join(cut, run.CheckpointDir, run.ManifestFile))
 	// A kill after the set: a later update's line, a later evaluation's,
 	// and a line cut short.
-	metrics := readLines(t, filepath.Join(cut, MetricsFile))
+	metrics := readLines(t, filepath.Join(cut, run.MetricsFile))
 	require.Len(t, metrics, 2)
-	appendTo(t, filepath.Join(cut, MetricsFile), bytes.Replace(metrics[1], []byte(`"update":1`), []byte(`"update":2`), 1), []byte("\n{\"upd"))
-	appendTo(t, filepath.Join(cut, EvalFile), []byte(`{"update":3,"split":"val","mode":"greedy"}`+"\n"))
+	appendTo(t, filepath.Join(cut, run.MetricsFile), bytes.Replace(metrics[1], []byte(`"update":1`), []byte(`"update":2`), 1), []byte("\n{\"upd"))
+	appendTo(t, filepath.Join(cut, run.EvalFile), []byte(`{"update":3,"split":"val","mode":"greedy"}`+"\n"))
 
 	var log bytes.Buffer
 	sum, err := Resume(context.Background(), c, dir, &log)
@@ -273,7 +273,7 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	assert.NotContains(t, log.String(), "== base:", "the built base is reused")
 	assert.Equal(t, keptPolicy, readFile(t, dir, "vanilla", "seed-3", PolicyFile), "a complete run is not redone")
 	var prov run.Provenance
-	require.NoError(t, json.Unmarshal(readFile(t, cut, ProvenanceFile), &prov))
+	require.NoError(t, json.Unmarshal(readFile(t, cut, run.ProvenanceFile), &prov))
 	assert.Equal(t, 2, prov.ResumedAt)
 
 	whole := filepath.Join(tmp, "whole")
@@ -282,10 +282,10 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	assert.Equal(t, string(readFile(t, whole, SummaryFile)), string(readFile(t, dir, SummaryFile)), "resumed = uninterrupted")
 	w := filepath.Join(whole, "arew", "seed-3")
 	timings := []string{"rollout_s", "prep_s", "optim_s", "rollout_tok_s", "train_tok_s", "seconds"}
-	for _, f := range []string{MetricsFile, EvalFile} {
+	for _, f := range []string{run.MetricsFile, run.EvalFile} {
 		assert.Equal(t, withoutKeys(t, readLines(t, filepath.Join(w, f)), timings), withoutKeys(t, readLines(t, filepath.Join(cut, f)), timings), f)
 	}
-	for _, f := range []string{SamplesFile, PolicyFile} {
+	for _, f := range []string{run.SamplesFile, PolicyFile} {
 		assert.Equal(t, readFile(t, w, f), readFile(t, cut, f), f)
 	}
 
@@ -313,12 +313,12 @@ func TestResumeRefusesABadSet(t *testing.T) {
 	require.ErrorIs(t, err, run.ErrInterrupted)
 	cut := filepath.Join(dir, "arew", "seed-3")
 	appendTo(t, filepath.Join(cut, run.CheckpointDir, rl.TrainerFile), []byte(" "))
-	before := readFile(t, cut, MetricsFile)
+	before := readFile(t, cut, run.MetricsFile)
 	_, err = Resume(context.Background(), c, dir, nil)
 	var input *run.InputError
 	require.ErrorAs(t, err, &input)
 	assert.ErrorContains(t, err, "remove "+cut)
-	assert.Equal(t, before, readFile(t, cut, MetricsFile))
+	assert.Equal(t, before, readFile(t, cut, run.MetricsFile))
 }
 
 func appendTo(t *testing.T, path string, parts ...[]byte) {

@@ -15,10 +15,10 @@ import (
 // -name (the study's folder) may be given.
 func actInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
 	if _, err := act.StudyPreset(inv.act); err != nil {
-		return inv, usageErrorf("-act: %v", err)
+		return inv, arewrun.InputErrorf("-act: %v", err)
 	}
 	if bad := refused(o, map[string]bool{"name": true}, inv.otherJobs(configPath)); len(bad) > 0 {
-		return inv, usageErrorf("-act takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
+		return inv, arewrun.InputErrorf("-act takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
 	}
 	inv.studyName = o.raw["name"]
 	return inv, nil
@@ -29,13 +29,13 @@ func actInvocation(inv invocation, o *overrides, configPath string) (invocation,
 func runACT(ctx context.Context, inv invocation, out io.Writer) error {
 	cfg, err := act.StudyPreset(inv.act)
 	if err != nil {
-		return usageErrorf("-act: %v", err)
+		return arewrun.InputErrorf("-act: %v", err)
 	}
 	if inv.studyName != "" {
 		cfg.Name = inv.studyName
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageErrorf("%v", err)
+		return arewrun.InputErrorf("%v", err)
 	}
 	dir := filepath.Join(inv.out, cfg.Name)
 	if err := arewrun.ClearDir(dir, inv.force); err != nil {

@@ -15,16 +15,16 @@ import (
 // study.Capabilities, with only -out, -force and -name.
 func capabilityInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
 	if _, ok := study.Capabilities[inv.capability]; !ok {
-		return inv, usageErrorf("-capability: no recipe %q (recipes: %s)", inv.capability, strings.Join(study.CapabilityNames(), ", "))
+		return inv, arewrun.InputErrorf("-capability: no recipe %q (recipes: %s)", inv.capability, strings.Join(study.CapabilityNames(), ", "))
 	}
 	others := inv.otherJobs(configPath)
 	others["-act"] = inv.act != ""
 	if bad := refused(o, map[string]bool{"name": true}, others); len(bad) > 0 {
-		return inv, usageErrorf("-capability takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
+		return inv, arewrun.InputErrorf("-capability takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
 	}
 	if n := o.raw["name"]; n != "" {
 		if err := arewrun.ValidName("-name", n); err != nil {
-			return inv, usageErrorf("%v", err)
+			return inv, arewrun.InputErrorf("%v", err)
 		}
 	}
 	inv.studyName = o.raw["name"]

@@ -17,16 +17,6 @@ import (
 // Config is a single run's config (run).
 type Config = arewrun.Config
 
-// usageError is bad user input (a flag, a config file, a checkpoint that
-// does not fit): the command exits with status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usageErrorf(format string, args ...any) error {
-	return &usageError{fmt.Sprintf(format, args...)}
-}
-
 // invocation is the parsed command line: the resolved run config and the
 // flags that are not part of it.
 type invocation struct {
@@ -149,16 +139,16 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 		}
 		if name := undefinedFlag(err); name != "" {
 			if near := nearestFlag(fs, name); near != "" {
-				return inv, usageErrorf("%v: did you mean -%s? (-h lists the flags)", err, near)
+				return inv, arewrun.InputErrorf("%v: did you mean -%s? (-h lists the flags)", err, near)
 			}
 		}
-		return inv, usageErrorf("%v (-h lists the flags)", err)
+		return inv, arewrun.InputErrorf("%v (-h lists the flags)", err)
 	}
 	if fs.NArg() > 0 {
-		return inv, usageErrorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return inv, arewrun.InputErrorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if inv.study != "" && inv.buildBase != "" {
-		return inv, usageErrorf("-study and -build-base are two different jobs: give one")
+		return inv, arewrun.InputErrorf("-study and -build-base are two different jobs: give one")
 	}
 	if inv.capability != "" {
 		return capabilityInvocation(inv, o, *configPath)
@@ -176,7 +166,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 		return studyInvocation(inv, o, *configPath)
 	}
 	if inv.studyConfig != "" {
-		return inv, usageErrorf("-study-config goes with -study")
+		return inv, arewrun.InputErrorf("-study-config goes with -study")
 	}
 	if *configPath == "" {
 		for _, name := range o.order {
@@ -203,12 +193,12 @@ func runConfig(o *overrides, configPath string) (cfg Config, sftFromInit bool, e
 	var algo rl.Algo
 	if raw, ok := o.raw["algo"]; ok {
 		if algo, err = rl.ParseAlgo(raw); err != nil {
-			return cfg, false, usageErrorf("-%v", err)
+			return cfg, false, arewrun.InputErrorf("-%v", err)
 		}
 	}
 	if configPath != "" {
 		if cfg, err = arewrun.ReadConfig(configPath, algo); err != nil {
-			return cfg, false, usageErrorf("-config: %v", err)
+			return cfg, false, arewrun.InputErrorf("-config: %v", err)
 		}
 	} else {
 		if algo == "" {

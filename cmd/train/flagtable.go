@@ -9,6 +9,7 @@ import (
 	"arew/kernels"
 	"arew/model"
 	"arew/rl"
+	arewrun "arew/rl/run"
 )
 
 // The run flags, one table: each flag's section and line in -h, and how
@@ -85,7 +86,7 @@ func (t *flagTable) boolean(name, usage string, apply func(*Config, bool) error)
 func (t *flagTable) integerAtLeast(name string, min int, usage string, apply func(*Config, int) error) {
 	t.integer(name, usage, func(c *Config, v int) error {
 		if v < min {
-			return usageErrorf("-%s must be ≥ %d, got %d", name, min, v)
+			return arewrun.InputErrorf("-%s must be ≥ %d, got %d", name, min, v)
 		}
 		return apply(c, v)
 	})
@@ -95,7 +96,7 @@ func (t *flagTable) integerAtLeast(name string, min int, usage string, apply fun
 func (t *flagTable) floatIn(name string, lo, hi float64, usage string, apply func(*Config, float64) error) {
 	t.float(name, usage, func(c *Config, v float64) error {
 		if !(v >= lo && v <= hi) {
-			return usageErrorf("-%s must lie in [%.3g, %.3g]%s, got %v", name, lo, hi, float32Note(hi), v)
+			return arewrun.InputErrorf("-%s must lie in [%.3g, %.3g]%s, got %v", name, lo, hi, float32Note(hi), v)
 		}
 		return apply(c, v)
 	})
@@ -105,7 +106,7 @@ func (t *flagTable) floatIn(name string, lo, hi float64, usage string, apply fun
 func (t *flagTable) positive(name, usage string, apply func(*Config, float64) error) {
 	t.float(name, usage, func(c *Config, v float64) error {
 		if !(v > 0 && v <= rl.MaxRate) {
-			return usageErrorf("-%s must be a positive number of at most %.3g (float32), got %v", name, rl.MaxRate, v)
+			return arewrun.InputErrorf("-%s must be a positive number of at most %.3g (float32), got %v", name, rl.MaxRate, v)
 		}
 		return apply(c, v)
 	})
@@ -124,7 +125,7 @@ func float32Note(hi float64) string {
 func (t *flagTable) oneOf(name string, values []string, usage string, apply func(*Config, string) error) {
 	t.str(name, usage, func(c *Config, s string) error {
 		if !slices.Contains(values, s) {
-			return usageErrorf("-%s must be one of %s, got %q", name, strings.Join(values, ", "), s)
+			return arewrun.InputErrorf("-%s must be one of %s, got %q", name, strings.Join(values, ", "), s)
 		}
 		return apply(c, s)
 	})
@@ -134,7 +135,7 @@ func (t *flagTable) oneOf(name string, values []string, usage string, apply func
 // not PPO.
 func ppoOnly(c *Config, flagName string) (*rl.PPOConfig, error) {
 	if c.PPO == nil {
-		return nil, usageErrorf("-%s applies to -algo ppo only (this run is %s)", flagName, c.Algo)
+		return nil, arewrun.InputErrorf("-%s applies to -algo ppo only (this run is %s)", flagName, c.Algo)
 	}
 	return c.PPO, nil
 }
@@ -146,7 +147,7 @@ func (t *flagTable) runSectionFlags(d Config) {
 	t.integer("seed", fmt.Sprintf("run seed: every random stream derives from it (default %d)", d.Seed),
 		func(c *Config, v int) error {
 			if v < 0 {
-				return usageErrorf("-seed must be ≥ 0, got %d", v)
+				return arewrun.InputErrorf("-seed must be ≥ 0, got %d", v)
 			}
 			c.Seed = uint64(v)
 			return nil
@@ -183,7 +184,7 @@ func (t *flagTable) updateFlags(d Config) {
 	t.integerAtLeast("group", 1, "GRPO/GSPO rollouts per prompt (default 5); the prompts per update stay unless -episodes is given",
 		func(c *Config, v int) error {
 			if c.GRPO == nil {
-				return usageErrorf("-group applies to -algo grpo or gspo only")
+				return arewrun.InputErrorf("-group applies to -algo grpo or gspo only")
 			}
 			c.GRPO.GroupSize = v
 			return nil
@@ -196,7 +197,7 @@ func (t *flagTable) updateFlags(d Config) {
 			}
 			g := c.GRPO.GroupSize
 			if g < 1 || v < 1 || v%g != 0 {
-				return usageErrorf("-episodes %d must be a positive multiple of the group size %d", v, g)
+				return arewrun.InputErrorf("-episodes %d must be a positive multiple of the group size %d", v, g)
 			}
 			c.GRPO.Prompts = v / g
 			return nil
@@ -235,7 +236,7 @@ func (t *flagTable) arewFlags(d Config) {
 				c.Advantage().AREW.Critiques = set
 				return nil
 			}
-			return usageErrorf("-arew must be one of none, as, bt or as+bt, got %q", s)
+			return arewrun.InputErrorf("-arew must be one of none, as, bt or as+bt, got %q", s)
 		})
 	t.floatIn("lambda", -rl.MaxRate, rl.MaxRate, fmt.Sprintf("AREW λ (default %g)", da.Lambda),
 		func(c *Config, v float64) error { c.Advantage().AREW.Lambda = v; return nil })
@@ -243,7 +244,7 @@ func (t *flagTable) arewFlags(d Config) {
 		func(c *Config, s string) error {
 			m, err := kernels.ParseMarginMode(s)
 			if err != nil {
-				return usageErrorf("-mode: %v", err)
+				return arewrun.InputErrorf("-mode: %v", err)
 			}
 			c.Advantage().AREW.Mode = m
 			return nil

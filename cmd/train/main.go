@@ -95,12 +95,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 			err = e.Run(ctx, inv.force)
 		}
 	}
-	var usage *usageError
 	var input *arewrun.InputError
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &usage) || errors.As(err, &input):
+	case errors.As(err, &input):
 		fmt.Fprintln(stderr, "train:", err)
 		return exitUsage
 	case errors.Is(err, arewrun.ErrInterrupted):

@@ -19,16 +19,16 @@ import (
 func studyInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
 	if inv.buildBase != "" {
 		if _, ok := study.Bases[inv.buildBase]; !ok {
-			return inv, usageErrorf("-build-base: no shipped base %q (shipped: %s)", inv.buildBase, strings.Join(study.BaseNames(), ", "))
+			return inv, arewrun.InputErrorf("-build-base: no shipped base %q (shipped: %s)", inv.buildBase, strings.Join(study.BaseNames(), ", "))
 		}
 		if inv.studyConfig != "" || o.set["init"] != nil {
-			return inv, usageErrorf("-build-base takes only -out, -force and -name")
+			return inv, arewrun.InputErrorf("-build-base takes only -out, -force and -name")
 		}
 	} else if _, err := study.Preset(inv.study); err != nil {
-		return inv, usageErrorf("-study: %v", err)
+		return inv, arewrun.InputErrorf("-study: %v", err)
 	}
 	if bad := refused(o, studyFlags, map[string]bool{"-config": configPath != ""}); len(bad) > 0 {
-		return inv, usageErrorf("-study takes only -out, -force, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
+		return inv, arewrun.InputErrorf("-study takes only -out, -force, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
 	}
 	inv.studyName, inv.studyBase = o.raw["name"], o.raw["init"]
 	return inv, nil
@@ -47,7 +47,7 @@ func resumeInvocation(inv invocation, o *overrides, configPath string) (invocati
 	case runErr == nil:
 		allowed["updates"] = true
 	default:
-		return inv, usageErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, arewrun.ConfigFile)
+		return inv, arewrun.InputErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, arewrun.ConfigFile)
 	}
 	others := inv.otherJobs(configPath)
 	others["-resume"], others["-force"] = false, inv.force
@@ -56,13 +56,13 @@ func resumeInvocation(inv invocation, o *overrides, configPath string) (invocati
 		if !inv.resumeStudy {
 			what = "a run's folder takes only -updates (to extend it)"
 		}
-		return inv, usageErrorf("-resume %s: %s; got %s", inv.resume, what, strings.Join(bad, ", "))
+		return inv, arewrun.InputErrorf("-resume %s: %s; got %s", inv.resume, what, strings.Join(bad, ", "))
 	}
 	inv.resumeUpdates = -1
 	if raw, ok := o.raw["updates"]; ok {
 		inv.resumeUpdates, _ = strconv.Atoi(raw) // its parse accepted it
 		if inv.resumeUpdates < 0 {
-			return inv, usageErrorf("-updates must be ≥ 0, got %d", inv.resumeUpdates)
+			return inv, arewrun.InputErrorf("-updates must be ≥ 0, got %d", inv.resumeUpdates)
 		}
 	}
 	return inv, nil
@@ -77,7 +77,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	}
 	cfg, err := study.Preset(inv.study)
 	if err != nil {
-		return usageErrorf("-study: %v", err)
+		return arewrun.InputErrorf("-study: %v", err)
 	}
 	if inv.studyConfig != "" {
 		// A JSON object inline, as -task-config takes, or a file.
@@ -85,11 +85,11 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		if !strings.HasPrefix(strings.TrimSpace(inv.studyConfig), "{") {
 			var err error
 			if data, err = arewrun.ReadConfigFile(inv.studyConfig); err != nil {
-				return usageErrorf("-study-config: %v", err)
+				return arewrun.InputErrorf("-study-config: %v", err)
 			}
 		}
 		if err := study.DecodeConfig(data, &cfg); err != nil {
-			return usageErrorf("-study-config %s: %v", inv.studyConfig, err)
+			return arewrun.InputErrorf("-study-config %s: %v", inv.studyConfig, err)
 		}
 	}
 	if inv.studyName != "" {
@@ -99,7 +99,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 		cfg.Base = study.Base{Path: inv.studyBase}
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageErrorf("%v", err)
+		return arewrun.InputErrorf("%v", err)
 	}
 	dir := filepath.Join(inv.out, cfg.Name)
 	if err := arewrun.ClearDir(dir, inv.force); err != nil {
@@ -115,14 +115,14 @@ func finishStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	dir := inv.resume
 	data, err := arewrun.ReadConfigFile(filepath.Join(dir, study.StudyFile))
 	if err != nil {
-		return usageErrorf("-resume: %v", err)
+		return arewrun.InputErrorf("-resume: %v", err)
 	}
 	var cfg study.Config
 	if err := study.DecodeConfig(data, &cfg); err != nil {
-		return usageErrorf("-resume %s: %v", dir, err)
+		return arewrun.InputErrorf("-resume %s: %v", dir, err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageErrorf("-resume %s: %v", dir, err)
+		return arewrun.InputErrorf("-resume %s: %v", dir, err)
 	}
 	sum, err := study.Resume(ctx, cfg, dir, out)
 	return studyResult(out, dir, sum, err)

@@ -28,16 +28,18 @@ const CapabilityTarget = 0.85
 // validation demonstrations held out to measure the imitation, on 32,768
 // demonstrations (16,384 for PE, whose strong episodes cost milliseconds
 // each, as a first attempt on a shared machine). A name is a setting, or a
-// setting and a layout option tried for it (docs/arew.md §8, "Capability:
-// measured", lists every attempt).
+// setting and what a later attempt changes (docs/arew.md §8, "Capability:
+// measured", lists every attempt): pe-g-s2-demos32k is pe-g-s2 on
+// FloDial's 32,768 demonstrations.
 var Capabilities = map[string]func() rl.BaseConfig{
-	"pe-g-s2":      func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
-	"pe-g-s3":      func() rl.BaseConfig { return capability("pe-g-s3", nil, 16384) },
-	"pe-f-d8":      func() rl.BaseConfig { return capability("pe-f-d8", nil, 16384) },
-	"pe-f-d6":      func() rl.BaseConfig { return capability("pe-f-d6", nil, 16384) },
-	"mediq":        func() rl.BaseConfig { return capability("mediq", nil, 32768) },
-	"flodial-easy": func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
-	"flodial-hard": func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
+	"pe-g-s2":          func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
+	"pe-g-s2-demos32k": func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
+	"pe-g-s3":          func() rl.BaseConfig { return capability("pe-g-s3", nil, 16384) },
+	"pe-f-d8":          func() rl.BaseConfig { return capability("pe-f-d8", nil, 16384) },
+	"pe-f-d6":          func() rl.BaseConfig { return capability("pe-f-d6", nil, 16384) },
+	"mediq":            func() rl.BaseConfig { return capability("mediq", nil, 32768) },
+	"flodial-easy":     func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
+	"flodial-hard":     func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
 }
 
 // capability is the recipe on task with the task config layout and demos

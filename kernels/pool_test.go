@@ -2,8 +2,11 @@ package kernels
 
 import (
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -121,4 +124,55 @@ func TestParallelTaskKernelsDoNotAllocate(t *testing.T) {
 		})
 		assert.Zero(t, allocs, "GELU, bias, LayerNorm on %d values", n)
 	}
+}
+
+// startTask records when its second goroutine starts, then spins ~20 µs.
+type startTask struct {
+	t0      time.Time
+	entered atomic.Int32
+	second  time.Duration
+}
+
+func (s *startTask) work() {
+	if s.entered.Add(1) == 2 {
+		s.second = time.Since(s.t0)
+	}
+	x := 1.0
+	for range 20000 {
+		x = x*1.0000001 + 1e-9
+	}
+	startSink = x
+}
+
+var startSink float64
+
+// BenchmarkPoolHelperStart times how long after runTask is called the
+// second goroutine starts on a task (the hand-off's latency), calls 0, 50 or
+// 100 µs apart, and reports its 10th, 50th and 90th percentiles and the
+// share of calls a helper joined.
+func BenchmarkPoolHelperStart(b *testing.B) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("needs GOMAXPROCS ≥ 2")
+	}
+	var wg sync.WaitGroup
+	var starts []time.Duration
+	i := 0
+	for b.Loop() {
+		s := &startTask{t0: time.Now()}
+		runTask(2, s, &wg)
+		if s.entered.Load() == 2 {
+			starts = append(starts, s.second)
+		}
+		time.Sleep(time.Duration(i%3) * 50 * time.Microsecond)
+		i++
+	}
+	if len(starts) == 0 {
+		return
+	}
+	slices.Sort(starts)
+	q := func(f float64) float64 { return float64(starts[int(f*float64(len(starts)-1))].Nanoseconds()) / 1e3 }
+	b.ReportMetric(q(0.1), "p10-µs")
+	b.ReportMetric(q(0.5), "p50-µs")
+	b.ReportMetric(q(0.9), "p90-µs")
+	b.ReportMetric(float64(len(starts))/float64(i), "joined")
 }

@@ -76,3 +76,5 @@ func lnSqSum4AVX2(row *float32, c int, means, sq *[4]float64) {
 func lnBackSums2AVX2(row, drow, gamma *float32, c int, stats, sums *[4]float64) {
 	panic("kernels: AVX2 assembly not built")
 }
+
+func transpose8AVX2(dst, src *float32, ldd, lds int) { panic("kernels: AVX2 assembly not built") }

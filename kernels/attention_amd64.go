@@ -37,3 +37,9 @@ func softmaxGradRowAVX512(p, dp *float32, n int, scale float64, da *float32)
 //
 //go:noescape
 func prefetchFloats(p *float32, n int)
+
+// transpose8AVX2 sets dst[i·ldd + r] = src[r·lds + i] for r, i < 8
+// (attention_amd64.s).
+//
+//go:noescape
+func transpose8AVX2(dst, src *float32, ldd, lds int)

@@ -170,3 +170,72 @@ nstore8:
 ndone:
 	VZEROUPPER
 	RET
+
+// func transpose8AVX2(dst, src *float32, ldd, lds int)
+//
+// dst[i·ldd + r] = src[r·lds + i] for r, i < 8: an 8×8 block transposed
+// (unpack pairs, shuffle quads, swap 128-bit halves), a plain copy of
+// values.
+TEXT ·transpose8AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ldd+16(FP), DX
+	MOVQ lds+24(FP), CX
+	SHLQ $2, DX
+	SHLQ $2, CX
+	VMOVUPS (SI), Y0
+	ADDQ    CX, SI
+	VMOVUPS (SI), Y1
+	ADDQ    CX, SI
+	VMOVUPS (SI), Y2
+	ADDQ    CX, SI
+	VMOVUPS (SI), Y3
+	ADDQ    CX, SI
+	VMOVUPS (SI), Y4
+	ADDQ    CX, SI
+	VMOVUPS (SI), Y5
+	ADDQ    CX, SI
+	VMOVUPS (SI), Y6
+	ADDQ    CX, SI
+	VMOVUPS (SI), Y7
+	VUNPCKLPS Y1, Y0, Y8  // a0 b0 a1 b1 | a4 b4 a5 b5
+	VUNPCKHPS Y1, Y0, Y9  // a2 b2 a3 b3 | a6 b6 a7 b7
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0  // a0 b0 c0 d0 | a4 b4 c4 d4
+	VSHUFPS $0xEE, Y10, Y8, Y1  // a1 b1 c1 d1 | a5 ...
+	VSHUFPS $0x44, Y11, Y9, Y2  // a2 ... | a6 ...
+	VSHUFPS $0xEE, Y11, Y9, Y3  // a3 ... | a7 ...
+	VSHUFPS $0x44, Y14, Y12, Y4 // e0 f0 g0 h0 | e4 ...
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8  // column 0
+	VPERM2F128 $0x20, Y5, Y1, Y9  // column 1
+	VPERM2F128 $0x20, Y6, Y2, Y10 // column 2
+	VPERM2F128 $0x20, Y7, Y3, Y11 // column 3
+	VPERM2F128 $0x31, Y4, Y0, Y12 // column 4
+	VPERM2F128 $0x31, Y5, Y1, Y13 // column 5
+	VPERM2F128 $0x31, Y6, Y2, Y14 // column 6
+	VPERM2F128 $0x31, Y7, Y3, Y15 // column 7
+	VMOVUPS Y8, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Y9, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Y10, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Y11, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Y12, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Y13, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Y14, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Y15, (DI)
+	VZEROUPPER
+	RET

@@ -79,17 +79,16 @@ func newHeadWork(T, hd int, backward bool) *headWork {
 // Where hd = hdp (forwardTiled), k is transposed into B slivers instead:
 // key s, dimension i at bkt[(s/16)·hd·16 + i·16 + s mod 16].
 func (w *headWork) loadForward(qkv []float32, base, stride, c, off int) {
+	if w.hd == w.hdp {
+		toSlivers(w.bkt, qkv[base+c+off:], w.T, w.hd, stride)
+	}
 	for s := 0; s < w.T; s++ {
 		row := qkv[base+s*stride:]
 		copy(w.v[s*w.hdp:][:w.hd], row[2*c+off:2*c+off+w.hd])
-		k := row[c+off : c+off+w.hd]
 		if w.hd == w.hdp {
-			bs := w.bkt[(s/sgemmNR)*w.hd*sgemmNR+s%sgemmNR:]
-			for i, x := range k {
-				bs[i*sgemmNR] = x
-			}
 			continue
 		}
+		k := row[c+off : c+off+w.hd]
 		copy(w.q[s*w.hdp:][:w.hd], row[off:off+w.hd])
 		for i, x := range k {
 			w.kt[i*w.ld+s] = x
@@ -105,18 +104,15 @@ func (w *headWork) loadForward(qkv []float32, base, stride, c, off int) {
 // those buffers, which hold exactly their values and zeros.
 func (w *headWork) loadBackward(kern *sgemmKernelSet, qkv, dout []float32, base, c, off int) bool {
 	vt := w.vt
-	for s := 0; s < w.T; s++ {
-		v := qkv[base+s*3*c+2*c+off:][:w.hd]
-		if w.hd == w.hdp { // as B slivers, for scoreBlock
-			vt = w.bvt
-			bs := w.bvt[(s/sgemmNR)*w.hd*sgemmNR+s%sgemmNR:]
+	if w.hd == w.hdp { // as B slivers, for scoreBlock
+		vt = w.bvt
+		toSlivers(w.bvt, qkv[base+2*c+off:], w.T, w.hd, 3*c)
+	} else {
+		for s := 0; s < w.T; s++ {
+			v := qkv[base+s*3*c+2*c+off:][:w.hd]
 			for i, x := range v {
-				bs[i*sgemmNR] = x
+				w.vt[i*w.ld+s] = x
 			}
-			continue
-		}
-		for i, x := range v {
-			w.vt[i*w.ld+s] = x
 		}
 	}
 	if w.hd == w.hdp {
@@ -164,6 +160,35 @@ func (w *headWork) softmaxGrads(kern *sgemmKernelSet, att []float32, scale float
 // doFrom is the pair's dout from row t on (row stride doLd; hdp values a
 // row, zero padded past hd).
 func (w *headWork) doFrom(t int) []float32 { return w.dout[t*w.doLd:] }
+
+// toSlivers writes T rows of hd values (a multiple of 8), row s at
+// src[s·ld:], transposed as B slivers: row s, column i at dst[(s/16)·hd·16 +
+// i·16 + s mod 16]. With AVX2, 8 rows at a time by 8×8 block transposes;
+// the values are copied either way.
+func toSlivers(dst, src []float32, T, hd, ld int) {
+	s := 0
+	if useAVX2 {
+		for ; s+8 <= T; s += 8 {
+			blk := dst[(s/sgemmNR)*hd*sgemmNR+s%sgemmNR:]
+			for i := 0; i < hd; i += 8 {
+				transpose8(blk[i*sgemmNR:], src[s*ld+i:], sgemmNR, ld)
+			}
+		}
+	}
+	for ; s < T; s++ {
+		bs := dst[(s/sgemmNR)*hd*sgemmNR+s%sgemmNR:]
+		for i, x := range src[s*ld:][:hd] {
+			bs[i*sgemmNR] = x
+		}
+	}
+}
+
+// transpose8 sets dst[i·ldd + r] = src[r·lds + i] for r, i < 8 with
+// transpose8AVX2, after checking that both blocks are in their slices.
+func transpose8(dst, src []float32, ldd, lds int) {
+	_, _ = dst[7*ldd+7], src[7*lds+7]
+	transpose8AVX2(&dst[0], &src[0], ldd, lds)
+}
 
 // finiteZeros is what allFinite multiplies by.
 var finiteZeros [1024]float32

@@ -84,10 +84,11 @@ func runTask(workers int, t poolTask, wg *sync.WaitGroup) {
 	}
 	if handed {
 		// The helper was readied into this P's next slot, from which an
-		// idle P steals it only after a few µs' sleep (37 µs median on the
-		// 2-core Zen 3 host): yield, so that it starts here at once and
-		// this goroutine resumes on whichever P comes free first
-		// (BenchmarkPoolHelperStart).
+		// idle P steals it only after a short sleep (the second goroutine
+		// started 37–39 µs after the call on the 2-core Zen 3 host): yield,
+		// so that it starts here at once and this goroutine resumes on
+		// whichever P comes free first (BenchmarkPoolHelperStart;
+		// docs/bench.md, "The AVX2 update on the 2-core Zen 3").
 		runtime.Gosched()
 	}
 	t.work()

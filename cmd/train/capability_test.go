@@ -1,13 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A bad -capability command line is a usage error that writes nothing.
@@ -20,13 +14,6 @@ func TestBadCapabilityFlagsAreUsageErrors(t *testing.T) {
 		{"-capability", "mediq", "-updates", "3"},
 		{"-capability", "mediq", "-name", "a/b"},
 	} {
-		out := t.TempDir()
-		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"-out", out}, args...), &stdout, &stderr, nil)
-		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
-		assert.Contains(t, stderr.String(), "train:", "%v", args)
-		entries, err := os.ReadDir(out)
-		require.NoError(t, err)
-		assert.Empty(t, entries, "%v: nothing may be written", args)
+		assertUsageErrorWritesNothing(t, args)
 	}
 }

@@ -73,14 +73,7 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 		{"-init", notCkpt},
 		{"-config", filepath.Join(t.TempDir(), "missing.json")},
 	} {
-		out := t.TempDir()
-		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"-out", out}, args...), &stdout, &stderr, nil)
-		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
-		assert.Contains(t, stderr.String(), "train:", "%v", args)
-		entries, err := os.ReadDir(out)
-		require.NoError(t, err)
-		assert.Empty(t, entries, "%v: nothing may be written", args)
+		assertUsageErrorWritesNothing(t, args)
 	}
 }
 
@@ -229,4 +222,19 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		assert.True(t, strings.HasPrefix(stderr.String(), "train: "+args[0]+" must"), "%v: %s", args, stderr.String())
 		assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "%v: one line", args)
 	}
+}
+
+// assertUsageErrorWritesNothing runs the command line args into a fresh
+// -out folder and asserts a usage error, reported on stderr, that leaves
+// the folder empty.
+func assertUsageErrorWritesNothing(t *testing.T, args []string) {
+	t.Helper()
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append([]string{"-out", out}, args...), &stdout, &stderr, nil)
+	assert.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
+	assert.Contains(t, stderr.String(), "train:", "%v", args)
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "%v: nothing may be written", args)
 }

@@ -67,14 +67,7 @@ func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
 		{"-build-base", "flodial-easy-locked", "-resume"},
 		{"-build-base", "flodial-easy-locked", "-updates", "3"},
 	} {
-		out := t.TempDir()
-		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"-out", out}, args...), &stdout, &stderr, nil)
-		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
-		assert.Contains(t, stderr.String(), "train:", "%v", args)
-		entries, err := os.ReadDir(out)
-		require.NoError(t, err)
-		assert.Empty(t, entries, "%v: nothing may be written", args)
+		assertUsageErrorWritesNothing(t, args)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,13 +109,6 @@ func TestCriticFormatsOnALFWorld(t *testing.T) {
 	}
 	t.Logf("ALFWorld, seed %d, %d games (%d pairs), %d ACT updates of %d × %d, %d held-out states:\n%s",
 		seed, base.Games, len(pairs), updates, base.ACT.GRPO.Prompts, base.ACT.GRPO.GroupSize, len(held), b.String())
-}
-
-func envOr(key, def string) string {
-	if s := os.Getenv(key); s != "" {
-		return s
-	}
-	return def
 }
 
 // lastMalformed is the largest malformed share over the stage's updates.

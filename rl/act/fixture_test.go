@@ -1,6 +1,7 @@
 package act
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,3 +44,12 @@ func newFixture(t *testing.T) fixture {
 }
 
 func words(v *tasks.Vocab, s string) []tasks.Token { return textworld.Encode(v, s) }
+
+// envOr is the environment variable key, or def when it is unset or empty:
+// the knobs of the measurement runners.
+func envOr(key, def string) string {
+	if s := os.Getenv(key); s != "" {
+		return s
+	}
+	return def
+}

@@ -4,7 +4,6 @@ package act
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"syscall"
 	"testing"
@@ -23,11 +22,11 @@ import (
 //
 //	GOMAXPROCS=1 go test -run NONE -bench ACTStage -benchtime 1x -timeout 60m ./rl/act/
 func BenchmarkACTStage(b *testing.B) {
-	games, err := strconv.Atoi(envOrDefault("ACT_BENCH_GAMES", "200"))
+	games, err := strconv.Atoi(envOr("ACT_BENCH_GAMES", "200"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	updates, err := strconv.Atoi(envOrDefault("ACT_BENCH_UPDATES", "4"))
+	updates, err := strconv.Atoi(envOr("ACT_BENCH_UPDATES", "4"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,11 +77,4 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-}
-
-func envOrDefault(key, def string) string {
-	if s := os.Getenv(key); s != "" {
-		return s
-	}
-	return def
 }

@@ -94,6 +94,17 @@
 // at 1 it plays the strong policy; a style only inserts its token). rl's
 // LockedRecipe makes the two demonstration sources of a base from them.
 //
+// # Hybrid play: one skill at a time
+//
+// ScriptedTurns(task, spec, kind, seed) is task with every turn of one kind
+// played by a scripted policy, folded into the prompt and observations: a
+// learner evaluated on it plays only the other kind's turns, on the task's
+// own token stream. With the strong policy's queries (kind AS) a learner's
+// success measures its belief skill alone (docs/arew.md §8, "Capability:
+// measured"). The wrapped task neither recycles episodes nor masks decoding.
+// taskstest.CheckScriptedTurns holds it, on pe, mediq and flodial, to the
+// task's own stream, steps and measures given the same actions.
+//
 // # Episodes without allocations
 //
 // A rollout plays thousands of episodes and reads none of their log text.

@@ -67,6 +67,13 @@ type Config struct {
 	// prior made from Seed; each instance's w* is a uniformly drawn member.
 	Particles int
 
+	// Echo (a layout option, off by default; doc.go, "Layout options"): the
+	// reply to a valid new query first restates the compared movies'
+	// score differences x_A − x_B on the focus set, one signed token per
+	// attribute ("-4" … "+4"), so the evidence a guess must agree with
+	// sits beside the reply instead of in two rows of the table.
+	Echo bool
+
 	// Style, if not empty, is a style token ("careful" or "hasty") that the
 	// prompt carries after BOS (tasks.StyleGroups, tasks.AppendStart): the
 	// shared mechanism of the locked bases (doc.go, "Styles").

@@ -200,6 +200,25 @@
 // scores it (TestBestConstantBruteForce plays every vector, scalings
 // included, through episodes).
 //
+// # Layout options
+//
+// Options of the task config that change what the agent reads, not the
+// rules: off in every registered setting, and where a Table 1 setting turns
+// one on, every arm and base of the setting uses it (docs/arew.md §8).
+//
+//   - Echo: the reply to a valid new query first restates the compared
+//     movies' score differences x_A − x_B on the focus set (attributes in
+//     increasing order; PE-F all D), one signed token each ("-4" … "+4",
+//     2·ScoreMax + 1 words after the plain vocabulary), then the reply and
+//     the header: PE-F "m6 m7 <eot> | +1 -2 +0 +0 +3 -1 yes guess". A
+//     repeat and an invalid query get no echo. The evidence a guess must
+//     agree with then sits beside its reply, as in FloDial's echo of the
+//     asked column, instead of in two rows of the table the agent must find
+//     and subtract; the signs also show at a glance whether the pair was
+//     dominated. Instances, replies, critiques and measures are unchanged
+//     (TestEchoKeepsTheTask); MaxTokens grows by Queries·S: 175 (pe-g-s2),
+//     185 (pe-g-s3), 205 (pe-f-d6), 253 (pe-f-d8).
+//
 // # Styles
 //
 // With Config.Style ("careful" or "hasty") the prompt carries the style

@@ -169,7 +169,22 @@ func (e *Episode) stepQuery(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	e.lastAS = rec
 	st.Z = rec.z
 	st.Text += " → " + r.String()
-	return []tasks.Token{e.t.tok.replyOf[r], e.header()}, st
+	return append(e.echo(q), e.t.tok.replyOf[r], e.header()), st
+}
+
+// echo is the echo layout's restatement of a valid new query: the score
+// differences x_A − x_B on its focus set (attributes in increasing order),
+// one token each; empty without Echo.
+func (e *Episode) echo(q Query) []tasks.Token {
+	out := make([]tasks.Token, 0, e.t.echoLen()+2)
+	if !e.t.cfg.Echo {
+		return out
+	}
+	a, b := e.inst.table[q.A], e.inst.table[q.B]
+	for _, k := range q.Focus { // all D attributes for PE-F
+		out = append(out, e.t.tok.diff0+tasks.Token(a[k]-b[k]))
+	}
+	return out
 }
 
 func (e *Episode) stepGuess(action []tasks.Token) ([]tasks.Token, tasks.Step) {

@@ -34,7 +34,9 @@ func tokensOf(data []byte) []tasks.Token {
 func fuzzTasks(t testing.TB) []*Task {
 	fc := tinyConfig()
 	fc.Focus = 0
-	return []*Task{newTask(t, tinyConfig()), newTask(t, fc)}
+	echo := tinyConfig()
+	echo.Echo = true
+	return []*Task{newTask(t, tinyConfig()), newTask(t, fc), newTask(t, echo)}
 }
 
 // FuzzParseQuery: any token sequence parses into a query that round-trips

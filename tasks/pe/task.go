@@ -32,6 +32,17 @@ type tokenIDs struct {
 	yes, no, equal, repeat, invalid tasks.Token
 	ask, guess, answer              tasks.Token
 	replyOf                         map[Reply]tasks.Token
+	diff0                           tasks.Token // "+0" of the echo layout; difference v is diff0 + v
+}
+
+// diffWords are the echo layout's score differences: "-max" … "-1", "+0",
+// "+1" … "+max".
+func diffWords(scoreMax int) []string {
+	w := make([]string, 0, 2*scoreMax+1)
+	for v := -scoreMax; v <= scoreMax; v++ {
+		w = append(w, fmt.Sprintf("%+d", v))
+	}
+	return w
 }
 
 // New makes a task from a validated configuration; name is its setting name.
@@ -43,12 +54,16 @@ func New(name string, cfg Config) (*Task, error) {
 		cfg.MinInformative = cfg.Queries
 	}
 	nums := max(cfg.ScoreMax+1, cfg.GuessLevels)
-	v := tasks.NewVocab(tasks.StyleGroups(cfg.Style,
+	groups := [][]string{
 		tasks.Numbers(nums),
 		tasks.Prefixed("a", cfg.Dims),
 		tasks.Prefixed("m", cfg.Movies),
 		[]string{"yes", "no", "equal", "repeat", "invalid", "ask", "guess", "answer"},
-	)...)
+	}
+	if cfg.Echo {
+		groups = append(groups, diffWords(cfg.ScoreMax))
+	}
+	v := tasks.NewVocab(tasks.StyleGroups(cfg.Style, groups...)...)
 	tok := tokenIDs{
 		num0: v.ID("0"), attr0: v.ID("a0"), movie0: v.ID("m0"), nums: nums,
 		yes: v.ID("yes"), no: v.ID("no"), equal: v.ID("equal"),
@@ -56,6 +71,9 @@ func New(name string, cfg Config) (*Task, error) {
 		ask: v.ID("ask"), guess: v.ID("guess"), answer: v.ID("answer"),
 	}
 	tok.replyOf = map[Reply]tasks.Token{Yes: tok.yes, No: tok.no, Equal: tok.equal}
+	if cfg.Echo {
+		tok.diff0 = v.ID("+0")
+	}
 	return &Task{
 		name:  name,
 		cfg:   cfg,
@@ -94,12 +112,22 @@ func (t *Task) promptLen() int {
 }
 
 // MaxTokens bounds an episode's token stream: the prompt, then per query
-// round the query and EOT plus the reply and a header, per guess round the
-// guess and EOT plus at most "invalid" and a header ("invalid" alone after
-// the final guess).
+// round the query and EOT plus the echo (Echo: one token per focus
+// attribute), the reply and a header, per guess round the guess and EOT
+// plus at most "invalid" and a header ("invalid" alone after the final
+// guess).
 func (t *Task) MaxTokens() int {
 	q := t.cfg.Queries
-	return t.promptLen() + q*(t.queryLen()+1+2) + q*(t.guessLen()+1) + (q-1)*2 + 1
+	return t.promptLen() + q*(t.queryLen()+1+t.echoLen()+2) + q*(t.guessLen()+1) + (q-1)*2 + 1
+}
+
+// echoLen is the number of echo tokens before the reply to a valid new
+// query: the focus size under Echo, else 0.
+func (t *Task) echoLen() int {
+	if t.cfg.Echo {
+		return t.cfg.focusSize()
+	}
+	return 0
 }
 
 // TurnLimit is the number of turns of every episode: 2·Queries.

@@ -30,13 +30,18 @@ const CapabilityTarget = 0.85
 // each, as a first attempt on a shared machine). A name is a setting, or a
 // setting and what a later attempt changes (docs/arew.md §8, "Capability:
 // measured", lists every attempt): pe-g-s2-demos32k is pe-g-s2 on
-// FloDial's 32,768 demonstrations.
+// FloDial's 32,768 demonstrations; a name ending in -echo is the setting
+// under PE's echo layout (tasks/pe doc, "Layout options").
 var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-g-s2":          func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
 	"pe-g-s2-demos32k": func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
 	"pe-g-s3":          func() rl.BaseConfig { return capability("pe-g-s3", nil, 16384) },
 	"pe-f-d8":          func() rl.BaseConfig { return capability("pe-f-d8", nil, 16384) },
 	"pe-f-d6":          func() rl.BaseConfig { return capability("pe-f-d6", nil, 16384) },
+	"pe-f-d6-echo":     func() rl.BaseConfig { return capability("pe-f-d6", echo, 16384) },
+	"pe-f-d8-echo":     func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
+	"pe-g-s2-echo":     func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
+	"pe-g-s3-echo":     func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
 	"mediq":            func() rl.BaseConfig { return capability("mediq", nil, 32768) },
 	"flodial-easy":     func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
 	"flodial-hard":     func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
@@ -64,9 +69,10 @@ func CapabilityNames() []string {
 
 // CapabilitySummary is a capability build's summary.json: the recipe, the
 // evaluation rows (the policy greedy and sampled beside the scripted
-// strong and random policies and the best constant, on the first Episodes
-// validation instances), the greedy success against the strong policy's,
-// and the wall time.
+// strong and random policies and the best constant, then the hybrid of
+// EvaluateHybrid, on the first Episodes validation instances), the greedy
+// success against the strong policy's, the hybrid's greedy success, and
+// the wall time.
 type CapabilitySummary struct {
 	Name     string        `json:"name"`
 	Config   rl.BaseConfig `json:"config"`
@@ -76,14 +82,16 @@ type CapabilitySummary struct {
 	Strong   run.Num       `json:"strong_success"`
 	Ratio    run.Num       `json:"ratio"`
 	Met      bool          `json:"target_met"`
+	Beliefs  run.Num       `json:"beliefs_greedy_success"` // EvaluateHybrid's greedy success
 	Seconds  float64       `json:"seconds"`
 }
 
 // BuildCapability trains capability recipe name into dir (which must not
 // exist or be empty; base-sft.jsonl, policy.safetensors) by the base build's SFT
 // (trainBase) and evaluates it by the base build's evaluation
-// (EvaluateBase) on the first BaseEvalEpisodes validation instances; it
-// writes summary.json and report.md there. Nothing reads a test instance.
+// (EvaluateBase) and by EvaluateHybrid on the first BaseEvalEpisodes
+// validation instances; it writes summary.json and report.md there.
+// Nothing reads a test instance.
 func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*CapabilitySummary, error) {
 	recipe, ok := Capabilities[name]
 	if !ok {
@@ -108,6 +116,11 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 	if sum.Rows, err = EvaluateBase(ctx, policy, cfg, BaseEvalEpisodes, out); err != nil {
 		return nil, err
 	}
+	hybrid, err := EvaluateHybrid(ctx, policy, cfg, BaseEvalEpisodes, out)
+	if err != nil {
+		return nil, err
+	}
+	sum.Rows = append(sum.Rows, hybrid...)
 	sum.Seconds = time.Since(start).Seconds()
 	sum.judge()
 	if err := run.WriteJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
@@ -125,6 +138,8 @@ func (s *CapabilitySummary) judge() {
 			s.Greedy = r.Measures.Success
 		case "scripted strong":
 			s.Strong = r.Measures.Success
+		case hybridPolicy + ", greedy":
+			s.Beliefs = r.Measures.Success
 		}
 	}
 	s.Ratio = s.Greedy / s.Strong
@@ -142,6 +157,8 @@ func (s *CapabilitySummary) Report() string {
 		s.Episodes, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
 	fmt.Fprintf(&b, "- greedy success %s = %s × the strong policy's %s; target ≥ %.2f×: %s\n",
 		f3(s.Greedy), f3(s.Ratio), f3(s.Strong), CapabilityTarget, map[bool]string{true: "met", false: "missed"}[s.Met])
+	fmt.Fprintf(&b, "- the belief skill alone (%s): greedy success %s = %s × the strong policy's\n",
+		hybridPolicy, f3(s.Beliefs), f3(s.Beliefs/s.Strong))
 	fmt.Fprintf(&b, "- remade by `go run ./cmd/train -capability %s`\n\n", s.Name)
 	b.WriteString(BaseTable(s.Rows))
 	return b.String()

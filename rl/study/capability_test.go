@@ -3,6 +3,7 @@ package study
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,7 @@ import (
 // Every capability recipe is one plain source of the strong policy on a
 // Table 1 setting, and builds.
 func TestCapabilityRecipes(t *testing.T) {
-	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d8", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s3"}, CapabilityNames())
+	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d8", "pe-f-d8-echo", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s3", "pe-g-s3-echo"}, CapabilityNames())
 	for _, name := range CapabilityNames() {
 		cfg := Capabilities[name]()
 		require.Len(t, cfg.Sources, 1, name)
@@ -52,6 +53,16 @@ func TestBuildCapability(t *testing.T) {
 	assert.Contains(t, string(report), "target ≥ 0.85×")
 	assert.Contains(t, string(report), "-capability tiny-mediq")
 	assert.Contains(t, string(report), "scripted strong")
+	assert.Contains(t, string(report), "the belief skill alone (strong queries, base beliefs)")
+	var hybrid []BaseRow
+	for _, r := range sum.Rows {
+		if strings.HasPrefix(r.Policy, "strong queries, base beliefs, ") {
+			hybrid = append(hybrid, r)
+		}
+	}
+	require.Len(t, hybrid, 2)
+	assert.Equal(t, "strong queries, base beliefs, greedy", hybrid[0].Policy)
+	assert.Equal(t, hybrid[0].Measures.Success, sum.Beliefs)
 
 	_, err = BuildCapability(t.Context(), "nope", dir, nil)
 	assert.ErrorContains(t, err, "no capability recipe")

@@ -1,0 +1,37 @@
+package study
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/rl"
+	"arew/rl/run"
+	"arew/tasks"
+)
+
+// EvaluateHybrid gives the policy only the belief turns: an untrained
+// tiny policy, whatever its beliefs, keeps the strong queries' AS proxy and
+// I_AS (PE's strong queries do not depend on the stated beliefs).
+func TestEvaluateHybrid(t *testing.T) {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs = 1
+	cfg := rl.BaseConfig{Task: "pe-f-d6", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
+		{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 8, TestDemos: 2}}}
+	b, err := rl.NewBase(cfg)
+	require.NoError(t, err)
+	defer b.Close()
+	rows, err := EvaluateHybrid(t.Context(), b.Policy, cfg, 20, nil)
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	src, _, err := rl.BaseSources(cfg)
+	require.NoError(t, err)
+	strong, err := run.ScriptedBaselines(src[0].Task, []tasks.PolicySpec{{Kind: "strong"}}, tasks.Val, 20, 1)
+	require.NoError(t, err)
+	for _, r := range rows {
+		assert.Equal(t, "plain", r.Source)
+		assert.Equal(t, 1.0, float64(r.Measures.ASProxy), r.Policy)
+		assert.InDelta(t, float64(strong[0].Measures.IAS), float64(r.Measures.IAS), 1e-12, r.Policy)
+	}
+}

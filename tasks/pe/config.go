@@ -73,6 +73,11 @@ type Config struct {
 	// attribute ("-4" … "+4"), so the evidence a guess must agree with
 	// sits beside the reply instead of in two rows of the table.
 	Echo bool
+	// Pairs (a PE-F layout option, off by default; doc.go, "Layout
+	// options"): the prompt lists, after the table, the pairs of movies
+	// that no movie dominates over the D attributes, "mA mB" with A < B, so
+	// the informative questions are named, not found by comparing rows.
+	Pairs bool
 
 	// Style, if not empty, is a style token ("careful" or "hasty") that the
 	// prompt carries after BOS (tasks.StyleGroups, tasks.AppendStart): the
@@ -207,6 +212,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Particles·Dims = %d·%d over %d", c.Particles, c.Dims, maxParticleCells)
 	case c.numQueries() > maxQuerySpace:
 		return fmt.Errorf("C(Dims, Focus)·C(Movies, 2) = %d distinct queries, over %d: fewer movies or attributes", c.numQueries(), maxQuerySpace)
+	}
+	if c.Pairs && c.Focus != 0 {
+		return fmt.Errorf("Pairs is a PE-F layout (Focus 0), got Focus %d", c.Focus)
 	}
 	if err := tasks.CheckStyle(c.Style); err != nil {
 		return err

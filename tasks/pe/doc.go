@@ -216,8 +216,19 @@
 //     asked column, instead of in two rows of the table the agent must find
 //     and subtract; the signs also show at a glance whether the pair was
 //     dominated. Instances, replies, critiques and measures are unchanged
-//     (TestEchoKeepsTheTask); MaxTokens grows by Queries·S: 175 (pe-g-s2),
-//     185 (pe-g-s3), 205 (pe-f-d6), 253 (pe-f-d8).
+//     (TestLayoutsKeepTheTask); MaxTokens grows by Queries·S: 175
+//     (pe-g-s2), 185 (pe-g-s3), 205 (pe-f-d6), 253 (pe-f-d8).
+//   - Pairs (PE-F only): the prompt lists, after the table and before
+//     "ask", every pair of movies that is not dominated over the D
+//     attributes, "mA mB" with A < B in increasing order: exactly the
+//     queries the spec critique calls informative (TestPairs). Choosing a
+//     useful question is then choosing among named pairs, which a plain
+//     transformer can copy, instead of comparing two rows of D cells; the
+//     strong policy's choice among them (the most balanced split of C) is
+//     still the agent's to learn. The table still draws at least
+//     MinInformative such pairs, so the list is never shorter. MaxTokens
+//     grows by every pair, 2·C(M, 2) = 132 tokens for M = 12, a bound that
+//     only a table without a dominated pair reaches.
 //
 // # Styles
 //

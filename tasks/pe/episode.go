@@ -81,8 +81,9 @@ func flatGuess(c Config) []int {
 }
 
 // Prompt is BOS, the style token if any, the movie table (one row per
-// movie: its name, then its D scores as number tokens), and the header
-// "ask".
+// movie: its name, then its D scores as number tokens), under Pairs the
+// non-dominated pairs (each "mA mB", A < B, in increasing order), and the
+// header "ask".
 func (e *Episode) Prompt() []tasks.Token {
 	tok := e.t.tok
 	out := make([]tasks.Token, 0, e.t.promptLen())
@@ -91,6 +92,13 @@ func (e *Episode) Prompt() []tasks.Token {
 		out = append(out, tok.movie0+tasks.Token(m))
 		for _, x := range row {
 			out = append(out, tok.num0+tasks.Token(x))
+		}
+	}
+	if e.t.cfg.Pairs {
+		for i := 0; i < e.t.qs.size(); i++ { // PE-F: one focus set, the pairs in order
+			if q := e.t.qs.query(i); !dominated(q, e.inst.table) {
+				out = append(out, tok.movie0+tasks.Token(q.A), tok.movie0+tasks.Token(q.B))
+			}
 		}
 	}
 	return append(out, tok.ask)

@@ -36,7 +36,9 @@ func fuzzTasks(t testing.TB) []*Task {
 	fc.Focus = 0
 	echo := tinyConfig()
 	echo.Echo = true
-	return []*Task{newTask(t, tinyConfig()), newTask(t, fc), newTask(t, echo)}
+	both := fc
+	both.Echo, both.Pairs = true, true
+	return []*Task{newTask(t, tinyConfig()), newTask(t, fc), newTask(t, echo), newTask(t, both)}
 }
 
 // FuzzParseQuery: any token sequence parses into a query that round-trips

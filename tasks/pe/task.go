@@ -105,16 +105,22 @@ func (t *Task) queryLen() int {
 
 func (t *Task) guessLen() int { return t.cfg.Dims }
 
-// promptLen is BOS, the style token if any, M rows of (movie name, D
-// scores), and the first header.
+// promptLen bounds the prompt: BOS, the style token if any, M rows of
+// (movie name, D scores), under Pairs at most every pair of movies (two
+// tokens each), and the first header. Without Pairs every prompt has this
+// length.
 func (t *Task) promptLen() int {
-	return 1 + tasks.StyleLen(t.cfg.Style) + t.cfg.Movies*(1+t.cfg.Dims) + 1
+	n := 1 + tasks.StyleLen(t.cfg.Style) + t.cfg.Movies*(1+t.cfg.Dims) + 1
+	if t.cfg.Pairs {
+		n += 2 * binom(t.cfg.Movies, 2)
+	}
+	return n
 }
 
-// MaxTokens bounds an episode's token stream: the prompt, then per query
-// round the query and EOT plus the echo (Echo: one token per focus
-// attribute), the reply and a header, per guess round the guess and EOT
-// plus at most "invalid" and a header ("invalid" alone after the final
+// MaxTokens bounds an episode's token stream: the prompt (promptLen), then
+// per query round the query and EOT plus the echo (Echo: one token per
+// focus attribute), the reply and a header, per guess round the guess and
+// EOT plus at most "invalid" and a header ("invalid" alone after the final
 // guess).
 func (t *Task) MaxTokens() int {
 	q := t.cfg.Queries

@@ -29,6 +29,9 @@ Moves:
 - a query: %s
 - a guess: exactly %d whole numbers from 0 to %d, one weight per attribute in order a0 to a%d, not all 0; only their direction matters, e.g. %s`,
 		d, d-1, c.Movies, c.Movies-1, c.ScoreMax, c.Queries, compare, c.Threshold, query, d, l-1, d-1, exampleGuess(d, l))
+	if c.Pairs {
+		system += "\n\nAfter the table come the pairs of movies A B (A before B) where neither movie is at least as good as the other on every attribute: the comparisons whose answer depends on the weights."
+	}
 	if c.Echo {
 		system += "\n\nBefore each answer to a new, valid comparison the user restates the score differences of A minus B on the compared attributes, in attribute order (e.g. +2 -1)."
 	}

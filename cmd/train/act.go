@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -24,26 +25,47 @@ func actInvocation(inv invocation, o *overrides, configPath string) (invocation,
 	return inv, nil
 }
 
-// runACT runs an ACT preset (rl/act.RunStudy) into <out>/<name>/ and
-// prints its table and where the report is.
+// runACT runs an ACT preset (rl/act.RunStudy) into <out>/<name>/, or
+// resumes the ACT study of -resume's folder, and prints its table and
+// where the report is.
 func runACT(ctx context.Context, inv invocation, out io.Writer) error {
+	dir, sum, err := startACT(ctx, inv, out)
+	var input *arewrun.InputError
+	if errors.As(err, &input) {
+		return err
+	}
+	if sum != nil {
+		fmt.Fprintf(out, "\n%s\nreport: %s\n", sum.Report(), filepath.Join(dir, "report.md"))
+	}
+	if errors.Is(err, arewrun.ErrInterrupted) {
+		fmt.Fprintf(out, "continue with -resume %s: its complete runs are kept\n", dir)
+	}
+	return err
+}
+
+func startACT(ctx context.Context, inv invocation, out io.Writer) (string, *act.Summary, error) {
+	if inv.resumeACT {
+		var cfg act.StudyConfig
+		if err := arewrun.ReadJSON(filepath.Join(inv.resume, arewrun.SweepFile), arewrun.MaxConfigBytes, &cfg); err != nil {
+			return inv.resume, nil, arewrun.InputErrorf("-resume: %v", err)
+		}
+		sum, err := act.ResumeStudy(ctx, cfg, inv.resume, out)
+		return inv.resume, sum, err
+	}
 	cfg, err := act.StudyPreset(inv.act)
 	if err != nil {
-		return arewrun.InputErrorf("-act: %v", err)
+		return "", nil, arewrun.InputErrorf("-act: %v", err)
 	}
 	if inv.studyName != "" {
 		cfg.Name = inv.studyName
 	}
 	if err := cfg.Validate(); err != nil {
-		return arewrun.InputErrorf("%v", err)
+		return "", nil, arewrun.InputErrorf("%v", err)
 	}
 	dir := filepath.Join(inv.out, cfg.Name)
 	if err := arewrun.ClearDir(dir, inv.force); err != nil {
-		return err
+		return dir, nil, err
 	}
 	sum, err := act.RunStudy(ctx, cfg, dir, out)
-	if sum != nil {
-		fmt.Fprintf(out, "\n%s\nreport: %s\n", sum.Report(), filepath.Join(dir, "report.md"))
-	}
-	return err
+	return dir, sum, err
 }

@@ -14,8 +14,8 @@ import (
 // TestACTModeStopsAndRefusesAnExistingFolder is the quick part of
 // TestACTModeRunsThePreset (act_long_test.go, -tags long): with the
 // context already ended, -act writes the (empty) study's summary and
-// report, prints the table and exits 130; the folder it leaves needs
-// -force.
+// report, prints the table and exits 130; -resume takes its folder; the
+// folder it leaves needs -force.
 func TestACTModeStopsAndRefusesAnExistingFolder(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -29,6 +29,15 @@ func TestACTModeStopsAndRefusesAnExistingFolder(t *testing.T) {
 	}
 	assert.Contains(t, stdout.String(), "# ACT study a")
 	assert.Contains(t, stdout.String(), filepath.Join(dir, "report.md"))
+	assert.Contains(t, stdout.String(), "continue with -resume "+dir)
+
+	// -resume takes the ACT study's folder alone (act.ResumeStudy).
+	stdout.Reset()
+	code = run(ctx, []string{"-resume", dir}, &stdout, &stderr, nil)
+	assert.Equal(t, exitInterrupted, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stdout.String(), "# ACT study a")
+	code = run(ctx, []string{"-resume", dir, "-name", "b"}, &bytes.Buffer{}, &stderr, nil)
+	assert.Equal(t, exitUsage, code, "a study's folder takes no other flag")
 
 	stderr.Reset()
 	code = run(context.Background(), []string{"-act", "act-smoke", "-out", out, "-name", "a"}, &bytes.Buffer{}, &stderr, nil)

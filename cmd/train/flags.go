@@ -36,10 +36,11 @@ type invocation struct {
 	// study.Resume) or a single run's (config.json: the run goes on from
 	// its checkpoint set to its updates, or to -updates).
 	resume string
-	// resumeStudy: resume is a study's folder; resumeUpdates is a run's
-	// new number of updates (-updates), or −1.
-	resumeStudy   bool
-	resumeUpdates int
+	// resumeStudy, resumeACT: resume is a study's folder, or an ACT
+	// study's (act.ResumeStudy); resumeUpdates is a run's new number of
+	// updates (-updates), or −1.
+	resumeStudy, resumeACT bool
+	resumeUpdates          int
 	// buildBase names a shipped base (rl/study.Bases) to rebuild and
 	// evaluate instead of a run.
 	buildBase string
@@ -267,7 +268,8 @@ written; -resume <out>/<name> continues).
                         varies it
   -resume folder        continue a study or a run in its folder, alone:
                         a study (study.json) keeps its complete runs and goes
-                        on with the others from their last checkpoints; a run
+                        on with the others from their last checkpoints (an
+                        ACT study does its others again); a run
                         (config.json) goes on from its last checkpoint to its
                         updates; both bitwise as if never stopped, appending
                         to the logs; a run with -updates N goes to N updates

@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	}
 	if err == nil && inv.buildBase != "" {
 		err = runBuildBase(ctx, inv, stdout)
-	} else if err == nil && inv.act != "" {
+	} else if err == nil && (inv.act != "" || inv.resumeACT) {
 		err = runACT(ctx, inv, stdout)
 	} else if err == nil && inv.capability != "" {
 		err = runCapability(ctx, inv, stdout)

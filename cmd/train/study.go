@@ -38,22 +38,26 @@ func studyInvocation(inv invocation, o *overrides, configPath string) (invocatio
 // study's (study.json) or a run's (config.json); a study takes no other
 // flag, a run only -updates.
 func resumeInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
-	_, studyErr := os.Stat(filepath.Join(inv.resume, study.StudyFile))
+	_, studyErr := os.Stat(filepath.Join(inv.resume, arewrun.SweepFile))
 	_, runErr := os.Stat(filepath.Join(inv.resume, arewrun.ConfigFile))
 	allowed := map[string]bool{}
 	switch {
 	case studyErr == nil:
-		inv.resumeStudy = true
+		var kind struct{ Kind string }
+		if err := arewrun.ReadJSON(filepath.Join(inv.resume, arewrun.SweepFile), arewrun.MaxConfigBytes, &kind); err != nil {
+			return inv, arewrun.InputErrorf("-resume: %v", err)
+		}
+		inv.resumeStudy, inv.resumeACT = kind.Kind == "", kind.Kind != "" // ACT's studies have a kind
 	case runErr == nil:
 		allowed["updates"] = true
 	default:
-		return inv, arewrun.InputErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, study.StudyFile, arewrun.ConfigFile)
+		return inv, arewrun.InputErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, arewrun.SweepFile, arewrun.ConfigFile)
 	}
 	others := inv.otherJobs(configPath)
 	others["-resume"], others["-force"] = false, inv.force
 	if bad := refused(o, allowed, others); len(bad) > 0 {
 		what := "a study's folder takes no other flag"
-		if !inv.resumeStudy {
+		if !inv.resumeStudy && !inv.resumeACT {
 			what = "a run's folder takes only -updates (to extend it)"
 		}
 		return inv, arewrun.InputErrorf("-resume %s: %s; got %s", inv.resume, what, strings.Join(bad, ", "))
@@ -113,7 +117,7 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 // its whole config.
 func finishStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	dir := inv.resume
-	data, err := arewrun.ReadConfigFile(filepath.Join(dir, study.StudyFile))
+	data, err := arewrun.ReadConfigFile(filepath.Join(dir, arewrun.SweepFile))
 	if err != nil {
 		return arewrun.InputErrorf("-resume: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	arewrun "arew/rl/run"
 	"arew/rl/study"
 )
 
@@ -36,7 +37,7 @@ func TestStudyModeRunsThePreset(t *testing.T) {
 		"the same base gives the same runs")
 
 	// The study's own study.json repeats it; a small file varies it.
-	runOK(t, "-study", "smoke", "-out", out, "-name", "repeat", "-study-config", filepath.Join(dir, study.StudyFile))
+	runOK(t, "-study", "smoke", "-out", out, "-name", "repeat", "-study-config", filepath.Join(dir, arewrun.SweepFile))
 	assert.Equal(t, readArms(t, filepath.Join(dir, study.SummaryFile)), readArms(t, filepath.Join(out, "repeat", study.SummaryFile)))
 	vary := filepath.Join(out, "vary.json")
 	require.NoError(t, os.WriteFile(vary, []byte(`{"seeds": [5], "updates": 2}`), 0o644))

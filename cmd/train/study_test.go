@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	arewrun "arew/rl/run"
 	"arew/rl/study"
 )
 
@@ -31,7 +32,7 @@ func TestStudyModeTakesAStudyConfigAndRefusesAnExistingFolder(t *testing.T) {
 	assert.Contains(t, stdout.String(), "== study varied")
 	assert.Contains(t, stdout.String(), "× 1 seeds × 2 updates")
 	var c study.Config
-	require.NoError(t, json.Unmarshal(readBytes(t, filepath.Join(out, "varied", study.StudyFile)), &c))
+	require.NoError(t, json.Unmarshal(readBytes(t, filepath.Join(out, "varied", arewrun.SweepFile)), &c))
 	assert.Equal(t, []uint64{5}, c.Seeds)
 	assert.Equal(t, 2, c.Updates)
 

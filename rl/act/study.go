@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
-	"time"
 
 	"arew/rl/run"
 )
@@ -121,47 +120,77 @@ func jobs(cfg StudyConfig, dir string) []job {
 }
 
 // RunStudy runs the jobs of cfg into dir, which must not exist or be
-// empty, then writes summary.json, report.md and plots/. Progress lines
-// go to out. The context is checked inside every stage; once it ends the
-// study stops with run.ErrInterrupted, keeping the runs it finished.
+// empty, as one run.Sweep (study.json, provenance.json, console.log), then
+// writes summary.json, report.md and plots/. Progress lines go to out.
+// The context is checked inside every stage; once it ends the study
+// stops with run.ErrInterrupted, keeping the runs it finished.
 func RunStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (*Summary, error) {
+	return sweepStudy(ctx, cfg, dir, out, false)
+}
+
+// ResumeStudy continues the study of cfg in dir, which must hold its
+// study.json (the same config): a run whose report.json an earlier
+// attempt wrote is kept, every other is done again from an empty folder.
+func ResumeStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer) (*Summary, error) {
+	return sweepStudy(ctx, cfg, dir, out, true)
+}
+
+func sweepStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer, resume bool) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, run.InputErr(err)
 	}
-	if err := run.PrepareDir(dir, false); err != nil {
-		return nil, err
-	}
-	if err := run.WriteJSON(filepath.Join(dir, "study.json"), cfg); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	sum := &Summary{Name: cfg.Name, Kind: cfg.Kind, Seeds: cfg.Seeds}
 	js := jobs(cfg, dir)
-	var runErr error
+	reps := make([]*Report, len(js))
+	sum := &Summary{Name: cfg.Name, Kind: cfg.Kind, Seeds: cfg.Seeds}
+	sw := &run.Sweep{Kind: "act study", Dir: dir, Config: cfg, Steps: 1, Out: out,
+		Header: fmt.Sprintf("== act study %s → %s: %d runs (%s)", cfg.Name, dir, len(js), cfg.Kind),
+		Finish: func(string, []run.Provenance) error {
+			*sum = *summarize(cfg, js, reps)
+			return sum.write(dir)
+		}}
+	if err := sw.Open(resume); err != nil {
+		return nil, err
+	}
 	for i, j := range js {
-		if ctx.Err() != nil {
-			runErr = run.ErrInterrupted
-			break
+		if resume {
+			rep, err := readReport(j.dir)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, run.InputErrorf("act study: resume: %v", err)
+			}
+			reps[i] = rep
 		}
-		t0 := time.Now()
-		rep, err := j.run(ctx)
-		if err != nil && ctx.Err() != nil {
-			runErr = run.ErrInterrupted
-			break
-		}
-		if err != nil {
-			runErr = fmt.Errorf("act study %s, %s: %w", cfg.Name, j.label, err)
-			break
-		}
-		sum.add(j.group, rep)
-		fmt.Fprintf(out, "[%d/%d] %s: %s (study %s)\n", i+1, len(js), j.label, time.Since(t0).Round(time.Second), time.Since(start).Round(time.Second))
+		sw.Cells = append(sw.Cells, run.Cell{Key: j.label, Dir: j.dir, Kept: reps[i] != nil,
+			Run: func(ctx context.Context, _ *run.Progress, _ bool) error {
+				var err error
+				reps[i], err = j.run(ctx)
+				return err
+			}})
 	}
-	sum.Seconds = time.Since(start).Seconds()
+	err := sw.Run(ctx)
+	return sum, err
+}
+
+// summarize is the summary of the runs of js that have a report; its
+// run time is the sum of theirs.
+func summarize(cfg StudyConfig, js []job, reps []*Report) *Summary {
+	sum := &Summary{Name: cfg.Name, Kind: cfg.Kind, Seeds: cfg.Seeds}
+	for i, j := range js {
+		if reps[i] != nil {
+			sum.Seconds += reps[i].Seconds
+			sum.add(j.group, reps[i])
+		}
+	}
 	sum.finish(cfg)
-	if err := sum.write(dir); err != nil {
-		return sum, err
+	return sum
+}
+
+// readReport reads a run's report.json.
+func readReport(dir string) (*Report, error) {
+	var rep Report
+	if err := run.ReadJSON(filepath.Join(dir, "report.json"), run.MaxSummaryBytes, &rep); err != nil {
+		return nil, err
 	}
-	return sum, runErr
+	return &rep, nil
 }
 
 // studyPresets are the presets of cmd/train -act.
@@ -186,28 +215,21 @@ func StudyPresetNames() []string { return run.PresetNames(studyPresets) }
 // stopped partway, or one written by an earlier version of the report).
 func Summarize(dir string) (*Summary, error) {
 	var cfg StudyConfig
-	if err := run.ReadJSON(filepath.Join(dir, "study.json"), maxReportBytes, &cfg); err != nil {
+	if err := run.ReadJSON(filepath.Join(dir, run.SweepFile), run.MaxSummaryBytes, &cfg); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	sum := &Summary{Name: cfg.Name, Kind: cfg.Kind, Seeds: cfg.Seeds}
-	for _, j := range jobs(cfg, dir) {
-		var rep Report
-		if err := run.ReadJSON(filepath.Join(j.dir, "report.json"), maxReportBytes, &rep); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
+	js := jobs(cfg, dir)
+	reps := make([]*Report, len(js))
+	for i, j := range js {
+		rep, err := readReport(j.dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		sum.Seconds += rep.Seconds
-		sum.add(j.group, &rep)
+		reps[i] = rep
 	}
-	sum.finish(cfg)
+	sum := summarize(cfg, js, reps)
 	return sum, sum.write(dir)
 }
-
-// maxReportBytes caps a study.json or report.json a resumed sweep reads
-// back (a report is ~20 KB).
-const maxReportBytes = 64 << 20

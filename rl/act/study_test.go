@@ -29,8 +29,8 @@ func tinyStudy(t *testing.T) StudyConfig {
 // TestTinyStudyRunsAndStops is the quick version of TestSmokeStudies and
 // TestStudyStopsInsideARun (study_long_test.go, -tags long): a complete
 // tiny study writes its outputs and summarises back to the same table,
-// and one cut inside its second run ends with run.ErrInterrupted, keeping
-// the first.
+// one cut inside its second run ends with run.ErrInterrupted, keeping
+// the first, and its resume keeps the first and gives the same table.
 func TestTinyStudyRunsAndStops(t *testing.T) {
 	cfg := tinyStudy(t)
 	dir := t.TempDir()
@@ -61,6 +61,28 @@ func TestTinyStudyRunsAndStops(t *testing.T) {
 	assert.ErrorIs(t, err, run.ErrInterrupted)
 	assert.FileExists(t, filepath.Join(dir, "alfworld/seed-1/report.json"), "the finished run is kept")
 	assert.NoFileExists(t, filepath.Join(dir, "webshop/seed-1/report.json"), "the cut run is not")
+
+	kept, err := os.ReadFile(filepath.Join(dir, "alfworld/seed-1/report.json"))
+	require.NoError(t, err)
+	var log bytes.Buffer
+	resumed, err := ResumeStudy(context.Background(), cfg, dir, &log)
+	require.NoError(t, err)
+	assert.Contains(t, log.String(), "alfworld seed 1: complete in the previous attempt, kept")
+	again, err = Summarize(dir) // the resumed study's files, read back
+	require.NoError(t, err)
+	for _, s := range []*Summary{resumed, again} {
+		got, err := json.Marshal(s.Table)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(got), "resumed = uninterrupted")
+	}
+	after, err := os.ReadFile(filepath.Join(dir, "alfworld/seed-1/report.json"))
+	require.NoError(t, err)
+	assert.Equal(t, kept, after, "a kept run is not redone")
+	other := cfg
+	other.Seeds = []uint64{2}
+	_, err = ResumeStudy(context.Background(), other, dir, nil)
+	var input *run.InputError
+	assert.ErrorAs(t, err, &input, "a different config")
 }
 
 func TestStudyConfigRejectsBadInput(t *testing.T) {

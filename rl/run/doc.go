@@ -6,11 +6,13 @@
 // trainer's state files under a manifest, replaced atomically), the log
 // records (EvalRecord, Measures, Baseline, transcripts; records.go), the
 // reports, the errors (ErrInterrupted, InputError) and the provenance.
-// The sweeps of runs, rl/study's and ACT's (rl/act), write their folders
-// through the same pieces: the folder (PrepareDir), the files (write.go:
-// atomic writes, JSON-lines logs, bounded reads), the statistics over
-// seeds (MeanStd, PairedOf), the tables (MarkdownTable, Fixed) and the
-// plots (plot.go).
+// The sweeps of runs, rl/study's and ACT's (rl/act), are each one Sweep
+// (sweep.go: the cells in order, each in its folder, the complete ones
+// kept and a cut run continued on a resume, progress, interrupts,
+// provenance and console.log) and write through the same pieces: the
+// files (write.go: atomic writes, JSON-lines logs, bounded reads), the
+// statistics over seeds (MeanStd, PairedOf), the tables (MarkdownTable,
+// Fixed) and the plots (plot.go).
 //
 // # What one run does
 //

@@ -40,21 +40,22 @@
 //     in-training evaluation, on an interrupt and at the end:
 //     checkpoints/policy.safetensors is the run's last policy).
 //
-// What the study prints also goes to <dir>/console.log (every attempt,
-// appended; status lines left out), and <dir>/provenance.json records each
-// attempt's commit, kernel set, CPU and wall time. After each run
-// <dir>/summary.json is rewritten; at the end (or when ctx
-// is cancelled: the run in progress stops after its update) the summary,
-// <dir>/report.md and <dir>/plots/*.png are written. Every whole file is
-// written atomically (engine.WriteFileAtomic, model.Save); the .jsonl logs
-// are appended one line per write. Resume continues an interrupted study in
-// its folder: the runs summary.json lists as complete are kept, a run cut
-// short continues from its checkpoint set (run.Resume: the logs cut
-// back to the set's update, bitwise, since the trainer's state is its
-// weights, moments and update counter, rl/trainer_state.go), any other run
-// is done again from the start, a base the study built is reused, and the
-// files end as one uninterrupted Run would have left them, wall times
-// aside (TestResumeContinuesACutRunBitwise).
+// The study is a run.Sweep of those runs: its folder holds study.json,
+// provenance.json (each attempt's commit, kernel set, CPU and wall time)
+// and console.log (what every attempt printed, status lines left out) as
+// every sweep's. After each run <dir>/summary.json is rewritten; at the
+// end (or when ctx is cancelled: the run in progress stops after its
+// update) the summary, <dir>/report.md and <dir>/plots/*.png are written.
+// Every whole file is written atomically (engine.WriteFileAtomic,
+// model.Save); the .jsonl logs are appended one line per write. Resume
+// continues an interrupted study in its folder: the runs summary.json
+// lists as complete are kept, a run cut short continues from its
+// checkpoint set (run.ContinuesRL, run.Resume: the logs cut back to the
+// set's update, bitwise, since the trainer's state is its weights, moments
+// and update counter, rl/trainer_state.go), any other run is done again
+// from the start, a base the study built is reused, and the files end as
+// one uninterrupted Run would have left them, wall times aside
+// (TestResumeContinuesACutRunBitwise).
 //
 // # The summary
 //

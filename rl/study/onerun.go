@@ -59,27 +59,35 @@ func (c *Config) runConfig(a Arm, seed uint64, base string) (run.Config, error) 
 	return r, r.Validate()
 }
 
-// runOne trains arm from the base with seed (or continues its run from
-// the checkpoint set an earlier attempt left, if the study is resumed) and
-// sums it up; the result is nil only if the run could not start.
-func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, error) {
-	if ctx.Err() != nil {
-		return nil, run.ErrInterrupted
-	}
+// runOne trains arm from the base with seed (or, with cont, continues its
+// run from the checkpoint set an earlier attempt left) and sums it up; the
+// result is nil only if the run could not start.
+func (s *study) runOne(ctx context.Context, arm Arm, seed uint64, p *run.Progress, cont bool) (*RunSum, error) {
 	name := fmt.Sprintf("%s seed %d", arm.Name, seed)
-	e, err := s.startRun(arm, seed)
-	if err != nil {
-		return nil, fmt.Errorf("study: %s: %w", name, err)
+	dir := filepath.Join(s.dir, arm.Name, runName(seed))
+	var e *run.Experiment
+	var err error
+	if cont {
+		if e, err = run.Resume(dir, -1, io.Discard); err != nil {
+			return nil, run.InputErr(fmt.Errorf("%w (remove %s to run it again from the start)", err, dir))
+		}
+	} else {
+		rc, err := s.cfg.runConfig(arm, seed, s.base)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = run.New(rc, filepath.Dir(dir), io.Discard); err != nil {
+			return nil, err
+		}
 	}
 	e.OnUpdate = func(m rl.Metrics) {
-		s.updates++
 		if s.afterUpdate != nil {
 			s.afterUpdate(arm.Name, seed, m.Update+1)
 		}
-		s.meter.Tick(s.updates, fmt.Sprintf("%s, update %d/%d, train success %.3f", name, m.Update+1, s.cfg.Updates, m.Success))
+		p.Step(fmt.Sprintf("%s, update %d/%d, train success %.3f", name, m.Update+1, s.cfg.Updates, m.Success))
 	}
 	e.OnEval = func(r run.EvalRecord, _ []run.Sample) {
-		s.meter.Line(s.updates, fmt.Sprintf("%s @ %d %-4s %-7s success %s  AS %s  evidence %s  I_AS %s  C_BT %s", name, r.Update,
+		p.Line(fmt.Sprintf("%s @ %d %-4s %-7s success %s  AS %s  evidence %s  I_AS %s  C_BT %s", name, r.Update,
 			r.Split, r.Mode, f3(r.Success), f3(r.ASProxy), f3(r.Evidence), f3(r.IAS), f3(r.CBT)))
 	}
 	err = e.Run(ctx, false)
@@ -88,32 +96,9 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64) (*RunSum, erro
 	case errors.Is(err, run.ErrInterrupted):
 		status = "interrupted"
 	case err != nil:
-		status, err = "failed", fmt.Errorf("study: %s: %w", name, err)
+		status = "failed"
 	}
 	return s.sumUp(e.Loop(), arm.Name, seed, status), err
-}
-
-// startRun prepares the run: a new one, or the continuation of a run an
-// earlier attempt cut short (its checkpoint set, run.Resume), which
-// the meter counts as done up to there.
-func (s *study) startRun(arm Arm, seed uint64) (*run.Experiment, error) {
-	armDir := filepath.Join(s.dir, arm.Name)
-	if s.partial[arm.Name][seed] {
-		dir := filepath.Join(armDir, runName(seed))
-		e, err := run.Resume(dir, -1, io.Discard)
-		if err != nil {
-			return nil, run.InputErr(fmt.Errorf("%w (remove %s to run it again from the start)", err, dir))
-		}
-		done := e.Done()
-		s.updates += done
-		s.meter.Printf("%s seed %d: continuing from its checkpoint set at update %d\n", arm.Name, seed, done)
-		return e, nil
-	}
-	rc, err := s.cfg.runConfig(arm, seed, s.base)
-	if err != nil {
-		return nil, err
-	}
-	return run.New(rc, armDir, io.Discard)
 }
 
 // sumUp is the summary of a run that ended with status: its curve,

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
+	"arew/rl/run"
 	"arew/tasks/flodial"
 )
 
@@ -32,7 +33,7 @@ func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
 		require.NoError(t, err)
 		want, err := json.MarshalIndent(c, "", "  ")
 		require.NoError(t, err)
-		have, err := os.ReadFile(filepath.Join(committedResults, name, StudyFile))
+		have, err := os.ReadFile(filepath.Join(committedResults, name, run.SweepFile))
 		require.NoError(t, err)
 		assert.JSONEq(t, string(have), string(want), name)
 	}

@@ -145,7 +145,7 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 	assert.Len(t, sum.Ranking(1), 4, "every arm complete: all ranked")
 	assert.FileExists(t, filepath.Join(dir, PlotsDir, PhasePlot))
 
-	console, err := os.ReadFile(filepath.Join(dir, ConsoleFile))
+	console, err := os.ReadFile(filepath.Join(dir, run.ConsoleFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(console), "== study protocol")
 	assert.Contains(t, string(console), "mass seed 3 @ 3 test greedy")

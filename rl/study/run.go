@@ -2,31 +2,26 @@ package study
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"arew/model"
 	"arew/rl"
-	"arew/rl/progress"
 	"arew/rl/run"
 	"arew/tasks"
 )
 
-// The files of a study folder (doc.go).
+// The files of a study folder (doc.go), beside the sweep's (run.Sweep:
+// study.json, provenance.json, console.log).
 const (
-	StudyFile   = "study.json"
 	SummaryFile = "summary.json"
 	ReportFile  = "report.md"
 	BaseFile    = "base.safetensors"
 	BaseSFTFile = "base-sft.jsonl"
-	ConsoleFile = "console.log" // what the study printed, every attempt, without status lines
 	PlotsDir    = "plots"
 )
 
@@ -37,19 +32,12 @@ type study struct {
 	task    tasks.Task            // the study's task (baselines, transcripts)
 	armTask map[string]tasks.Task // each arm's, with its task config
 	base    string                // the base checkpoint every run loads
-	meter   *progress.Meter
-	out     io.Writer
+	out     io.Writer             // the sweep's console, once it runs
 	sum     *Summary
 	start   time.Time
-	updates int // RL updates done over all runs, for the meter
-	// done holds the complete runs of the study being resumed, by arm and
-	// seed.
-	done map[string]map[uint64]RunSum
-	// attempts are provenance.json's records, the last this attempt's.
-	attempts []run.Provenance
-	// partial marks the runs of the study being resumed that stopped
-	// short and left a checkpoint set to continue from (resumable).
-	partial map[string]map[uint64]bool
+	// runs holds each cell's summary (arm × seed, in the sweep's order),
+	// nil until it ran; a resume fills in the complete ones.
+	runs []*RunSum
 
 	afterUpdate func(arm string, seed uint64, done int)
 	// samples holds, per arm, the transcripts of the latest sampled
@@ -83,9 +71,6 @@ func Resume(ctx context.Context, cfg Config, dir string, progressOut io.Writer) 
 // (tests).
 func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer, resume bool,
 	afterUpdate func(arm string, seed uint64, done int)) (*Summary, error) {
-	if progressOut == nil {
-		progressOut = io.Discard
-	}
 	if err := cfg.Validate(); err != nil {
 		return nil, run.InputErr(err)
 	}
@@ -93,7 +78,8 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 	if err != nil {
 		return nil, run.InputErr(fmt.Errorf("study: %w", err))
 	}
-	s := &study{cfg: cfg, dir: dir, task: task, armTask: map[string]tasks.Task{}, out: progressOut, start: time.Now(), afterUpdate: afterUpdate}
+	s := &study{cfg: cfg, dir: dir, task: task, armTask: map[string]tasks.Task{}, start: time.Now(),
+		sum: newSummary(cfg), afterUpdate: afterUpdate}
 	for _, a := range cfg.Arms {
 		if s.armTask[a.Name], err = armTask(cfg, a, task); err != nil {
 			return nil, run.InputErr(err)
@@ -102,66 +88,40 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 	if err := s.loadBase(); err != nil {
 		return nil, run.InputErr(err)
 	}
-	if resume {
-		if err := s.loadPrevious(); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := run.PrepareDir(dir, false); err != nil {
-			return nil, err
-		}
-		if err := run.WriteJSON(filepath.Join(dir, StudyFile), cfg); err != nil {
-			return nil, err
-		}
-	}
-	if s.attempts, err = s.startProvenance(resume); err != nil {
+	sw := &run.Sweep{Kind: "study", Dir: dir, Config: cfg, Steps: cfg.Updates, Out: progressOut,
+		Header: fmt.Sprintf("== study %s → %s: %d arms × %d seeds × %d updates on %s (%s)",
+			cfg.Name, dir, len(cfg.Arms), len(cfg.Seeds), cfg.Updates, cfg.Task, cfg.Algo),
+		Continue: run.ContinuesRL, Start: s.prepare, Save: s.saveSummary, Finish: s.finish}
+	if err := sw.Open(resume); err != nil {
 		return nil, err
 	}
-	console, err := os.OpenFile(filepath.Join(dir, ConsoleFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("study: %w", err)
-	}
-	defer console.Close()
-	s.out = progress.Tee(progressOut, console)
-	progressOut = s.out
-	s.sum = newSummary(cfg)
-	fmt.Fprintf(progressOut, "== study %s → %s: %d arms × %d seeds × %d updates on %s (%s)\n",
-		cfg.Name, dir, len(cfg.Arms), len(cfg.Seeds), cfg.Updates, cfg.Task, cfg.Algo)
-	err = s.run(ctx)
-	switch {
-	case errors.Is(err, run.ErrInterrupted):
-		s.sum.Status = "interrupted"
-	case err != nil:
-		s.sum.Status = "failed"
-	default:
-		s.sum.Status = "complete"
-	}
-	if s.meter != nil {
-		s.meter.Finish()
-	}
-	if werr := s.writeOutputs(); werr != nil && err == nil {
-		err = werr
-	}
-	s.attempts[len(s.attempts)-1].Finish(time.Now(), time.Since(s.start))
-	if werr := run.WriteJSON(filepath.Join(dir, run.ProvenanceFile), s.attempts); werr != nil && err == nil {
-		err = werr
-	}
-	return s.sum, err
-}
-
-// startProvenance writes <dir>/provenance.json: the attempts of the study
-// so far (a resume appends one), each where and when it ran. It returns
-// them, the last one this attempt's, for the end to finish.
-func (s *study) startProvenance(resume bool) ([]run.Provenance, error) {
-	var attempts []run.Provenance
-	path := filepath.Join(s.dir, run.ProvenanceFile)
+	var done map[string]map[uint64]RunSum
 	if resume {
-		if err := run.ReadJSON(path, maxSummaryBytes, &attempts); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, run.InputErr(fmt.Errorf("study: resume: %w", err))
+		if done, err = s.loadPrevious(); err != nil {
+			return nil, err
 		}
 	}
-	attempts = append(attempts, run.Collect(s.start))
-	return attempts, run.WriteJSON(path, attempts)
+	// Seed by seed, every arm of a seed before the next seed, so that a
+	// study stopped early holds complete comparisons.
+	for _, seed := range cfg.Seeds {
+		for _, arm := range cfg.Arms {
+			r, kept := done[arm.Name][seed]
+			i := len(sw.Cells)
+			s.runs = append(s.runs, nil)
+			if kept {
+				s.runs[i] = &r
+			}
+			sw.Cells = append(sw.Cells, run.Cell{Key: fmt.Sprintf("%s seed %d", arm.Name, seed),
+				Dir: filepath.Join(dir, arm.Name, runName(seed)), Kept: kept,
+				Run: func(ctx context.Context, p *run.Progress, cont bool) error {
+					var err error
+					s.runs[i], err = s.runOne(ctx, arm, seed, p, cont)
+					return err
+				}})
+		}
+	}
+	err = sw.Run(ctx)
+	return s.sum, err
 }
 
 // armTask is the task of arm: the study's own when the arm changes
@@ -216,7 +176,10 @@ func sameObservations(a, b tasks.Task) error {
 	return nil
 }
 
-func (s *study) run(ctx context.Context) error {
+// prepare is the sweep's start: the scripted baselines, then the base in
+// the folder (shipped, or built unless a resumed study built it).
+func (s *study) prepare(ctx context.Context, out io.Writer) error {
+	s.out = out
 	var err error
 	if s.sum.Baselines, err = scriptedBaselines(ctx, s.task, s.cfg, s.cfg.Eval.split(), s.cfg.Eval.Episodes); err != nil {
 		return err
@@ -230,56 +193,43 @@ func (s *study) run(ctx context.Context) error {
 		return err
 	}
 	if s.base == "" {
-		if err := s.buildBase(ctx); err != nil {
-			return err
-		}
-	}
-	c := s.cfg
-	todo := 0
-	for _, arm := range c.Arms {
-		for _, seed := range c.Seeds {
-			if _, ok := s.done[arm.Name][seed]; !ok {
-				todo++
-			}
-		}
-	}
-	s.meter = progress.New(s.out, "study", todo*c.Updates)
-	// Seed by seed, every arm of a seed before the next seed, so that a
-	// study stopped early holds complete comparisons.
-	for _, seed := range c.Seeds {
-		for _, arm := range c.Arms {
-			if r, ok := s.done[arm.Name][seed]; ok {
-				a := s.sum.Arms[arm.Name]
-				a.Runs = append(a.Runs, r)
-				s.meter.Printf("%s seed %d: complete in the previous attempt, kept\n", arm.Name, seed)
-				continue
-			}
-			r, err := s.runOne(ctx, arm, seed)
-			if r != nil {
-				a := s.sum.Arms[arm.Name]
-				a.Runs = append(a.Runs, *r)
-				if werr := run.WriteJSON(filepath.Join(s.dir, SummaryFile), s.sum); werr != nil && err == nil {
-					err = werr
-				}
-			}
-			if err != nil {
-				return err
-			}
-		}
+		return s.buildBase(ctx)
 	}
 	return nil
 }
 
-// writeOutputs writes summary.json, the plots and report.md.
-func (s *study) writeOutputs() error {
-	if err := run.WriteJSON(filepath.Join(s.dir, SummaryFile), s.sum); err != nil {
+// collect puts the runs done so far into the summary, each arm's in seed
+// order.
+func (s *study) collect() {
+	for _, a := range s.sum.Arms {
+		a.Runs = []RunSum{}
+	}
+	for i, r := range s.runs {
+		if r != nil {
+			a := s.sum.Arms[s.cfg.Arms[i%len(s.cfg.Arms)].Name]
+			a.Runs = append(a.Runs, *r)
+		}
+	}
+}
+
+// saveSummary writes summary.json with the runs done so far.
+func (s *study) saveSummary() error {
+	s.collect()
+	return run.WriteJSON(filepath.Join(s.dir, SummaryFile), s.sum)
+}
+
+// finish writes summary.json, the plots and report.md with the study's
+// status.
+func (s *study) finish(status string, attempts []run.Provenance) error {
+	s.sum.Status = status
+	if err := s.saveSummary(); err != nil {
 		return err
 	}
 	plots, err := writePlots(s.sum, filepath.Join(s.dir, PlotsDir))
 	if err != nil {
 		return err
 	}
-	return run.WriteFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start), s.attempts)))
+	return run.WriteFile(filepath.Join(s.dir, ReportFile), []byte(report(s.cfg, s.sum, plots, s.samples, time.Since(s.start), attempts)))
 }
 
 // fits checks that a policy can play the task with the study's rollouts

@@ -36,7 +36,7 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 	require.NoError(t, err, log.String())
 	assert.Equal(t, "complete", sum.Status)
 
-	for _, f := range []string{StudyFile, SummaryFile, ReportFile, BaseFile, BaseSFTFile} {
+	for _, f := range []string{run.SweepFile, SummaryFile, ReportFile, BaseFile, BaseSFTFile} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 	rep, err := os.ReadFile(filepath.Join(dir, ReportFile))

@@ -1,0 +1,248 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"arew/rl/progress"
+)
+
+// A sweep is a job of many runs, its cells, done one after another, each
+// in its own folder under the sweep's: rl/study's arms × seeds of single
+// runs, ACT's environments × seeds of pipeline runs. Its folder holds
+//
+//	study.json        the sweep's whole config (SweepFile)
+//	provenance.json   one Provenance per attempt, the last this one's
+//	console.log       what every attempt printed, without status lines
+//	<cell folders>    each cell's own files
+//
+// beside what its owner writes at the end (summary, report, plots). A
+// resumed sweep (Open with resume) must find the same config in
+// study.json; it keeps the cells an earlier attempt completed
+// (Cell.Kept), continues a cell whose folder holds a state to go on from
+// (Sweep.Continue), and does every other cell again from an empty folder.
+const (
+	SweepFile   = "study.json"
+	ConsoleFile = "console.log"
+)
+
+// MaxSummaryBytes caps a summary, report or provenance file a sweep reads
+// back (a 4-arm, 5-seed study's summary is ~100 KB, an ACT run's report
+// ~20 KB).
+const MaxSummaryBytes = 64 << 20
+
+// Cell is one run of a sweep.
+type Cell struct {
+	Key  string // its name in progress lines and errors: "arew seed 2"
+	Dir  string // its folder
+	Kept bool   // an earlier attempt completed it: it is not run again
+	// Run runs the cell into Dir, or with cont continues it there from the
+	// checkpoint set an earlier attempt left (Sweep.Continue), counting its
+	// steps on p; it records what the cell gave, even when it fails.
+	Run func(ctx context.Context, p *Progress, cont bool) error
+}
+
+// Sweep runs its Cells in order into their folders under Dir.
+type Sweep struct {
+	Kind   string    // what it is, in its lines and errors: "study", "act study"
+	Dir    string    // its folder
+	Config any       // its whole config, SweepFile
+	Cells  []Cell    // in the order they run
+	Steps  int       // the steps of one cell, for the meter
+	Out    io.Writer // progress lines (nil: none), also kept in console.log
+	Header string    // the first line each attempt prints
+	// Continue, if set, reports whether an earlier attempt left in a
+	// cell's folder a checkpoint set that the cell's Run continues from,
+	// and the steps done then. The folder of any other cell that is not
+	// Kept is removed before a resumed sweep starts.
+	Continue func(dir string) (steps int, ok bool)
+	// Start, if set, runs once the folder is ready, before the first cell,
+	// printing to out (a study's baselines and base).
+	Start func(ctx context.Context, out io.Writer) error
+	// Save, if set, runs after each cell that ran (a study's summary.json
+	// so far).
+	Save func() error
+	// Finish writes the sweep's outputs at the end, whatever happened,
+	// with its status (complete, interrupted or failed) and the attempts
+	// provenance.json holds, the last one this one's.
+	Finish func(status string, attempts []Provenance) error
+
+	resume bool
+}
+
+// Open makes the sweep's folder, which must not exist or be empty, and
+// writes its config there; with resume it checks instead that the folder
+// holds a sweep of the same config. Both are InputErrors.
+func (s *Sweep) Open(resume bool) error {
+	s.resume = resume
+	path := filepath.Join(s.Dir, SweepFile)
+	if !resume {
+		if err := PrepareDir(s.Dir, false); err != nil {
+			return err
+		}
+		return WriteJSON(path, s.Config)
+	}
+	have, err := ReadConfigFile(path)
+	if err != nil {
+		return InputErrorf("%s: resume: %v", s.Kind, err)
+	}
+	want, err := json.MarshalIndent(s.Config, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: resume: %w", s.Kind, err)
+	}
+	if !bytes.Equal(bytes.TrimSpace(have), want) {
+		return InputErrorf("%s: resume: %s holds a different %s (its %s differs from this config)", s.Kind, s.Dir, s.Kind, SweepFile)
+	}
+	return nil
+}
+
+// Run runs the cells after Open. When ctx ends, the cell in progress
+// stops (a run writes its checkpoint set) and Run returns ErrInterrupted;
+// on any end Finish writes what the cells gave.
+func (s *Sweep) Run(ctx context.Context) error {
+	start := time.Now()
+	from, todo := make([]int, len(s.Cells)), 0
+	for i, c := range s.Cells {
+		from[i] = -1
+		if c.Kept {
+			continue
+		}
+		todo++
+		if !s.resume {
+			continue
+		}
+		if s.Continue != nil {
+			if n, ok := s.Continue(c.Dir); ok {
+				from[i] = n
+				continue
+			}
+		}
+		if err := os.RemoveAll(c.Dir); err != nil {
+			return fmt.Errorf("%s: resume: %w", s.Kind, err)
+		}
+	}
+	attempts, err := s.startProvenance(start)
+	if err != nil {
+		return err
+	}
+	console, err := os.OpenFile(filepath.Join(s.Dir, ConsoleFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Kind, err)
+	}
+	defer console.Close()
+	if s.Out == nil {
+		s.Out = io.Discard
+	}
+	out := progress.Tee(s.Out, console)
+	fmt.Fprintln(out, s.Header)
+	p := &Progress{meter: progress.New(io.Discard, s.Kind, 0)}
+	err = s.cells(ctx, out, p, todo, from)
+	status := "complete"
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		status = "interrupted"
+	case err != nil:
+		status = "failed"
+	}
+	p.meter.Finish()
+	if werr := s.Finish(status, attempts); werr != nil && err == nil {
+		err = werr
+	}
+	attempts[len(attempts)-1].Finish(time.Now(), time.Since(start))
+	if werr := WriteJSON(filepath.Join(s.Dir, ProvenanceFile), attempts); werr != nil && err == nil {
+		err = werr
+	}
+	return err
+}
+
+// cells runs Start and the cells, todo of them not Kept; from holds the
+// steps a continued cell did before (−1: none).
+func (s *Sweep) cells(ctx context.Context, out io.Writer, p *Progress, todo int, from []int) error {
+	if s.Start != nil {
+		if err := s.Start(ctx, out); err != nil {
+			return err
+		}
+	}
+	p.meter = progress.New(out, s.Kind, todo*s.Steps)
+	for i, c := range s.Cells {
+		if c.Kept {
+			p.meter.Printf("%s: complete in the previous attempt, kept\n", c.Key)
+			continue
+		}
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		first := p.done
+		if from[i] >= 0 {
+			p.done += from[i]
+			p.meter.Printf("%s: continuing from its checkpoint set at update %d\n", c.Key, from[i])
+		}
+		t0 := time.Now()
+		err := c.Run(ctx, p, from[i] >= 0)
+		if s.Save != nil {
+			if werr := s.Save(); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		switch {
+		case err != nil && (ctx.Err() != nil || errors.Is(err, ErrInterrupted)):
+			return ErrInterrupted
+		case err != nil:
+			return fmt.Errorf("%s: %s: %w", s.Kind, c.Key, err)
+		}
+		p.done = first + s.Steps
+		p.Line(fmt.Sprintf("%s: done in %s", c.Key, progress.Duration(time.Since(t0))))
+	}
+	return nil
+}
+
+// startProvenance writes provenance.json: the attempts so far (a resume
+// appends one), each where and when it ran.
+func (s *Sweep) startProvenance(start time.Time) ([]Provenance, error) {
+	var attempts []Provenance
+	path := filepath.Join(s.Dir, ProvenanceFile)
+	if s.resume {
+		if err := ReadJSON(path, MaxSummaryBytes, &attempts); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, InputErrorf("%s: resume: %v", s.Kind, err)
+		}
+	}
+	attempts = append(attempts, Collect(start))
+	return attempts, WriteJSON(path, attempts)
+}
+
+// ContinuesRL is a Sweep's Continue for cells that are single runs: the
+// run's folder holds a checkpoint set of RL to continue from, written
+// after an update or an evaluation, or on an interrupt. A set of a run
+// that completed (a kill just after it, before the sweep recorded it) is
+// not: the run is done again.
+func ContinuesRL(dir string) (int, bool) {
+	m, err := ReadManifest(filepath.Join(dir, CheckpointDir))
+	if err != nil || m.Info["phase"] != "rl" || m.Info["status"] == "complete" {
+		return 0, false
+	}
+	return m.Update, true
+}
+
+// Progress is a sweep's meter as a cell sees it: the steps done over all
+// its cells.
+type Progress struct {
+	meter *progress.Meter
+	done  int
+}
+
+// Step counts one step done, with what it did for the status line.
+func (p *Progress) Step(detail string) {
+	p.done++
+	p.meter.Tick(p.done, detail)
+}
+
+// Line prints a permanent line with the sweep's progress appended.
+func (p *Progress) Line(text string) { p.meter.Line(p.done, text) }

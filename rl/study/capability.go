@@ -30,22 +30,32 @@ const CapabilityTarget = 0.85
 // each, as a first attempt on a shared machine). A name is a setting, or a
 // setting and what a later attempt changes (docs/arew.md §8, "Capability:
 // measured", lists every attempt): pe-g-s2-demos32k is pe-g-s2 on
-// FloDial's 32,768 demonstrations; a name ending in -echo is the setting
-// under PE's echo layout (tasks/pe doc, "Layout options").
+// FloDial's 32,768 demonstrations; -echo, -pairs and -echo-pairs name PE's
+// layout options (tasks/pe doc, "Layout options").
 var Capabilities = map[string]func() rl.BaseConfig{
-	"pe-g-s2":          func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
-	"pe-g-s2-demos32k": func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
-	"pe-g-s3":          func() rl.BaseConfig { return capability("pe-g-s3", nil, 16384) },
-	"pe-f-d8":          func() rl.BaseConfig { return capability("pe-f-d8", nil, 16384) },
-	"pe-f-d6":          func() rl.BaseConfig { return capability("pe-f-d6", nil, 16384) },
-	"pe-f-d6-echo":     func() rl.BaseConfig { return capability("pe-f-d6", echo, 16384) },
-	"pe-f-d8-echo":     func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
-	"pe-g-s2-echo":     func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
-	"pe-g-s3-echo":     func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
-	"mediq":            func() rl.BaseConfig { return capability("mediq", nil, 32768) },
-	"flodial-easy":     func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
-	"flodial-hard":     func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
+	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
+	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
+	"pe-g-s3":            func() rl.BaseConfig { return capability("pe-g-s3", nil, 16384) },
+	"pe-f-d8":            func() rl.BaseConfig { return capability("pe-f-d8", nil, 16384) },
+	"pe-f-d6":            func() rl.BaseConfig { return capability("pe-f-d6", nil, 16384) },
+	"pe-f-d6-echo":       func() rl.BaseConfig { return capability("pe-f-d6", echo, 16384) },
+	"pe-f-d6-pairs":      func() rl.BaseConfig { return capability("pe-f-d6", pairs, 16384) },
+	"pe-f-d6-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d6", echoPairs, 16384) },
+	"pe-f-d8-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
+	"pe-f-d8-echo":       func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
+	"pe-g-s2-echo":       func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
+	"pe-g-s3-echo":       func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
+	"mediq":              func() rl.BaseConfig { return capability("mediq", nil, 32768) },
+	"flodial-easy":       func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
+	"flodial-hard":       func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
 }
+
+// PE's layout options (tasks/pe doc, "Layout options"): the pairs layout
+// alone and with the echo.
+var (
+	pairs     = json.RawMessage(`{"Pairs": true}`)
+	echoPairs = json.RawMessage(`{"Echo": true, "Pairs": true}`)
+)
 
 // capability is the recipe on task with the task config layout and demos
 // strong demonstrations.

@@ -6,20 +6,15 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"arew/rl/act"
 	arewrun "arew/rl/run"
 )
 
-// actInvocation checks a -act command line: besides -out and -force only
-// -name (the study's folder) may be given.
-func actInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
+// actInvocation checks a -act command line (its flags: jobs).
+func actInvocation(inv invocation, o *overrides) (invocation, error) {
 	if _, err := act.StudyPreset(inv.act); err != nil {
 		return inv, arewrun.InputErrorf("-act: %v", err)
-	}
-	if bad := refused(o, map[string]bool{"name": true}, inv.otherJobs(configPath)); len(bad) > 0 {
-		return inv, arewrun.InputErrorf("-act takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
 	}
 	inv.studyName = o.raw["name"]
 	return inv, nil

@@ -12,15 +12,10 @@ import (
 )
 
 // capabilityInvocation checks a -capability command line: a recipe of
-// study.Capabilities, with only -out, -force and -name.
-func capabilityInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
+// study.Capabilities (its flags: jobs).
+func capabilityInvocation(inv invocation, o *overrides) (invocation, error) {
 	if _, ok := study.Capabilities[inv.capability]; !ok {
 		return inv, arewrun.InputErrorf("-capability: no recipe %q (recipes: %s)", inv.capability, strings.Join(study.CapabilityNames(), ", "))
-	}
-	others := inv.otherJobs(configPath)
-	others["-act"] = inv.act != ""
-	if bad := refused(o, map[string]bool{"name": true}, others); len(bad) > 0 {
-		return inv, arewrun.InputErrorf("-capability takes only -out, -force and -name; got %s", strings.Join(bad, ", "))
 	}
 	if n := o.raw["name"]; n != "" {
 		if err := arewrun.ValidName("-name", n); err != nil {

@@ -54,33 +54,47 @@ type invocation struct {
 	runFlags []string
 }
 
-// studyFlags are the flags -study accepts besides -out and -force.
-var studyFlags = map[string]bool{"name": true, "init": true}
+// jobs are the flags that name a job other than one run, each with the
+// flags it takes (-resume's depend on its folder: resumeInvocation); a
+// command line names one job at most. One run takes -config, -out, -force
+// and the run flags.
+var jobs = []struct {
+	flag  string
+	takes []string
+}{
+	{"study", []string{"out", "force", "name", "init", "study-config"}},
+	{"build-base", []string{"out", "force", "name"}},
+	{"act", []string{"out", "force", "name"}},
+	{"capability", []string{"out", "force", "name"}},
+	{"resume", nil},
+}
 
-// refused are the flags of a command line its job does not take, sorted:
-// the run flags given that are not in allowed, and the other flags named
-// in others that were given.
-func refused(o *overrides, allowed, others map[string]bool) []string {
+// refused are the flags given that a job does not take, sorted, each
+// with its dash.
+func refused(given map[string]bool, job string, takes ...string) []string {
 	var bad []string
-	for name := range o.set {
-		if !allowed[name] {
+	for name := range given {
+		if name != job && !slices.Contains(takes, name) {
 			bad = append(bad, "-"+name)
-		}
-	}
-	for name, given := range others {
-		if given {
-			bad = append(bad, name)
 		}
 	}
 	slices.Sort(bad)
 	return bad
 }
 
-// otherJobs are the flags of the jobs besides a run's (and -config), as
-// given: a job that takes none of them refuses them.
-func (inv invocation) otherJobs(configPath string) map[string]bool {
-	return map[string]bool{"-config": configPath != "", "-study": inv.study != "", "-study-config": inv.studyConfig != "",
-		"-build-base": inv.buildBase != "", "-resume": inv.resume != ""}
+// takesOnly is a usage error naming the flags given that job does not
+// take, or nil.
+func takesOnly(given map[string]bool, job string, takes []string) error {
+	bad := refused(given, job, takes...)
+	if len(bad) == 0 {
+		return nil
+	}
+	list := make([]string, len(takes))
+	for i, t := range takes {
+		list[i] = "-" + t
+	}
+	return arewrun.InputErrorf("-%s takes only %s and %s; got %s", job,
+		strings.Join(list[:len(list)-1], ", "), list[len(list)-1], strings.Join(bad, ", "))
 }
 
 // overrides collects the flags given on the command line that change the
@@ -148,25 +162,36 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if fs.NArg() > 0 {
 		return inv, arewrun.InputErrorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if inv.study != "" && inv.buildBase != "" {
-		return inv, arewrun.InputErrorf("-study and -build-base are two different jobs: give one")
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	job := ""
+	for _, j := range jobs {
+		if !given[j.flag] {
+			continue
+		}
+		if job != "" {
+			return inv, arewrun.InputErrorf("-%s and -%s are two different jobs: give one", job, j.flag)
+		}
+		job = j.flag
+		if j.takes != nil {
+			if err := takesOnly(given, job, j.takes); err != nil {
+				return inv, err
+			}
+		}
 	}
-	if inv.capability != "" {
-		return capabilityInvocation(inv, o, *configPath)
-	}
-	if inv.act != "" {
-		return actInvocation(inv, o, *configPath)
-	}
-	if inv.resume != "" {
-		return resumeInvocation(inv, o, *configPath)
-	}
-	if inv.study == "" && inv.buildBase == "" && inv.studyConfig == "" && len(o.set) == 0 && *configPath == "" {
+	switch {
+	case job == "capability":
+		return capabilityInvocation(inv, o)
+	case job == "act":
+		return actInvocation(inv, o)
+	case job == "resume":
+		return resumeInvocation(inv, o, given)
+	case job == "" && len(o.set) == 0 && *configPath == "" && !given["study-config"]:
 		inv.study = "default" // -out and -force alone still mean the main job
-	}
-	if inv.study != "" || inv.buildBase != "" {
-		return studyInvocation(inv, o, *configPath)
-	}
-	if inv.studyConfig != "" {
+		fallthrough
+	case job == "study" || job == "build-base":
+		return studyInvocation(inv, o)
+	case given["study-config"]:
 		return inv, arewrun.InputErrorf("-study-config goes with -study")
 	}
 	if *configPath == "" {

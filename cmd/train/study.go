@@ -14,33 +14,27 @@ import (
 	"arew/rl/study"
 )
 
-// studyInvocation checks a -study command line: besides -out and -force
-// only the flags in studyFlags may be given.
-func studyInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
+// studyInvocation checks a -study or -build-base command line (their
+// flags: jobs).
+func studyInvocation(inv invocation, o *overrides) (invocation, error) {
 	if inv.buildBase != "" {
 		if _, ok := study.Bases[inv.buildBase]; !ok {
 			return inv, arewrun.InputErrorf("-build-base: no shipped base %q (shipped: %s)", inv.buildBase, strings.Join(study.BaseNames(), ", "))
 		}
-		if inv.studyConfig != "" || o.set["init"] != nil {
-			return inv, arewrun.InputErrorf("-build-base takes only -out, -force and -name")
-		}
 	} else if _, err := study.Preset(inv.study); err != nil {
 		return inv, arewrun.InputErrorf("-study: %v", err)
-	}
-	if bad := refused(o, studyFlags, map[string]bool{"-config": configPath != ""}); len(bad) > 0 {
-		return inv, arewrun.InputErrorf("-study takes only -out, -force, -name, -init and -study-config; got %s", strings.Join(bad, ", "))
 	}
 	inv.studyName, inv.studyBase = o.raw["name"], o.raw["init"]
 	return inv, nil
 }
 
 // resumeInvocation checks a -resume command line: the folder is a
-// study's (study.json) or a run's (config.json); a study takes no other
-// flag, a run only -updates.
-func resumeInvocation(inv invocation, o *overrides, configPath string) (invocation, error) {
+// study's (study.json: an AREW or an ACT study) or a run's (config.json);
+// a study takes no other flag, a run only -updates.
+func resumeInvocation(inv invocation, o *overrides, given map[string]bool) (invocation, error) {
 	_, studyErr := os.Stat(filepath.Join(inv.resume, arewrun.SweepFile))
 	_, runErr := os.Stat(filepath.Join(inv.resume, arewrun.ConfigFile))
-	allowed := map[string]bool{}
+	what, takes := "a study's folder takes no other flag", []string{"out"}
 	switch {
 	case studyErr == nil:
 		var kind struct{ Kind string }
@@ -49,17 +43,11 @@ func resumeInvocation(inv invocation, o *overrides, configPath string) (invocati
 		}
 		inv.resumeStudy, inv.resumeACT = kind.Kind == "", kind.Kind != "" // ACT's studies have a kind
 	case runErr == nil:
-		allowed["updates"] = true
+		what, takes = "a run's folder takes only -updates (to extend it)", []string{"out", "updates"}
 	default:
 		return inv, arewrun.InputErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, arewrun.SweepFile, arewrun.ConfigFile)
 	}
-	others := inv.otherJobs(configPath)
-	others["-resume"], others["-force"] = false, inv.force
-	if bad := refused(o, allowed, others); len(bad) > 0 {
-		what := "a study's folder takes no other flag"
-		if !inv.resumeStudy && !inv.resumeACT {
-			what = "a run's folder takes only -updates (to extend it)"
-		}
+	if bad := refused(given, "resume", takes...); len(bad) > 0 {
 		return inv, arewrun.InputErrorf("-resume %s: %s; got %s", inv.resume, what, strings.Join(bad, ", "))
 	}
 	inv.resumeUpdates = -1

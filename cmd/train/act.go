@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -25,17 +24,11 @@ func actInvocation(inv invocation, o *overrides) (invocation, error) {
 // where the report is.
 func runACT(ctx context.Context, inv invocation, out io.Writer) error {
 	dir, sum, err := startACT(ctx, inv, out)
-	var input *arewrun.InputError
-	if errors.As(err, &input) {
-		return err
-	}
-	if sum != nil {
-		fmt.Fprintf(out, "\n%s\nreport: %s\n", sum.Report(), filepath.Join(dir, "report.md"))
-	}
-	if errors.Is(err, arewrun.ErrInterrupted) {
-		fmt.Fprintf(out, "continue with -resume %s: its complete runs are kept\n", dir)
-	}
-	return err
+	return sweepResult(out, dir, err, func() {
+		if sum != nil {
+			fmt.Fprintf(out, "\n%s\nreport: %s\n", sum.Report(), filepath.Join(dir, "report.md"))
+		}
+	})
 }
 
 func startACT(ctx context.Context, inv invocation, out io.Writer) (string, *act.Summary, error) {

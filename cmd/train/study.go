@@ -121,15 +121,24 @@ func finishStudy(ctx context.Context, inv invocation, out io.Writer) error {
 }
 
 // studyResult prints what a study returned and maps its error to the
-// command's.
+// command's (sweepResult).
 func studyResult(out io.Writer, dir string, sum *study.Summary, err error) error {
+	return sweepResult(out, dir, err, func() {
+		if sum != nil {
+			printStudy(out, sum, dir)
+		}
+	})
+}
+
+// sweepResult ends a sweep (a study, an ACT study) that returned err: on
+// bad input nothing is printed; otherwise show prints its summary, and an
+// interrupted sweep says how to continue.
+func sweepResult(out io.Writer, dir string, err error, show func()) error {
 	var input *arewrun.InputError
 	if errors.As(err, &input) {
 		return err
 	}
-	if sum != nil {
-		printStudy(out, sum, dir)
-	}
+	show()
 	if errors.Is(err, arewrun.ErrInterrupted) {
 		fmt.Fprintf(out, "continue with -resume %s: its complete runs are kept\n", dir)
 	}

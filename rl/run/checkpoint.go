@@ -1,10 +1,8 @@
 package run
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -164,9 +162,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("checkpoint set: %w", err)
 	}
 	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	if err := DecodeStrict(data, &m); err != nil {
 		return nil, fmt.Errorf("checkpoint set %s: %w", path, err)
 	}
 	if m.Format != manifestFormat {

@@ -199,13 +199,8 @@ func ReadConfig(path string, algo rl.Algo) (Config, error) {
 		}
 	}
 	c := DefaultConfig(algo)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := DecodeStrict(data, &c); err != nil {
 		return Config{}, InputErrorf("%s: %v", path, err)
-	}
-	if dec.More() {
-		return Config{}, InputErrorf("%s: trailing data after the JSON object", path)
 	}
 	return c, nil
 }

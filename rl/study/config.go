@@ -243,15 +243,7 @@ func patched[T any](section *T, patch json.RawMessage) (*T, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(patch))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data after the JSON object")
-	}
-	return &c, nil
+	return &c, run.DecodeStrict(patch, &c)
 }
 
 func (b Base) validate() error {
@@ -305,13 +297,8 @@ func thresholdKey(t float64) string {
 // study.json repeats a study and a few fields vary a preset. Unknown
 // fields and trailing data are errors.
 func DecodeConfig(data []byte, c *Config) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(c); err != nil {
+	if err := run.DecodeStrict(data, c); err != nil {
 		return fmt.Errorf("study config: %w", err)
-	}
-	if dec.More() {
-		return fmt.Errorf("study config: trailing data after the JSON object")
 	}
 	return nil
 }

@@ -15,10 +15,7 @@ import (
 // Each run of a study is a single run (run) in
 // <dir>/<arm>/seed-<s>/: the same config, folder, loop, files and resume
 // as `cmd/train`'s single runs, so a study's run can be read, repeated
-// (-config) or extended (-resume -updates) like any other. PolicyFile is
-// the policy of the run's checkpoint set: its last policy, beside the rest
-// of the trainer's state.
-const PolicyFile = run.CheckpointDir + "/" + run.PolicyFile
+// (-config) or extended (-resume -updates) like any other.
 
 // runName is the folder (and the run name) of a seed's run in its arm's
 // folder.

@@ -16,6 +16,9 @@ import (
 	_ "arew/tasks/all"
 )
 
+// PolicyFile is the policy of a run's checkpoint set: its last policy.
+const PolicyFile = run.CheckpointDir + "/" + run.PolicyFile
+
 // small is the smoke preset cut further for the tests that run several
 // studies: two arms, one seed, three updates, evaluations every two.
 func small() Config {

@@ -164,6 +164,13 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return route(inv, o, given, *configPath)
+}
+
+// route sends a parsed command line to its job (jobs): at most one job
+// flag, the flags it takes; with none, one run (run flags or -config), or
+// the default study when only -out and -force are given.
+func route(inv invocation, o *overrides, given map[string]bool, configPath string) (invocation, error) {
 	job := ""
 	for _, j := range jobs {
 		if !given[j.flag] {
@@ -186,7 +193,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 		return actInvocation(inv, o)
 	case job == "resume":
 		return resumeInvocation(inv, o, given)
-	case job == "" && len(o.set) == 0 && *configPath == "" && !given["study-config"]:
+	case job == "" && len(o.set) == 0 && configPath == "" && !given["study-config"]:
 		inv.study = "default" // -out and -force alone still mean the main job
 		fallthrough
 	case job == "study" || job == "build-base":
@@ -194,15 +201,14 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	case given["study-config"]:
 		return inv, arewrun.InputErrorf("-study-config goes with -study")
 	}
-	if *configPath == "" {
+	if configPath == "" {
 		for _, name := range o.order {
 			if _, ok := o.set[name]; ok {
 				inv.runFlags = append(inv.runFlags, "-"+name)
 			}
 		}
 	}
-
-	cfg, sftFromInit, err := runConfig(o, *configPath)
+	cfg, sftFromInit, err := runConfig(o, configPath)
 	if err != nil {
 		return inv, err
 	}

@@ -3,6 +3,7 @@ package act
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"arew/model"
 	"arew/rl"
@@ -117,11 +118,7 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, r := range c.Rows {
-		known := false
-		for _, k := range AllRows {
-			known = known || r == k
-		}
-		if !known {
+		if !slices.Contains(AllRows, r) {
 			return fmt.Errorf("act: unknown row %q (known: %v)", r, AllRows)
 		}
 	}

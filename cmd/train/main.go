@@ -11,7 +11,7 @@
 //	go run ./cmd/train -config runs/<run>/config.json -name again   # repeat a run
 //	go run ./cmd/train -study smoke           # arms × seeds from one base: summary.json, report.md, plots/
 //	go run ./cmd/train -act act-table1        # the ACT table (rl/act): rows × environments × seeds
-//	go run ./cmd/train -resume runs/<name>    # continue a run (or a study) that was stopped
+//	go run ./cmd/train -resume runs/<name>    # continue a run (or a study, or an ACT study) that was stopped
 //	go run ./cmd/train -resume runs/<name> -updates 200   # extend a finished run to 200 updates
 //
 // Flags override the -config file; `go run ./cmd/train -h` lists them.

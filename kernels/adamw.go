@@ -18,12 +18,14 @@ type AdamWStep struct{ B1, B2, BC1, BC2, LR, Eps, Shrink float64 }
 //	m ← β1·m + (1−β1)·g,  v ← β2·v + (1−β2)·g·g
 //	p ← p·shrink − lr·(m/bc1) / (√(v/bc2) + ε)
 //
-// With AVX-512 the elements run 8 at a time in assembly (adamw_amd64.s),
-// every operation the loop's, unfused and in its order (IEEE division and
-// square root are correctly rounded at any width), so the results are
-// bitwise the loop's; above a size threshold the elements are split over
-// goroutines, which changes nothing either (each element is on its own).
-// The slices must have the same length.
+// In assembly (adamw_amd64.s) the elements run 8 at a time with AVX-512
+// and 4 at a time with AVX2, every operation the loop's, unfused and in its
+// order (IEEE division and square root are correctly rounded at any width),
+// so the results are bitwise the loop's; the last few run in the loop.
+// Above a size threshold the elements are split over goroutines, which
+// changes nothing either (each element is on its own). The slices must
+// have the same length; a slice may be another (the same elements), as
+// each element is read before it is written, in the loop's order.
 func AdamWUpdate(s AdamWStep, data, grad, m, v []float32) error {
 	if err := checkAdamW(data, grad, m, v); err != nil {
 		return err
@@ -40,10 +42,14 @@ type adamWTask struct {
 var adamWTasks = sync.Pool{New: func() any { return new(adamWTask) }}
 
 func (t *adamWTask) run(lo, hi int) {
-	if n8 := (hi - lo) &^ 7; avx512On() && n8 > 0 {
-		k := adamWConsts{t.s.B1, t.s.B2, 1 - t.s.B1, 1 - t.s.B2, t.s.BC1, t.s.BC2, t.s.LR, t.s.Eps, t.s.Shrink}
-		adamWAVX512(&k, &t.data[lo], &t.grad[lo], &t.m[lo], &t.v[lo], n8)
-		lo += n8
+	k := adamWConsts{t.s.B1, t.s.B2, 1 - t.s.B1, 1 - t.s.B2, t.s.BC1, t.s.BC2, t.s.LR, t.s.Eps, t.s.Shrink}
+	switch n := hi - lo; {
+	case avx512On() && n >= 8:
+		adamWAVX512(&k, &t.data[lo], &t.grad[lo], &t.m[lo], &t.v[lo], n&^7)
+		lo += n &^ 7
+	case useAVX2 && n >= 4:
+		adamWAVX2(&k, &t.data[lo], &t.grad[lo], &t.m[lo], &t.v[lo], n&^3)
+		lo += n &^ 3
 	}
 	adamWUpdateGo(t.s, t.data[lo:hi], t.grad[lo:hi], t.m[lo:hi], t.v[lo:hi])
 }

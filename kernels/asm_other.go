@@ -64,6 +64,9 @@ func softmaxGradRowAVX512(p, dp *float32, n int, scale float64, da *float32) {
 func adamWAVX512(k *adamWConsts, data, grad, m, v *float32, n int) {
 	panic("kernels: AVX-512 assembly not built")
 }
+func adamWAVX2(k *adamWConsts, data, grad, m, v *float32, n int) {
+	panic("kernels: AVX2 assembly not built")
+}
 
 func columnSumsAVX512(grad *float32, n, ld, w int, acc *float64) {
 	panic("kernels: AVX-512 assembly not built")

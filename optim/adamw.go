@@ -34,7 +34,8 @@ func DecayMatrices(p *engine.Param) bool { return len(p.Shape) >= 2 }
 //	p ← p − lr · (m / (1−β1^k)) / (√(v / (1−β2^k)) + ε)
 //
 // The arithmetic is done in float64 per element and stored in float32, by
-// kernels.AdamWUpdate (AVX-512 where the CPU has it, bitwise its plain loop).
+// kernels.AdamWUpdate (AVX-512 or AVX2 where the CPU has it, bitwise its
+// plain loop).
 type AdamW struct {
 	cfg    AdamWConfig
 	params []*engine.Param

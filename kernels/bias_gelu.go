@@ -90,14 +90,19 @@ func (t *biasGELUBackwardTask) run(lo, hi int) {
 			je := min(j+biasGELUCols, j1)
 			w, r := je-j, i*t.d
 			zs, dz := z[:w], t.dz[r+j:r+je]
-			fast := useAVX2 && w%8 == 0
-			addRowBiasRows(t.x[r+j:r+je], t.b[j:je], zs, w, fast, 0, 1)
-			geluBackwardRange(zs, t.dy[r+j:r+je], dz, 0, w)
-			if fast {
+			if useAVX2 && w%8 == 0 { // the assembly geluBackwardRange calls, without its Go staging
+				addRowBiasAVX2(&t.x[r+j], &t.b[j], &zs[0], 1, w)
+				if avx512On() {
+					geluBwdAVX512(&zs[0], &t.dy[r+j], &dz[0], w)
+				} else {
+					geluBwdAVX2(&zs[0], &t.dy[r+j], &dz[0], w)
+				}
 				columnSumsAVX2(&dz[0], 1, w, &t.acc[j])
-			} else {
-				columnSumsGo(dz, 1, w, 0, w, t.acc[j:je])
+				continue
 			}
+			addRowBiasRows(t.x[r+j:r+je], t.b[j:je], zs, w, false, 0, 1)
+			geluBackwardRange(zs, t.dy[r+j:r+je], dz, 0, w)
+			columnSumsGo(dz, 1, w, 0, w, t.acc[j:je])
 		}
 	}
 }

@@ -28,7 +28,8 @@ func readCommittedSummary(t *testing.T, name string) *Summary {
 // The sweeps' presets are the studies whose results are committed (so a
 // -resume of them continues them, and their selections are theirs).
 func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
-	for _, name := range []string{"tune-vanilla-flodial", "tune-lambda-flodial", "flodial-critiques"} {
+	for _, name := range []string{"tune-vanilla-flodial", "tune-lambda-flodial", "flodial-critiques", "robust-flodial-bt006",
+		"robust-flodial-bt015", "table2-flodial", "lambda-flodial", "algos-flodial-grpo", "algos-flodial-gspo"} {
 		c, err := Preset(name)
 		require.NoError(t, err)
 		want, err := json.MarshalIndent(c, "", "  ")

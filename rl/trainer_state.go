@@ -110,7 +110,7 @@ func (t *trainer) WriteState(dir string, info map[string]string) ([]string, erro
 // restored: build a new one.
 func (t *trainer) LoadState(dir string, update int, files map[string][]byte) error {
 	var st trainerState
-	if err := decodeStrict(files[TrainerFile], &st); err != nil {
+	if err := DecodeStrict(files[TrainerFile], &st); err != nil {
 		return fmt.Errorf("restore %s: %s: %w", dir, TrainerFile, err)
 	}
 	if st.Format != trainerStateFormat || st.Update != update || st.Update < 0 || st.SkippedInARow < 0 {
@@ -235,9 +235,10 @@ func readOptimState(name string, data []byte) (map[string][]float32, error) {
 	return st, nil
 }
 
-// decodeStrict decodes one JSON object, refusing unknown fields and
-// trailing data.
-func decodeStrict(data []byte, v any) error {
+// DecodeStrict decodes one JSON object onto v, refusing unknown fields
+// and trailing data: the trainer's state, a run's config, a checkpoint
+// set's manifest, a study's config and an arm's patch.
+func DecodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

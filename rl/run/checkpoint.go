@@ -162,7 +162,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("checkpoint set: %w", err)
 	}
 	var m Manifest
-	if err := DecodeStrict(data, &m); err != nil {
+	if err := rl.DecodeStrict(data, &m); err != nil {
 		return nil, fmt.Errorf("checkpoint set %s: %w", path, err)
 	}
 	if m.Format != manifestFormat {

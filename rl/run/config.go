@@ -199,7 +199,7 @@ func ReadConfig(path string, algo rl.Algo) (Config, error) {
 		}
 	}
 	c := DefaultConfig(algo)
-	if err := DecodeStrict(data, &c); err != nil {
+	if err := rl.DecodeStrict(data, &c); err != nil {
 		return Config{}, InputErrorf("%s: %v", path, err)
 	}
 	return c, nil

@@ -243,7 +243,7 @@ func patched[T any](section *T, patch json.RawMessage) (*T, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, err
 	}
-	return &c, run.DecodeStrict(patch, &c)
+	return &c, rl.DecodeStrict(patch, &c)
 }
 
 func (b Base) validate() error {
@@ -297,7 +297,7 @@ func thresholdKey(t float64) string {
 // study.json repeats a study and a few fields vary a preset. Unknown
 // fields and trailing data are errors.
 func DecodeConfig(data []byte, c *Config) error {
-	if err := run.DecodeStrict(data, c); err != nil {
+	if err := rl.DecodeStrict(data, c); err != nil {
 		return fmt.Errorf("study config: %w", err)
 	}
 	return nil

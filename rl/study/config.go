@@ -257,8 +257,8 @@ func (b Base) validate() error {
 		return fmt.Errorf("study: base: set exactly one of path, shipped and build")
 	}
 	if b.Shipped != "" {
-		if _, ok := Bases[b.Shipped]; !ok {
-			return fmt.Errorf("study: base: no shipped base %q (shipped: %s)", b.Shipped, strings.Join(BaseNames(), ", "))
+		if err := checkShipped(b.Shipped); err != nil {
+			return fmt.Errorf("study: base: %w", err)
 		}
 	}
 	if b.Build != nil {

@@ -4,22 +4,26 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"slices"
+	"strings"
 
 	"arew/model"
 	"arew/rl"
 )
 
 // shipped holds the base policies this package ships, one
-// bases/<name>.safetensors per entry of Bases, built by that entry's
-// recipe (`go run ./cmd/train -build-base <name>` rebuilds one).
+// bases/<name>.safetensors per shipped entry of Bases, built by that
+// entry's recipe (`go run ./cmd/train -build-base <name>` rebuilds one).
 //
 //go:embed bases/*.safetensors
 var shipped embed.FS
 
 func shippedPath(name string) string { return "bases/" + name + ".safetensors" }
 
-// Bases are the recipes of the shipped bases, by name.
+// Bases are the recipes of the bases, by name: the shipped ones (a file in
+// bases/, Shipped) and the lock candidates of docs/arew.md §8 not chosen
+// (yet), which `-build-base` builds all the same.
 var Bases = map[string]func() rl.BaseConfig{
 	"flodial-easy-locked": FloDialEasyLocked,
 	// The robustness bases of docs/arew.md §7, fixed before any RL on
@@ -29,7 +33,7 @@ var Bases = map[string]func() rl.BaseConfig{
 	"flodial-easy-locked-bt015": func() rl.BaseConfig { return lockedWithBT(0.15) },
 }
 
-// BaseNames lists the shipped bases, sorted.
+// BaseNames lists the bases' recipes, sorted.
 func BaseNames() []string {
 	names := make([]string, 0, len(Bases))
 	for n := range Bases {
@@ -39,10 +43,38 @@ func BaseNames() []string {
 	return names
 }
 
+// Shipped says whether this package ships base name's file.
+func Shipped(name string) bool {
+	_, err := fs.Stat(shipped, shippedPath(name))
+	return err == nil
+}
+
+// ShippedNames lists the shipped bases, sorted.
+func ShippedNames() []string {
+	var names []string
+	for _, n := range BaseNames() {
+		if Shipped(n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// checkShipped is nil when base name is shipped, else an error naming it.
+func checkShipped(name string) error {
+	if _, ok := Bases[name]; !ok {
+		return fmt.Errorf("no base %q (shipped: %s)", name, strings.Join(ShippedNames(), ", "))
+	}
+	if !Shipped(name) {
+		return fmt.Errorf("base %q is not shipped yet: its lock is not chosen (docs/arew.md §8, step 3); `go run ./cmd/train -build-base %s` builds it", name, name)
+	}
+	return nil
+}
+
 // LoadShipped loads a shipped base.
 func LoadShipped(name string) (*model.Model, error) {
-	if _, ok := Bases[name]; !ok {
-		return nil, fmt.Errorf("no shipped base %q (shipped: %v)", name, BaseNames())
+	if err := checkShipped(name); err != nil {
+		return nil, err
 	}
 	data, err := shipped.ReadFile(shippedPath(name))
 	if err != nil {
@@ -71,12 +103,7 @@ var hastyPerFault = json.RawMessage(`{"Echo": true, "Style": "hasty", "Critiques
 // answer, broken with probability 0.02), 6 SFT epochs of minibatches of 16
 // at lr 1e-3, seed 1. RL runs under the hasty style; the careful style
 // shows the skills are still in the weights.
-func FloDialEasyLocked() rl.BaseConfig {
-	sft := rl.DefaultSFTConfig()
-	sft.Epochs = 6
-	return rl.BaseConfig{Task: "flodial-easy", Preset: "small", Seed: 1, SFT: sft, Sources: rl.LockedRecipe{
-		Layout: echo, Strong: 32768, Locked: 8192, TestDemos: 300, QAS: 0.03, QBT: 0.02}.Sources()}
-}
+func FloDialEasyLocked() rl.BaseConfig { return lockedBase("flodial-easy", echo, 0.02) }
 
 // lockedWithBT is FloDialEasyLocked with the hasty demonstrator's belief
 // knob at qBT: with probability qBT a belief follows the evidence.

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"io/fs"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,11 @@ import (
 // fits the task variants of its sources; the presets that use one are
 // valid and accept it.
 func TestShippedBases(t *testing.T) {
-	for _, name := range BaseNames() {
+	assert.Subset(t, ShippedNames(), []string{"flodial-easy-locked", "flodial-easy-locked-bt006", "flodial-easy-locked-bt015"})
+	files, err := fs.Glob(shipped, "bases/*")
+	require.NoError(t, err)
+	assert.Len(t, files, len(ShippedNames()), "every file in bases/ is a recipe's")
+	for _, name := range ShippedNames() {
 		p, err := LoadShipped(name)
 		require.NoError(t, err, name)
 		cfg := Bases[name]()
@@ -29,8 +34,15 @@ func TestShippedBases(t *testing.T) {
 			assert.NoError(t, err, "%s fits %s", name, s.Name)
 		}
 	}
-	_, err := LoadShipped("nope")
+	_, err = LoadShipped("nope")
 	assert.ErrorContains(t, err, "flodial-easy-locked")
+	for _, name := range BaseNames() {
+		if !Shipped(name) {
+			_, err = LoadShipped(name)
+			assert.ErrorContains(t, err, "not shipped yet", name)
+			assert.Error(t, Base{Shipped: name}.validate(), name)
+		}
+	}
 	for _, preset := range []string{"default", "flodial"} {
 		c, err := Preset(preset)
 		require.NoError(t, err)

@@ -69,3 +69,29 @@ func TestShuffledIsASeededPermutation(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, xs, "the input is untouched")
 	assert.Empty(t, shuffled([]int{}, 1))
 }
+
+// TestTable1Resolution: act-table1 is issue 21's item 6: seeds 11–15,
+// ALFWorld played on every ID and OOD test game, WebShop on 100, and
+// each environment's held-out next action on about 600 expert states.
+func TestTable1Resolution(t *testing.T) {
+	s := Table1Preset()
+	require.NoError(t, s.Validate())
+	assert.Equal(t, []uint64{11, 12, 13, 14, 15}, s.Seeds)
+	require.Len(t, s.Runs, 3)
+	for _, c := range s.Runs {
+		env, err := NewEnv(c.Env, c.EnvConfig)
+		require.NoError(t, err)
+		switch c.Env {
+		case "alfworld":
+			assert.Equal(t, 140, env.Sizes.Test)
+			assert.Equal(t, env.Sizes.Test, c.Episodes, "every ID game")
+			assert.Equal(t, env.Sizes.TestOOD, c.OODEpisodes, "every OOD game")
+		case "webshop":
+			assert.Equal(t, 100, c.Episodes)
+		}
+		held, err := env.ExpertPairs(textworld.Test, 0, c.HeldOut, c.Collect.History)
+		require.NoError(t, err)
+		t.Logf("%s: %d held-out games, %d states", c.Env, c.HeldOut, len(held))
+		assert.InDelta(t, 600, len(held), 50, "%s: about 600 held-out states", c.Env)
+	}
+}

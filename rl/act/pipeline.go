@@ -68,6 +68,8 @@ type Report struct {
 	InitSeconds    float64 `json:"init_seconds"`
 	CollectSeconds float64 `json:"collect_seconds"`
 	Seconds        float64 `json:"seconds"`
+	// Stages is every stage's wall and CPU time, in the order they ran.
+	Stages []StageTime `json:"stages"`
 }
 
 // Run runs the pipeline of cfg: expert data, π_θ0, D_critic, the requested
@@ -76,11 +78,14 @@ type Report struct {
 // checkpoints/<row>.safetensors and report.json there. Every stage checks
 // ctx between its updates or epochs; once ctx ends Run returns its error
 // (a checkpoint already written stays whole, report.json is not written).
+// Each stage's times go into the report and, as it ends, to ctx's stage
+// log (WithStageLog).
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	start := time.Now()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	clock := newStageClock(ctx, cfg)
 	env, err := NewEnv(cfg.Env, cfg.EnvConfig)
 	if err != nil {
 		return nil, err
@@ -91,7 +96,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	cfg.Decoder = dec.String() // the report names it, "" included
 	rep := &Report{Config: cfg, SFT: map[string][]SFTEpoch{}, GRPO: map[string][]rl.Metrics{}}
-	d, err := prepare(ctx, cfg, env, dec, rep)
+	d, err := prepare(ctx, cfg, env, dec, rep, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +111,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return fmt.Errorf("act row %s: %w", row, err)
 		}
 		models[row], secs[row] = m, time.Since(t0).Seconds()
+		clock.done("train " + row)
 		return nil
 	}
 	sft := func(row string, init *model.Model, f func(*model.Model) (*model.Model, []rl.SFTMetrics, error)) error {
@@ -163,8 +169,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		r.TrainSeconds = secs[row]
 		rep.Rows = append(rep.Rows, r)
+		clock.done("evaluate " + row)
 	}
-	rep.Seconds = time.Since(start).Seconds()
+	rep.Seconds, rep.Stages = time.Since(start).Seconds(), clock.stages
 	return rep, cfg.write("report.json", func(p string) error { return run.WriteJSON(p, rep) })
 }
 
@@ -180,8 +187,8 @@ type stageData struct {
 
 // prepare collects the expert pairs, trains π_θ0 and collects D_critic
 // (sampled under decoding dec), writing each to cfg's folder and its sizes
-// and times into rep.
-func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Report) (*stageData, error) {
+// and times into rep, each stage's times into clock.
+func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Report, clock *stageClock) (*stageData, error) {
 	k := cfg.Collect.History
 	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, k)
 	if err != nil {
@@ -202,12 +209,14 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 	if contextLen == 0 {
 		contextLen = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
+	clock.done("expert data")
 	t0 := time.Now()
 	pi0, ms, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, contextLen, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
 	rep.Model, rep.Init, rep.InitSeconds = pi0.Config, sftEpochs(ms), time.Since(t0).Seconds()
+	clock.done("π_θ0")
 	t0 = time.Now()
 
 	var data, heldData []CriticExample
@@ -225,6 +234,7 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 		return nil, err
 	}
 	rep.CollectSeconds = time.Since(t0).Seconds()
+	clock.done("D_critic")
 	var dropped int
 	data, dropped = FitCritic(env, cfg.Choice, data, contextLen)
 	rep.DroppedLong += dropped

@@ -31,8 +31,23 @@ func tinyConfig(t *testing.T) Config {
 
 func TestRunWritesEveryRow(t *testing.T) {
 	cfg := tinyConfig(t)
-	rep, err := Run(context.Background(), cfg)
+	var lines []string
+	rep, err := Run(WithStageLog(context.Background(), func(l string) { lines = append(lines, l) }), cfg)
 	require.NoError(t, err)
+	want := []string{"expert data", "π_θ0", "D_critic"}
+	for _, r := range AllRows[1:] {
+		want = append(want, "train "+r)
+	}
+	for _, r := range AllRows {
+		want = append(want, "evaluate "+r)
+	}
+	require.Len(t, rep.Stages, len(want), "every stage timed")
+	require.Len(t, lines, len(want), "and reported as it ends")
+	for i, st := range rep.Stages {
+		assert.Equal(t, want[i], st.Stage)
+		assert.GreaterOrEqual(t, st.Seconds, 0.0)
+		assert.Contains(t, lines[i], "alfworld seed 1: "+want[i]+" done in ")
+	}
 	require.Len(t, rep.Rows, len(AllRows))
 	assert.Positive(t, rep.Critic)
 	for i, r := range rep.Rows {

@@ -5,7 +5,6 @@ package act
 import (
 	"context"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -72,9 +71,6 @@ func BenchmarkACTStage(b *testing.B) {
 
 // cpuSeconds is the process's user and system CPU time.
 func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+	c, _ := processCPU()
+	return c
 }

@@ -160,9 +160,9 @@ func sweepStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer,
 			reps[i] = rep
 		}
 		sw.Cells = append(sw.Cells, run.Cell{Key: j.label, Dir: j.dir, Kept: reps[i] != nil,
-			Run: func(ctx context.Context, _ *run.Progress, _ bool) error {
+			Run: func(ctx context.Context, p *run.Progress, _ bool) error {
 				var err error
-				reps[i], err = j.run(ctx)
+				reps[i], err = j.run(WithStageLog(ctx, p.Line))
 				return err
 			}})
 	}

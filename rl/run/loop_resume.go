@@ -66,13 +66,7 @@ func (l *Loop) Resume() error {
 // replay rebuilds the curve from the kept evaluations and writes the
 // TensorBoard events again, in the order Run first wrote them.
 func (l *Loop) replay() error {
-	for _, e := range l.Evals {
-		if n := len(l.Curve); n == 0 || l.Curve[n-1].Update != e.Update {
-			l.Curve = append(l.Curve, Point{Update: e.Update})
-		}
-		m := e.Measures
-		l.Curve[len(l.Curve)-1].Set(e.Mode, &m)
-	}
+	l.Curve, _ = curveOf(l.Evals)
 	next := 0 // the next point of the curve to write
 	writePoints := func(upTo int) error {
 		for ; next < len(l.Curve) && l.Curve[next].Update <= upTo; next++ {
@@ -95,6 +89,25 @@ func (l *Loop) replay() error {
 		}
 	}
 	return nil
+}
+
+// curveOf is the curve of the in-training evaluations among evals, and
+// the test evaluation (nil: none).
+func curveOf(evals []EvalRecord) (curve []Point, test *Modes) {
+	var final Point
+	for _, e := range evals {
+		m := e.Measures
+		if e.Split == tasks.Test.String() {
+			final.Set(e.Mode, &m)
+			test = &final.Modes
+			continue
+		}
+		if n := len(curve); n == 0 || curve[n-1].Update != e.Update {
+			curve = append(curve, Point{Update: e.Update})
+		}
+		curve[len(curve)-1].Set(e.Mode, &m)
+	}
+	return curve, test
 }
 
 // latestShown are the transcripts of the latest evaluation among samples,

@@ -35,6 +35,9 @@ type Provenance struct {
 	// (0: it started from the beginning); Start and WallSeconds are then
 	// this attempt's.
 	ResumedAt int `json:"resumed_at_update,omitempty"`
+	// Cached are the cells a sweep's attempt took from a result cache
+	// (Sweep, Cache) instead of running them.
+	Cached []CachedCell `json:"cached,omitempty"`
 }
 
 // Collect describes this process, started at start.

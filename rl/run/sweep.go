@@ -48,6 +48,14 @@ type Cell struct {
 	// checkpoint set an earlier attempt left (Sweep.Continue), counting its
 	// steps on p; it records what the cell gave, even when it fails.
 	Run func(ctx context.Context, p *Progress, cont bool) error
+	// Config, if set, is the cell's config for a result cache (Cache):
+	// everything that decides its files but the code, seed included, no
+	// folder of its own (nil: the cell is not cached). It is called once
+	// the sweep's Start has run.
+	Config func() (any, error)
+	// Restore takes back what the cell gives from its folder, which a
+	// cache filled instead of Run.
+	Restore func() error
 }
 
 // Sweep runs its Cells in order into their folders under Dir.
@@ -76,6 +84,8 @@ type Sweep struct {
 	Finish func(status string, attempts []Provenance) error
 
 	resume bool
+	cache  *Cache       // the context's (WithCache), or nil
+	cached []CachedCell // the cells this attempt took from it
 }
 
 // Open makes the sweep's folder, which must not exist or be empty, and
@@ -143,6 +153,9 @@ func (s *Sweep) Run(ctx context.Context) error {
 	}
 	out := progress.Tee(s.Out, console)
 	fmt.Fprintln(out, s.Header)
+	if s.cache = cacheOf(ctx); s.cache != nil {
+		fmt.Fprintln(out, s.cacheLine())
+	}
 	p := &Progress{meter: progress.New(io.Discard, s.Kind, 0)}
 	err = s.cells(ctx, out, p, todo, from)
 	status := "complete"
@@ -153,6 +166,7 @@ func (s *Sweep) Run(ctx context.Context) error {
 		status = "failed"
 	}
 	p.meter.Finish()
+	attempts[len(attempts)-1].Cached = s.cached
 	if werr := s.Finish(status, attempts); werr != nil && err == nil {
 		err = werr
 	}
@@ -180,17 +194,27 @@ func (s *Sweep) cells(ctx context.Context, out io.Writer, p *Progress, todo int,
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
+		k, hit, err := s.fromCache(c, p, &from[i])
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", s.Kind, c.Key, err)
+		}
 		first := p.done
+		if hit {
+			p.done = first + s.Steps
+			p.Line(fmt.Sprintf("%s: from the cache, entry %s", c.Key, k.key))
+			if err := s.save(); err != nil {
+				return err
+			}
+			continue
+		}
 		if from[i] >= 0 {
 			p.done += from[i]
 			p.meter.Printf("%s: continuing from its checkpoint set at update %d\n", c.Key, from[i])
 		}
 		t0 := time.Now()
-		err := c.Run(ctx, p, from[i] >= 0)
-		if s.Save != nil {
-			if werr := s.Save(); werr != nil && err == nil {
-				err = werr
-			}
+		err = c.Run(ctx, p, from[i] >= 0)
+		if werr := s.save(); werr != nil && err == nil {
+			err = werr
 		}
 		switch {
 		case err != nil && (ctx.Err() != nil || errors.Is(err, ErrInterrupted)):
@@ -200,8 +224,17 @@ func (s *Sweep) cells(ctx context.Context, out io.Writer, p *Progress, todo int,
 		}
 		p.done = first + s.Steps
 		p.Line(fmt.Sprintf("%s: done in %s", c.Key, progress.Duration(time.Since(t0))))
+		s.toCache(c, k, p)
 	}
 	return nil
+}
+
+// save runs Save, if set.
+func (s *Sweep) save() error {
+	if s.Save == nil {
+		return nil
+	}
+	return s.Save()
 }
 
 // startProvenance writes provenance.json: the attempts so far (a resume

@@ -1,6 +1,8 @@
 package study
 
 import (
+	"fmt"
+
 	"arew/kernels"
 	"arew/rl"
 	"arew/rl/run"
@@ -25,11 +27,27 @@ var Presets = map[string]func() Config{
 	"algos-flodial-gspo":   func() Config { return Algos(rl.AlgoGSPO, AdoptedRule) },
 }
 
-// Preset is the named preset's Config.
-func Preset(name string) (Config, error) { return run.LookupPreset("study", Presets, name) }
+// Preset is the named preset's Config. A suite member whose setting is
+// not Ready, and a suite, are errors that say what is missing (a suite
+// runs by RunSuite).
+func Preset(name string) (Config, error) {
+	if set, ok := suiteMember(name); ok {
+		if err := set.Ready(); err != nil {
+			return Config{}, err
+		}
+	}
+	if suite, ok := Suites[name]; ok {
+		s := suite()
+		if err := s.Ready(); err != nil {
+			return Config{}, err
+		}
+		return Config{}, fmt.Errorf("%s is a suite of %d studies, run by RunSuite", name, len(s.Settings))
+	}
+	return run.LookupPreset("study", Presets, name)
+}
 
-// PresetNames lists the presets in order.
-func PresetNames() []string { return run.PresetNames(Presets) }
+// PresetNames lists the presets in order, then the suites.
+func PresetNames() []string { return append(run.PresetNames(Presets), run.PresetNames(Suites)...) }
 
 // Smoke is the machinery's check, seconds on two cores: the four standard
 // arms × 2 seeds × 6 updates of 8 episodes on flodial-easy, from a tiny

@@ -1,0 +1,133 @@
+package study
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/rl"
+	"arew/tasks"
+)
+
+// table1 is the seven settings of §8 in the paper's order, each a study of
+// vanilla-tuned (the reference), AREW-AS and AREW-AS+BT at one λ under the
+// paper's rule, on seeds 301–303, 200 updates, validation every 20 and
+// the final 1000 test instances; telecom is solo and dual, vanilla-tuned
+// and AREW.
+func TestTable1AndTelecomShapes(t *testing.T) {
+	table := Suites["table1"]()
+	var names []string
+	for _, c := range table.Members() {
+		names = append(names, c.Name)
+		assert.Equal(t, []uint64{301, 302, 303}, c.Seeds, c.Name)
+		assert.Equal(t, "ppo", c.Algo, c.Name)
+		assert.Equal(t, 200, c.Updates, c.Name)
+		assert.Equal(t, EvalConfig{Every: 20, Episodes: 200, Modes: "both", Split: "val", Thresholds: DefaultThresholds,
+			Test: FinalTestEpisodes}, c.Eval, c.Name)
+		assert.Equal(t, "vanilla-tuned", c.Reference, c.Name)
+		require.GreaterOrEqual(t, len(c.Arms), 3, c.Name)
+		v, as, both := c.Arms[0], c.Arms[1], c.Arms[2]
+		assert.Equal(t, []string{"vanilla-tuned", "arew-as", "arew"}, []string{v.Name, as.Name, both.Name})
+		assert.Equal(t, rl.CritiquesNone, v.AREW.Critiques)
+		assert.Equal(t, rl.CritiquesAS, as.AREW.Critiques)
+		assert.Equal(t, rl.CritiquesBoth, both.AREW.Critiques)
+		assert.Equal(t, both.AREW.Lambda, as.AREW.Lambda, "AS-only at the λ AS+BT selects")
+		assert.Equal(t, string(both.TaskConfig), string(as.TaskConfig), "one rule for both")
+		assert.Contains(t, string(c.TaskConfig), `"hasty"`, c.Name)
+	}
+	assert.Equal(t, []string{"table1-pe-g-s2", "table1-pe-g-s3", "table1-pe-f-d8", "table1-pe-f-d6", "table1-mediq",
+		"table1-flodial-easy", "table1-flodial-hard"}, names)
+
+	easy, err := Preset("table1-flodial-easy")
+	require.NoError(t, err)
+	assert.Equal(t, Base{Shipped: "flodial-easy-locked"}, easy.Base)
+	assert.JSONEq(t, string(SelectedVanilla.PPO), string(easy.Arms[0].PPO), "vanilla-tuned is §7's")
+	assert.JSONEq(t, `{"Critiques": "spec"}`, string(easy.Arms[2].TaskConfig), "the paper's rule")
+	assert.Equal(t, SelectedLambda["spec"], easy.Arms[2].AREW.Lambda)
+	require.Len(t, easy.Arms, 4)
+	assert.Equal(t, ruleArm(AdoptedRule, "arew-"+AdoptedRule, SelectedLambda[AdoptedRule]), easy.Arms[3], "the finer rule beside")
+
+	var tel []string
+	for _, c := range Suites["telecom"]().Members() {
+		tel = append(tel, c.Name+": "+c.Task)
+		require.Len(t, c.Arms, 2)
+		assert.Equal(t, rl.CritiquesNone, c.Arms[0].AREW.Critiques)
+		assert.Equal(t, rl.CritiquesBoth, c.Arms[1].AREW.Critiques)
+	}
+	assert.Equal(t, []string{"telecom-solo: telecom-solo", "telecom-dual: telecom-dual"}, tel)
+}
+
+// A setting that is not ready fails by name, with what it misses, as a
+// preset of its own and inside its suite; a ready one is a valid study
+// whose shipped base fits its task.
+func TestTable1RefusesWhatIsMissing(t *testing.T) {
+	for _, tc := range []struct{ preset, has string }{
+		{"table1-pe-g-s2", "pe-g-s2: no base: no layout gives the plain policy the capability"},
+		{"table1-mediq", "vanilla-tuned not selected"},
+		{"table1-flodial-hard", "flodial-hard: "},
+		{"telecom-solo", "telecom-solo: no base"},
+		{"telecom-dual", "tool-turn ratio"},
+	} {
+		_, err := Preset(tc.preset)
+		assert.ErrorContains(t, err, tc.has, tc.preset)
+	}
+	_, err := Preset("table1")
+	require.Error(t, err)
+	for _, set := range Table1Settings() {
+		if set.Ready() != nil {
+			assert.ErrorContains(t, err, set.Name+": ", "the suite names every setting it misses")
+		}
+	}
+	_, err = Preset("telecom")
+	assert.ErrorContains(t, err, "telecom-dual: no base")
+
+	s := Setting{Name: "x", Base: "mediq-locked", Vanilla: &Arm{}, Lambda: 1}
+	if !Shipped("mediq-locked") {
+		assert.ErrorContains(t, s.Ready(), "not shipped yet")
+	}
+	s.Base = "flodial-easy-locked"
+	assert.NoError(t, s.Ready())
+
+	ready := 0
+	for _, set := range Table1Settings() {
+		if set.Ready() != nil {
+			continue
+		}
+		ready++
+		c, err := Preset(Table1Study(set).Name)
+		require.NoError(t, err)
+		require.NoError(t, c.Validate(), c.Name)
+		task, err := tasks.New(c.Task, c.TaskConfig)
+		require.NoError(t, err)
+		assert.NoError(t, (&study{cfg: c, task: task}).loadBase(), c.Name)
+	}
+	assert.Positive(t, ready, "FloDial-Easy runs")
+}
+
+// Every ready setting of table1 starts: its study at smoke size (one
+// seed, one update of 16 episodes, 4 validation and 4 test instances)
+// trains and writes the final evaluation of every arm.
+func TestTable1ReadySettingsStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	for _, set := range Table1Settings() {
+		if set.Ready() != nil {
+			continue
+		}
+		c, err := Preset(Table1Study(set).Name)
+		require.NoError(t, err)
+		c.Seeds, c.Updates = c.Seeds[:1], 1
+		c.PPO.Episodes = 16 // vanilla-tuned's minibatches are 16 episodes
+		c.Eval.Every, c.Eval.Episodes, c.Eval.Test = 1, 4, 4
+		sum, err := Run(t.Context(), c, filepath.Join(t.TempDir(), c.Name), nil)
+		require.NoError(t, err, c.Name)
+		assert.Equal(t, "complete", sum.Status, c.Name)
+		for _, a := range c.Arms {
+			require.Len(t, sum.Arms[a.Name].Runs, 1, a.Name)
+			assert.NotNil(t, sum.Arms[a.Name].Runs[0].Final, a.Name)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"arew/rl/run"
+)
+
+// SuiteReportFile is a suite's report: one row per setting.
+const SuiteReportFile = "report.md"
+
+// RunSuite runs a suite's studies one after another, each into
+// <dir>/<study>/: a study whose folder holds its study.json is resumed
+// (its complete runs kept; Resume), every other one is run (Run). A suite
+// that is not Ready runs nothing and returns its error, naming every
+// setting it misses. After each study, <dir>/report.md is rewritten with
+// the rows of the studies done so far.
+func RunSuite(ctx context.Context, s Suite, dir string, out io.Writer) ([]*Summary, error) {
+	if err := s.Ready(); err != nil {
+		return nil, run.InputErr(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var sums []*Summary
+	for _, c := range s.Members() {
+		sub := filepath.Join(dir, c.Name)
+		var sum *Summary
+		var err error
+		if _, statErr := os.Stat(filepath.Join(sub, run.SweepFile)); statErr == nil {
+			sum, err = Resume(ctx, c, sub, out)
+		} else {
+			sum, err = Run(ctx, c, sub, out)
+		}
+		if sum != nil {
+			sums = append(sums, sum)
+			if werr := run.WriteFile(filepath.Join(dir, SuiteReportFile), []byte(s.Report(sums))); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		if err != nil {
+			return sums, fmt.Errorf("suite %s: %s: %w", s.Name, c.Name, err)
+		}
+	}
+	return sums, nil
+}
+
+// Report is the suite's table in the paper's layout (docs/arew.md §5): per
+// setting, the published numbers beside the final test sampled success of
+// each arm (mean ± std over seeds, and how many), the scripted baselines
+// on the same instances, and whether AREW reproduces: arm "arew"'s mean
+// above the reference's (the first arm) by more than the larger of the two
+// stds (§8 step 5). A setting's finer-rule arms get a row of their own in
+// the place of "arew".
+func (s Suite) Report(sums []*Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\nFinal test evaluation, sampled success, mean ± std (runs) over seeds (greedy: each study's report.md); "+
+		"the paper's numbers (outcome reward × 100, a 7B model; docs/arew.md §5) beside, for shape.\n\n", s.Name)
+	var arms []string
+	for _, a := range s.Study(s.Settings[0]).Arms {
+		arms = append(arms, a.Name)
+	}
+	header := append([]string{"setting", "paper: " + strings.Join(arms, " / ")}, arms...)
+	header = append(header, "best constant", "random", "strong", "reproduces")
+	var rows [][]string
+	for _, set := range s.Settings {
+		var sum *Summary
+		for _, x := range sums {
+			if x.Name == s.Study(set).Name {
+				sum = x
+			}
+		}
+		rows = append(rows, suiteRow(set.Name, published(set.Published), sum, arms, len(header)))
+		for _, f := range set.Finer {
+			alt := append([]string{arms[0]}, slicesRepeat("", len(arms)-2)...)
+			rows = append(rows, suiteRow(set.Name+", "+f.Name+" as arew", "", sum, append(alt, f.Name), len(header)))
+		}
+	}
+	b.WriteString(run.MarkdownTable(header, 2, rows))
+	return b.String()
+}
+
+// suiteRow is one row of Report: label, the paper's cell, then each arm
+// of arms ("" for a blank cell; the last is the one judged against the
+// first), the baselines and the verdict; "not run" without a summary.
+func suiteRow(label, paper string, sum *Summary, arms []string, width int) []string {
+	row := []string{label, paper}
+	if sum == nil {
+		return append(row, slicesRepeat("not run", width-2)...)
+	}
+	var stats [][2]float64
+	for _, a := range arms {
+		if a == "" {
+			row = append(row, "")
+			continue
+		}
+		mean, std, n := run.MeanStd(sum.testSuccess(a, "sampled", seedsOf(sum, a)))
+		stats = append(stats, [2]float64{mean, std})
+		row = append(row, fmt.Sprintf("%s ± %s (%d)", f3(run.Num(mean)), f3(run.Num(std)), n))
+	}
+	row = append(row, baseline(sum, "best constant"), baseline(sum, "scripted random"), baseline(sum, "scripted strong"))
+	ref, arew := stats[0], stats[len(stats)-1]
+	return append(row, map[bool]string{true: "yes", false: "no"}[arew[0]-ref[0] > max(arew[1], ref[1])])
+}
+
+// published formats the paper's PPO / AS / AS+BT row.
+func published(p []float64) string {
+	if len(p) == 0 {
+		return "–"
+	}
+	var cells []string
+	for _, x := range p {
+		cells = append(cells, fmt.Sprintf("%.2f", x))
+	}
+	return strings.Join(cells, " / ")
+}
+
+// seedsOf are the seeds of the arm's runs.
+func seedsOf(s *Summary, arm string) []uint64 {
+	var out []uint64
+	if a := s.Arms[arm]; a != nil {
+		for _, r := range a.Runs {
+			out = append(out, r.Seed)
+		}
+	}
+	return out
+}
+
+// baseline is the success of the test baseline whose name starts with
+// prefix ("–" when there is none).
+func baseline(s *Summary, prefix string) string {
+	for _, b := range s.TestBaselines {
+		if strings.HasPrefix(b.Name, prefix) {
+			return f3(b.Measures.Success)
+		}
+	}
+	return "–"
+}
+
+func slicesRepeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}

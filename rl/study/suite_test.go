@@ -1,0 +1,55 @@
+package study
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A suite runs its studies into their folders and writes one row per
+// setting; run again, it resumes them (their complete runs kept); a
+// suite with a setting that is not ready runs nothing.
+func TestRunSuite(t *testing.T) {
+	vanilla := Arm{Name: "vanilla-tuned"}
+	ready := func(name string) Setting {
+		return Setting{Name: name, Base: "flodial-easy-locked", Vanilla: &vanilla, Lambda: 1, Published: []float64{1, 2}}
+	}
+	suite := Suite{Name: "tiny", Settings: []Setting{ready("a"), ready("b")}, Study: func(s Setting) Config {
+		c := small()
+		c.Name = "tiny-" + s.Name
+		c.Arms[0].Name = "vanilla-tuned"
+		c.Updates, c.Eval.Test = 1, 4
+		return c
+	}}
+	dir := t.TempDir()
+	sums, err := RunSuite(t.Context(), suite, dir, nil)
+	require.NoError(t, err)
+	require.Len(t, sums, 2)
+	for _, s := range sums {
+		assert.Equal(t, "complete", s.Status)
+		assert.FileExists(t, filepath.Join(dir, s.Name, SummaryFile))
+	}
+	rep, err := os.ReadFile(filepath.Join(dir, SuiteReportFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(rep), "| a       | 1.00 / 2.00")
+	assert.Contains(t, string(rep), "(1)", "one seed per arm")
+	assert.Regexp(t, `\| +(yes|no) \|\n\| b `, string(rep))
+
+	again, err := RunSuite(t.Context(), suite, dir, nil)
+	require.NoError(t, err)
+	want, err := json.Marshal(sums)
+	require.NoError(t, err)
+	have, err := json.Marshal(again)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(have), "resumed: the same complete runs")
+
+	suite.Settings = append(suite.Settings, Setting{Name: "c", Pending: "not built"})
+	other := t.TempDir()
+	_, err = RunSuite(t.Context(), suite, filepath.Join(other, "x"), nil)
+	assert.ErrorContains(t, err, "c: no base: not built")
+	assert.NoDirExists(t, filepath.Join(other, "x"))
+}

@@ -21,6 +21,13 @@ func studyInvocation(inv invocation, o *overrides) (invocation, error) {
 		if _, ok := study.Bases[inv.buildBase]; !ok {
 			return inv, arewrun.InputErrorf("-build-base: no shipped base %q (shipped: %s)", inv.buildBase, strings.Join(study.BaseNames(), ", "))
 		}
+	} else if suite, ok := study.Suites[inv.study]; ok {
+		if err := suite().Ready(); err != nil {
+			return inv, arewrun.InputErrorf("-study: %v", err)
+		}
+		if o.raw["name"] != "" || o.raw["init"] != "" || inv.studyConfig != "" {
+			return inv, arewrun.InputErrorf("-study %s: a suite of studies takes no -name, -init or -study-config", inv.study)
+		}
 	} else if _, err := study.Preset(inv.study); err != nil {
 		return inv, arewrun.InputErrorf("-study: %v", err)
 	}
@@ -67,6 +74,9 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	if inv.resumeStudy {
 		return finishStudy(ctx, inv, out)
 	}
+	if suite, ok := study.Suites[inv.study]; ok {
+		return runSuite(ctx, suite(), inv, out)
+	}
 	cfg, err := study.Preset(inv.study)
 	if err != nil {
 		return arewrun.InputErrorf("-study: %v", err)
@@ -99,6 +109,25 @@ func runStudy(ctx context.Context, inv invocation, out io.Writer) error {
 	}
 	sum, err := study.Run(ctx, cfg, dir, out)
 	return studyResult(out, dir, sum, err)
+}
+
+// runSuite runs a suite of studies into <out>/<suite>/, one folder per
+// study (study.RunSuite): run again, it continues the studies there;
+// -force starts over.
+func runSuite(ctx context.Context, s study.Suite, inv invocation, out io.Writer) error {
+	dir := filepath.Join(inv.out, s.Name)
+	if inv.force {
+		if err := arewrun.ClearDir(dir, true); err != nil {
+			return err
+		}
+	}
+	sums, err := study.RunSuite(ctx, s, dir, out)
+	return sweepResult(out, dir, err, func() {
+		for _, sum := range sums {
+			printStudy(out, sum, filepath.Join(dir, sum.Name))
+		}
+		fmt.Fprintf(out, "\nsuite report %s\n", filepath.Join(dir, study.SuiteReportFile))
+	})
 }
 
 // finishStudy resumes the study of -resume's folder, whose study.json is

@@ -27,14 +27,13 @@ var Presets = map[string]func() Config{
 	"algos-flodial-gspo":   func() Config { return Algos(rl.AlgoGSPO, AdoptedRule) },
 }
 
-// Preset is the named preset's Config. A suite member whose setting is
-// not Ready, and a suite, are errors that say what is missing (a suite
-// runs by RunSuite).
+// Preset is the named preset's Config. A preset whose gate fails (a
+// suite member whose setting is not Ready, a tuning sweep without its
+// base) and a suite are errors that say what is missing (a suite runs by
+// RunSuite).
 func Preset(name string) (Config, error) {
-	if set, ok := suiteMember(name); ok {
-		if err := set.Ready(); err != nil {
-			return Config{}, err
-		}
+	if err := gate(name); err != nil {
+		return Config{}, err
 	}
 	if suite, ok := Suites[name]; ok {
 		s := suite()

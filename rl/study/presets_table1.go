@@ -46,11 +46,8 @@ type Setting struct {
 // setting and everything missing.
 func (s Setting) Ready() error {
 	var missing []string
-	switch {
-	case s.Base == "":
-		missing = append(missing, "no base: "+s.Pending)
-	case !Shipped(s.Base):
-		missing = append(missing, checkShipped(s.Base).Error())
+	if err := s.baseReady(); err != nil {
+		missing = append(missing, strings.TrimPrefix(err.Error(), s.Name+": "))
 	}
 	if s.Vanilla == nil {
 		missing = append(missing, "vanilla-tuned not selected (§8 step 4: the vanilla sweep on its base)")
@@ -62,6 +59,18 @@ func (s Setting) Ready() error {
 		return nil
 	}
 	return fmt.Errorf("%s: %s", s.Name, strings.Join(missing, "; "))
+}
+
+// baseReady is nil when the setting's base is chosen and shipped: what
+// its tuning sweeps need.
+func (s Setting) baseReady() error {
+	switch {
+	case s.Base == "":
+		return fmt.Errorf("%s: no base: %s", s.Name, s.Pending)
+	case !Shipped(s.Base):
+		return fmt.Errorf("%s: %w", s.Name, checkShipped(s.Base))
+	}
+	return nil
 }
 
 // rlStudy is the setting's study of the given arms: the RL recipe of the
@@ -201,26 +210,38 @@ func (s Suite) Ready() error {
 	return fmt.Errorf("%s is not runnable yet (docs/arew.md §8):\n%w", s.Name, errors.Join(errs...))
 }
 
-// suiteMember finds the setting whose study is the preset name.
-func suiteMember(name string) (Setting, bool) {
-	for _, suite := range Suites {
-		s := suite()
-		for _, set := range s.Settings {
-			if s.Study(set).Name == name {
-				return set, true
-			}
-		}
+// gates are the presets that exist before they can run, each with the
+// check Preset applies first: a suite member needs its setting Ready, a
+// setting's tuning sweep only its base.
+var gates = map[string]func() error{}
+
+// gate is the check of preset name; nil when it has none or passes.
+func gate(name string) error {
+	if g, ok := gates[name]; ok {
+		return g()
 	}
-	return Setting{}, false
+	return nil
 }
 
-// init registers every suite member as a study preset of its own
-// (Preset refuses one whose setting is not Ready).
+// init registers every suite member as a study preset of its own, and
+// the tuning sweeps (§8 step 4) of every table1 setting that has none
+// yet, each behind its gate.
 func init() {
 	for _, suite := range Suites {
 		s := suite()
 		for _, set := range s.Settings {
-			Presets[s.Study(set).Name] = func() Config { return s.Study(set) }
+			name := s.Study(set).Name
+			Presets[name] = func() Config { return s.Study(set) }
+			gates[name] = set.Ready
+		}
+	}
+	for _, set := range Table1Settings() {
+		if set.Vanilla != nil {
+			continue // FloDial-Easy: tune-vanilla-flodial and tune-lambda-flodial
+		}
+		for _, c := range []Config{TuneVanillaSetting(set), TuneLambdaSetting(set)} {
+			Presets[c.Name] = func() Config { return c }
+			gates[c.Name] = set.baseReady
 		}
 	}
 }

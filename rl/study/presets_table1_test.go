@@ -131,3 +131,37 @@ func TestTable1ReadySettingsStart(t *testing.T) {
 		}
 	}
 }
+
+// Every table1 setting without a selection has its two tuning sweeps, the
+// FloDial-Easy sweeps on its own task and base (the λ sweep under the
+// paper's rule, one family), refused until its base is shipped.
+func TestTable1TuningSweeps(t *testing.T) {
+	vanilla := TuneVanilla()
+	for _, set := range Table1Settings() {
+		if set.Vanilla != nil {
+			continue
+		}
+		v, l := Presets["tune-vanilla-"+set.Name](), Presets["tune-lambda-"+set.Name]()
+		assert.Equal(t, vanilla.Arms, v.Arms, set.Name)
+		for _, c := range []Config{v, l} {
+			assert.Equal(t, set.Task, c.Task)
+			assert.Equal(t, Base{Shipped: set.Base}, c.Base)
+			assert.Equal(t, vanilla.Seeds, c.Seeds)
+			assert.Equal(t, vanilla.Eval, c.Eval)
+			assert.True(t, c.Tuning)
+			_, err := Preset(c.Name)
+			if set.baseReady() != nil {
+				assert.ErrorContains(t, err, set.Name+": no base", c.Name)
+			} else {
+				assert.NoError(t, err, c.Name)
+			}
+		}
+		require.Len(t, l.Arms, len(SweepLambdas))
+		for i, a := range l.Arms {
+			assert.Equal(t, SweepLambdas[i], a.AREW.Lambda)
+			assert.Equal(t, rl.CritiquesBoth, a.AREW.Critiques)
+			assert.Equal(t, "", a.Family, "one family: one λ")
+			assert.Equal(t, string(set.Rule), string(a.TaskConfig))
+		}
+	}
+}

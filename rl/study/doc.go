@@ -107,7 +107,11 @@
 // locked base of docs/arew.md §6: it succeeds under the careful style and
 // sits below the best constant answer under the hasty one
 // (TestShippedBases checks it loads, has its recipe's architecture and
-// fits its task variants).
+// fits its task variants). Bases also holds the lock candidates of
+// docs/arew.md §8, step 3 (candidates.go: FloDial-Easy's locked recipe on
+// another setting, q_BT ∈ LockQBT), which `-build-base` builds and
+// evaluates the same way; only the one the rule chooses is shipped
+// (Shipped), and a study naming an unshipped base fails, naming it.
 //
 // # Presets
 //
@@ -118,4 +122,19 @@
 // anchor's protocol: four arms × five seeds × 200 updates) train from the
 // shipped flodial-easy-locked base under its hasty style, with one recipe
 // (flodialRecipe) that docs/arew.md §6 states and justifies.
+//
+// # Suites: table1 and telecom
+//
+// A Suite is a preset of several studies, one per Setting (a task on its
+// layout, its chosen base, its tuned vanilla and λ), since a study has one
+// task and one base: table1 (Table 1, docs/arew.md §8 step 5: the seven
+// settings × vanilla-tuned, AREW-AS, AREW-AS+BT × seeds 301–303) and
+// telecom (solo and dual, vanilla-tuned and AREW). RunSuite runs the
+// studies into <dir>/<study>/ one after another (resuming any already
+// there) and writes <dir>/report.md in the paper's layout (Suite.Report).
+// Each member is a preset of its own (table1-<setting>, telecom-solo,
+// telecom-dual), and so are the tuning sweeps of a setting not yet tuned
+// (tune-vanilla-<setting>, tune-lambda-<setting>). A member or a sweep
+// that cannot run yet is refused by Preset with what it misses
+// (Setting.Ready), and a suite with any such member runs nothing.
 package study

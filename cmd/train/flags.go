@@ -49,6 +49,9 @@ type invocation struct {
 	// capability names a capability recipe (rl/study.Capabilities) to
 	// train and evaluate instead.
 	capability string
+	// cache is a result cache's folder for a study's or an ACT study's
+	// runs (run.Cache; "": none).
+	cache string
 	// runFlags are the run flags given without -config: the command runs
 	// one experiment instead of the default study, and says so.
 	runFlags []string
@@ -62,9 +65,9 @@ var jobs = []struct {
 	flag  string
 	takes []string
 }{
-	{"study", []string{"out", "force", "name", "init", "study-config"}},
+	{"study", []string{"out", "force", "name", "init", "study-config", "cache"}},
 	{"build-base", []string{"out", "force", "name"}},
-	{"act", []string{"out", "force", "name"}},
+	{"act", []string{"out", "force", "name", "cache"}},
 	{"capability", []string{"out", "force", "name"}},
 	{"resume", nil},
 }
@@ -125,6 +128,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.StringVar(&inv.buildBase, "build-base", "", "")
 	fs.StringVar(&inv.act, "act", "", "")
 	fs.StringVar(&inv.capability, "capability", "", "")
+	fs.StringVar(&inv.cache, "cache", "", "")
 
 	o := &overrides{set: map[string]func(*Config) error{}, raw: map[string]string{}}
 	var docs []flagDoc
@@ -194,12 +198,14 @@ func route(inv invocation, o *overrides, given map[string]bool, configPath strin
 	case job == "resume":
 		return resumeInvocation(inv, o, given)
 	case job == "" && len(o.set) == 0 && configPath == "" && !given["study-config"]:
-		inv.study = "default" // -out and -force alone still mean the main job
+		inv.study = "default" // -out, -force and -cache alone still mean the main job
 		fallthrough
 	case job == "study" || job == "build-base":
 		return studyInvocation(inv, o)
 	case given["study-config"]:
 		return inv, arewrun.InputErrorf("-study-config goes with -study")
+	case given["cache"]:
+		return inv, arewrun.InputErrorf("-cache goes with -study, -act or a study's -resume")
 	}
 	if configPath == "" {
 		for _, name := range o.order {
@@ -293,11 +299,15 @@ written; -resume <out>/<name> continues).
                         its arms × seeds from one base, into <out>/<name>/
                         (summary.json, report.md, plots/, <arm>/seed-<s>/);
                         takes only -out, -force, -name (the study's folder),
-                        -init (its base checkpoint), -study-config
+                        -init (its base checkpoint), -study-config, -cache
   -study-config string  JSON decoded onto the preset, inline or a file: a
                         study's study.json repeats it; '{"seeds": [1, 2, 3]}'
                         varies it
-  -resume folder        continue a study or a run in its folder, alone:
+  -cache folder         a result cache of study runs (off by default): a run of
+                        -study, -act or a study's -resume that the cache holds
+                        with the same config, seed and code (a clean commit) is
+                        copied from it instead of run; every run made is stored
+  -resume folder        continue a study or a run in its folder (a study: with -cache):
                         a study (study.json) keeps its complete runs and goes
                         on with the others from their last checkpoints (an
                         ACT study does its others again); a run
@@ -315,7 +325,7 @@ written; -resume <out>/<name> continues).
   -act string           run an ACT preset (rl/act; presets: `+strings.Join(act.StudyPresetNames(), ", ")+`):
                         the pipeline's rows × environments × seeds into <out>/<name>/
                         (summary.json, report.md, plots/, <env>/seed-<s>/);
-                        takes only -out, -force, -name
+                        takes only -out, -force, -name, -cache
 `)
 	last := ""
 	for _, d := range docs {

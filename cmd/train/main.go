@@ -65,6 +65,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
+	if err == nil && inv.cache != "" {
+		var cache *arewrun.Cache
+		if cache, err = arewrun.OpenCache(inv.cache); err == nil {
+			ctx = arewrun.WithCache(ctx, cache)
+		}
+	}
 	if err == nil && inv.buildBase != "" {
 		err = runBuildBase(ctx, inv, stdout)
 	} else if err == nil && (inv.act != "" || inv.resumeACT) {

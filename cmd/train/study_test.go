@@ -70,6 +70,8 @@ func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
 		{"-build-base", "flodial-easy-locked", "-study", "smoke"},
 		{"-build-base", "flodial-easy-locked", "-resume"},
 		{"-build-base", "flodial-easy-locked", "-updates", "3"},
+		{"-build-base", "flodial-easy-locked", "-cache", t.TempDir()},
+		{"-updates", "3", "-cache", t.TempDir()},
 	} {
 		assertUsageErrorWritesNothing(t, args)
 	}

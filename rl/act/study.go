@@ -89,10 +89,13 @@ func seeded(cfg Config, seed uint64, dir string) Config {
 }
 
 // job is one pipeline run of a study: the group its report joins (the
-// environment, or a transfer's arm), its folder, and how it runs.
+// environment, or a transfer's arm), its folder, how it runs, and its
+// config for a result cache (run.Cell.Config: the run's with no folder,
+// a transfer's with its source's; nil: a run that reads another file).
 type job struct {
 	label, group, dir string
 	run               func(context.Context) (*Report, error)
+	config            any
 }
 
 // jobs are the runs of cfg in dir, seed by seed: <dir>/<env>/seed-<s>/,
@@ -105,18 +108,29 @@ func jobs(cfg StudyConfig, dir string) []job {
 			if cfg.Kind == KindTable1 {
 				c := seeded(r, seed, at(r.Env))
 				out = append(out, job{fmt.Sprintf("%s seed %d", r.Env, seed), r.Env, c.Dir,
-					func(ctx context.Context) (*Report, error) { return Run(ctx, c) }})
+					func(ctx context.Context) (*Report, error) { return Run(ctx, c) }, cacheConfig(c)})
 				continue
 			}
 			own, tr, src := seeded(r, seed, at(ArmOwn)), seeded(r, seed, at(ArmTransfer)), seeded(*cfg.Source, seed, "")
 			out = append(out,
 				job{fmt.Sprintf("%s %s own data, seed %d", r.Env, r.Preset, seed), ArmOwn, own.Dir,
-					func(ctx context.Context) (*Report, error) { return Run(ctx, own) }},
+					func(ctx context.Context) (*Report, error) { return Run(ctx, own) }, cacheConfig(own)},
 				job{fmt.Sprintf("%s %s on %s's data, seed %d", r.Env, r.Preset, src.Preset, seed), ArmTransfer, tr.Dir,
-					func(ctx context.Context) (*Report, error) { return Transfer(ctx, src, tr) }})
+					func(ctx context.Context) (*Report, error) { return Transfer(ctx, src, tr) },
+					map[string]any{"transfer": cacheConfig(tr), "source": cacheConfig(src)}})
 		}
 	}
 	return out
+}
+
+// cacheConfig is c as a result cache keys it: without its folder; nil (not
+// cached) when it reads D_critic from a file.
+func cacheConfig(c Config) any {
+	if c.CriticFrom != "" {
+		return nil
+	}
+	c.Dir = ""
+	return c
 }
 
 // RunStudy runs the jobs of cfg into dir, which must not exist or be
@@ -163,6 +177,12 @@ func sweepStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer,
 			Run: func(ctx context.Context, p *run.Progress, _ bool) error {
 				var err error
 				reps[i], err = j.run(WithStageLog(ctx, p.Line))
+				return err
+			},
+			Config: func() (any, error) { return j.config, nil },
+			Restore: func() error {
+				var err error
+				reps[i], err = readReport(j.dir)
 				return err
 			}})
 	}

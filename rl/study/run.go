@@ -111,11 +111,25 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 			if kept {
 				s.runs[i] = &r
 			}
-			sw.Cells = append(sw.Cells, run.Cell{Key: fmt.Sprintf("%s seed %d", arm.Name, seed),
-				Dir: filepath.Join(dir, arm.Name, runName(seed)), Kept: kept,
+			cellDir := filepath.Join(dir, arm.Name, runName(seed))
+			sw.Cells = append(sw.Cells, run.Cell{Key: fmt.Sprintf("%s seed %d", arm.Name, seed), Dir: cellDir, Kept: kept,
 				Run: func(ctx context.Context, p *run.Progress, cont bool) error {
 					var err error
 					s.runs[i], err = s.runOne(ctx, arm, seed, p, cont)
+					return err
+				},
+				Config: func() (any, error) {
+					rc, err := s.cfg.runConfig(arm, seed, s.base)
+					if err != nil {
+						return nil, err
+					}
+					return rc.ForCache()
+				},
+				Restore: func() error {
+					l, err := run.Finished(cellDir)
+					if err == nil {
+						s.runs[i] = s.sumUp(l, arm.Name, seed, "complete")
+					}
 					return err
 				}})
 		}

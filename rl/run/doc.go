@@ -9,7 +9,9 @@
 // The sweeps of runs, rl/study's and ACT's (rl/act), are each one Sweep
 // (sweep.go: the cells in order, each in its folder, the complete ones
 // kept and a cut run continued on a resume, progress, interrupts,
-// provenance and console.log) and write through the same pieces: the
+// provenance and console.log; with a result cache, Cache, the cells
+// another sweep made under the same config and code copied instead of
+// run) and write through the same pieces: the
 // files (write.go: atomic writes, JSON-lines logs, bounded reads), the
 // statistics over seeds (MeanStd, PairedOf), the tables (MarkdownTable,
 // Fixed) and the plots (plot.go).

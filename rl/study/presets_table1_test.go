@@ -153,7 +153,11 @@ func TestTable1TuningSweeps(t *testing.T) {
 			if set.baseReady() != nil {
 				assert.ErrorContains(t, err, set.Name+": no base", c.Name)
 			} else {
-				assert.NoError(t, err, c.Name)
+				require.NoError(t, err, c.Name)
+				require.NoError(t, c.Validate(), c.Name)
+				task, err := tasks.New(c.Task, c.TaskConfig)
+				require.NoError(t, err)
+				assert.NoError(t, (&study{cfg: c, task: task}).loadBase(), "%s: the base fits", c.Name)
 			}
 		}
 		require.Len(t, l.Arms, len(SweepLambdas))

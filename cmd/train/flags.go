@@ -3,15 +3,11 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"arew/rl"
-	"arew/rl/act"
 	arewrun "arew/rl/run"
-	"arew/rl/study"
 )
 
 // Config is a single run's config (run).
@@ -55,49 +51,6 @@ type invocation struct {
 	// runFlags are the run flags given without -config: the command runs
 	// one experiment instead of the default study, and says so.
 	runFlags []string
-}
-
-// jobs are the flags that name a job other than one run, each with the
-// flags it takes (-resume's depend on its folder: resumeInvocation); a
-// command line names one job at most. One run takes -config, -out, -force
-// and the run flags.
-var jobs = []struct {
-	flag  string
-	takes []string
-}{
-	{"study", []string{"out", "force", "name", "init", "study-config", "cache"}},
-	{"build-base", []string{"out", "force", "name"}},
-	{"act", []string{"out", "force", "name", "cache"}},
-	{"capability", []string{"out", "force", "name"}},
-	{"resume", nil},
-}
-
-// refused are the flags given that a job does not take, sorted, each
-// with its dash.
-func refused(given map[string]bool, job string, takes ...string) []string {
-	var bad []string
-	for name := range given {
-		if name != job && !slices.Contains(takes, name) {
-			bad = append(bad, "-"+name)
-		}
-	}
-	slices.Sort(bad)
-	return bad
-}
-
-// takesOnly is a usage error naming the flags given that job does not
-// take, or nil.
-func takesOnly(given map[string]bool, job string, takes []string) error {
-	bad := refused(given, job, takes...)
-	if len(bad) == 0 {
-		return nil
-	}
-	list := make([]string, len(takes))
-	for i, t := range takes {
-		list[i] = "-" + t
-	}
-	return arewrun.InputErrorf("-%s takes only %s and %s; got %s", job,
-		strings.Join(list[:len(list)-1], ", "), list[len(list)-1], strings.Join(bad, ", "))
 }
 
 // overrides collects the flags given on the command line that change the
@@ -176,7 +129,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 // the default study when only -out and -force are given.
 func route(inv invocation, o *overrides, given map[string]bool, configPath string) (invocation, error) {
 	job := ""
-	for _, j := range jobs {
+	for _, j := range jobs() {
 		if !given[j.flag] {
 			continue
 		}
@@ -273,66 +226,4 @@ func runConfig(o *overrides, configPath string) (cfg Config, sftFromInit bool, e
 		return cfg, false, err
 	}
 	return cfg, sftFromInit, nil
-}
-
-// flagDoc is one flag's line of the usage text.
-type flagDoc struct{ section, name, kind, usage string }
-
-func printUsage(w io.Writer, docs []flagDoc) {
-	fmt.Fprint(w, `Usage: go run ./cmd/train [flags]
-
-With no flags (or only -out and -force), runs the study preset
-"default": vanilla PPO and AREW from the shipped locked base, one seed,
-and the comparison table.
-With run flags, runs one experiment (SFT warm start, evaluation of the
-base, RL with evaluations, final evaluation) and writes <out>/<name>/:
-config.json, sft.jsonl, metrics.jsonl, eval.jsonl, samples.jsonl,
-checkpoints/, report.md. Flags override the -config file. Exit status:
-0 done, 1 failure, 2 bad input, 130 interrupted (checkpoint and report
-written; -resume <out>/<name> continues).
-
-  -config string        a run's config.json (or any subset of it) to start from;
-                        repeat a run: -config runs/<name>/config.json -name <new>
-  -out string           folder holding the run folders (default "runs")
-  -force                replace the run folder if it exists and is not empty
-  -study string         run a study preset instead of one run (presets: `+strings.Join(study.PresetNames(), ", ")+`):
-                        its arms × seeds from one base, into <out>/<name>/
-                        (summary.json, report.md, plots/, <arm>/seed-<s>/);
-                        takes only -out, -force, -name (the study's folder),
-                        -init (its base checkpoint), -study-config, -cache
-  -study-config string  JSON decoded onto the preset, inline or a file: a
-                        study's study.json repeats it; '{"seeds": [1, 2, 3]}'
-                        varies it
-  -cache folder         a result cache of study runs (off by default): a run of
-                        -study, -act or a study's -resume that the cache holds
-                        with the same config, seed and code (a clean commit) is
-                        copied from it instead of run; every run made is stored
-  -resume folder        continue a study or a run in its folder (a study: with -cache):
-                        a study (study.json) keeps its complete runs and goes
-                        on with the others from their last checkpoints (an
-                        ACT study does its others again); a run
-                        (config.json) goes on from its last checkpoint to its
-                        updates; both bitwise as if never stopped, appending
-                        to the logs; a run with -updates N goes to N updates
-  -build-base string    rebuild a shipped base (`+strings.Join(study.BaseNames(), ", ")+`) into
-                        <out>/<name>/ and evaluate it under each of its styles
-                        beside the scripted policies (report.md, summary.json);
-                        says whether it is byte for byte the shipped file
-  -capability string    train the plain policy by SFT on a setting's strong
-                        demonstrations (`+strings.Join(study.CapabilityNames(), ", ")+`)
-                        into <out>/capability-<name>/ and evaluate it beside
-                        the strong policy on 500 validation instances
-  -act string           run an ACT preset (rl/act; presets: `+strings.Join(act.StudyPresetNames(), ", ")+`):
-                        the pipeline's rows × environments × seeds into <out>/<name>/
-                        (summary.json, report.md, plots/, <env>/seed-<s>/);
-                        takes only -out, -force, -name, -cache
-`)
-	last := ""
-	for _, d := range docs {
-		if d.section != last {
-			fmt.Fprintf(w, "\n%s:\n", d.section)
-			last = d.section
-		}
-		fmt.Fprintf(w, "  -%-20s %s\n", strings.TrimSpace(d.name+" "+d.kind), d.usage)
-	}
 }

@@ -130,18 +130,34 @@ type StepRecord struct {
 	Move      string   `json:"move"`
 }
 
-// State is the reply to GET /state: OpenEnv's episode_id and step_count,
-// and the episode's record.
-type State struct {
-	EpisodeID string       `json:"episode_id"`
-	StepCount int          `json:"step_count"`
-	Task      string       `json:"task"`
-	Split     string       `json:"split"`
-	Index     int64        `json:"index"`
-	Done      bool         `json:"done"`
-	Turn      *TurnInfo    `json:"turn"`
-	Steps     []StepRecord `json:"steps"`
-	Measures  *Measure     `json:"measures,omitempty"`
+// EpisodeState is the reply to GET /state: OpenEnv's episode_id and
+// step_count, and the episode's record: a task's judged steps (State) or
+// a text environment's commands (CommandState), and its measures once
+// done.
+type EpisodeState[Step, M any] struct {
+	EpisodeID string    `json:"episode_id"`
+	StepCount int       `json:"step_count"`
+	Task      string    `json:"task"`
+	Split     string    `json:"split"`
+	Index     int64     `json:"index"`
+	Done      bool      `json:"done"`
+	Turn      *TurnInfo `json:"turn"`
+	Steps     []Step    `json:"steps"`
+	Measures  *M        `json:"measures,omitempty"`
+}
+
+// State is a task's /state.
+type State = EpisodeState[StepRecord, Measure]
+
+// stateOf is l's /state with its steps, turn and measures (nil before
+// the end); the caller holds l's lock.
+func stateOf[Step, M any](l *live, steps []Step, turn *TurnInfo, measures func() *M) EpisodeState[Step, M] {
+	st := EpisodeState[Step, M]{EpisodeID: l.id, StepCount: len(steps), Task: l.task, Split: l.split, Index: l.index,
+		Done: turn == nil, Turn: turn, Steps: steps}
+	if st.Done {
+		st.Measures = measures()
+	}
+	return st
 }
 
 // TaskInfo describes one task setting in GET /tasks.

@@ -64,18 +64,8 @@ type CommandRecord struct {
 	Repeat     bool   `json:"repeat"`
 }
 
-// CommandState is the reply to GET /state on a text environment.
-type CommandState struct {
-	EpisodeID string           `json:"episode_id"`
-	StepCount int              `json:"step_count"`
-	Task      string           `json:"task"`
-	Split     string           `json:"split"`
-	Index     int64            `json:"index"`
-	Done      bool             `json:"done"`
-	Turn      *TurnInfo        `json:"turn"`
-	Steps     []CommandRecord  `json:"steps"`
-	Measures  *CommandMeasures `json:"measures,omitempty"`
-}
+// CommandState is a text environment's /state.
+type CommandState = EpisodeState[CommandRecord, CommandMeasures]
 
 // commandEpisode is a live text-environment episode: the environment and
 // the record of its steps.
@@ -193,15 +183,4 @@ func (s *Server) stepCommand(l *live, text string) (int, any, error) {
 		res.Reward = info.Measures.Reward
 	}
 	return http.StatusOK, res, nil
-}
-
-// stateCommand reports l, a text environment's episode whose lock the
-// caller holds.
-func stateCommand(l *live) CommandState {
-	st := CommandState{EpisodeID: l.id, StepCount: len(l.cmd.steps), Task: l.task, Split: l.split, Index: l.index,
-		Done: l.cmd.env.Done(), Turn: l.cmd.turn(), Steps: append([]CommandRecord{}, l.cmd.steps...)}
-	if st.Done {
-		st.Measures = l.cmd.measures()
-	}
-	return st
 }

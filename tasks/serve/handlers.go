@@ -265,18 +265,13 @@ func (s *Server) state(r *http.Request) (int, any, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.cmd != nil {
-		return http.StatusOK, stateCommand(l), nil
+		return http.StatusOK, stateOf(l, append([]CommandRecord{}, l.cmd.steps...), l.cmd.turn(), l.cmd.measures), nil
 	}
-	steps := l.ep.Steps()
-	st := State{EpisodeID: l.id, StepCount: len(steps), Task: l.task, Split: l.split, Index: l.index,
-		Done: l.ep.Done(), Turn: turnOf(l.ep), Steps: make([]StepRecord, len(steps))}
-	for i, s := range steps {
-		st.Steps[i] = recordOf(s)
+	steps := []StepRecord{}
+	for _, s := range l.ep.Steps() {
+		steps = append(steps, recordOf(s))
 	}
-	if st.Done {
-		st.Measures = measureOf(l.ep.Measures())
-	}
-	return http.StatusOK, st, nil
+	return http.StatusOK, stateOf(l, steps, turnOf(l.ep), func() *Measure { return measureOf(l.ep.Measures()) }), nil
 }
 
 // close forgets an episode: POST /close {episode_id}.

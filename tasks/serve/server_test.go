@@ -124,6 +124,9 @@ func TestStepInfo(t *testing.T) {
 	var res Result
 	require.Equal(t, http.StatusOK, call(t, h, "POST", "/reset", `{"task": "flodial-easy", "seed": 2}`, &res))
 	assert.Equal(t, &TurnInfo{Index: 0, Kind: "AS", MaxWords: 1}, res.Observation.Turn)
+	var fresh State
+	require.Equal(t, http.StatusOK, call(t, h, "GET", stateURL(res), nil, &fresh))
+	assert.NotNil(t, fresh.Steps, "steps is a list, empty before the first step")
 	var step struct {
 		Observation Observation
 		Info        StepInfo

@@ -169,39 +169,11 @@ func (e *Experiment) checkpoint() error {
 	})
 }
 
-// The loop's records, for the report (none before RL began).
-
-// evals are every evaluation so far.
-func (e *Experiment) evals() []EvalRecord {
+// record is what RL has done, for the report: the loop's record, empty
+// before RL began.
+func (e *Experiment) record() *Loop {
 	if e.loop == nil {
-		return nil
+		return &Loop{}
 	}
-	return e.loop.Evals
-}
-
-// lastMetrics are the metrics of the last lastWindow updates.
-func (e *Experiment) lastMetrics() []rl.Metrics {
-	if e.loop == nil {
-		return nil
-	}
-	ms := e.loop.Metrics
-	return ms[max(0, len(ms)-lastWindow):]
-}
-
-// skipped counts the RL optimiser steps skipped for a non-finite loss or
-// gradient.
-func (e *Experiment) skipped() int {
-	if e.loop == nil {
-		return 0
-	}
-	return e.loop.Skipped
-}
-
-// shown are the transcripts of the latest evaluation (its sampled mode,
-// if evaluated).
-func (e *Experiment) shown() []Sample {
-	if e.loop == nil {
-		return nil
-	}
-	return e.loop.Shown
+	return e.loop
 }

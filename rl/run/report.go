@@ -61,7 +61,7 @@ func (e *Experiment) baselineRows() [][]string {
 // mainRows are the baselines, the base policy and the last evaluation.
 func (e *Experiment) mainRows() [][]string {
 	rows := e.baselineRows()
-	evals := e.evals()
+	evals := e.record().Evals
 	for _, r := range evals {
 		if phase(r, e.cfg.Updates) == "base" {
 			rows = append(rows, measuresRow(fmt.Sprintf("base, %s", r.Mode), r.Measures))
@@ -147,7 +147,7 @@ func (e *Experiment) writeReport() error {
 	fmt.Fprintf(&b, "- SFT warm start: %s\n", e.sftLine())
 	fmt.Fprintf(&b, "- RL: %s\n", e.algoLine())
 	fmt.Fprintf(&b, "- skipped optimiser steps (a non-finite loss or gradient; the weights left as they were): %d in RL, %d in SFT\n",
-		e.skipped(), e.sftSkipped())
+		e.record().Skipped, e.sftSkipped())
 	fmt.Fprintf(&b, "- evaluation: the first %d validation instances, %s; seed %d\n", c.Eval.Episodes, c.Eval.Modes, c.Seed)
 	fmt.Fprintf(&b, "- %s, %s/%s, %d CPUs, kernel set %s (%s)\n\n", c.Version.Go, c.Version.OS, c.Version.Arch, c.Version.CPUs,
 		c.Version.KernelSet, c.Version.CPU)
@@ -158,7 +158,7 @@ func (e *Experiment) writeReport() error {
 		"AS and BT proxies the paper's critique-based measures; I_AS and C_BT the exact ones (docs/arew.md).\n\n")
 	b.WriteString(e.table(e.mainRows()))
 
-	if evals := e.evals(); len(evals) > 0 {
+	if evals := e.record().Evals; len(evals) > 0 {
 		b.WriteString("\n## Every evaluation\n\n")
 		var rows [][]string
 		for _, r := range evals {
@@ -174,11 +174,12 @@ func (e *Experiment) writeReport() error {
 		}
 		b.WriteString("\n## SFT\n\n" + MarkdownTable([]string{"epoch", "train loss", "test loss", "test acc", "skipped steps", "seconds"}, 0, rows))
 	}
-	if last := e.lastMetrics(); len(last) > 0 {
+	if ms := e.record().Metrics; len(ms) > 0 {
+		last := ms[max(0, len(ms)-lastWindow):]
 		fmt.Fprintf(&b, "\n## The last %d updates (training rollouts, sampled; means)\n\n", len(last))
 		b.WriteString(lastUpdatesTable(last))
 	}
-	if shown := e.shown(); len(shown) > 0 {
+	if shown := e.record().Shown; len(shown) > 0 {
 		fmt.Fprintf(&b, "\n## Transcripts of the latest evaluation (update %d, %s)\n\n", shown[0].Update, shown[0].Mode)
 		b.WriteString("Each line is an observation, then | the policy's turn with its kind and critique. " +
 			"Every evaluation's first episodes are in samples.jsonl.\n\n")

@@ -80,7 +80,7 @@ func TestCacheHitsOnlyTheSameConfigAndCode(t *testing.T) {
 
 // An entry that cannot be trusted is ignored, said so, and replaced by
 // the cell that runs again: a changed file, a missing one, a missing or
-// cut entry.json, a path outside the cell's folder.
+// cut manifest, a path outside the entry.
 func TestCacheIgnoresCorruptEntries(t *testing.T) {
 	cache := &Cache{Dir: t.TempDir(), Code: "c1"}
 	cachedSweep(t, cache, 1)
@@ -88,7 +88,7 @@ func TestCacheIgnoresCorruptEntries(t *testing.T) {
 	require.NoError(t, err)
 	entry := filepath.Join(cache.Dir, key)
 	out := filepath.Join(entry, cacheFilesDir, "sub", "out.txt")
-	manifest := filepath.Join(entry, cacheEntryFile)
+	manifest := filepath.Join(entry, ManifestFile)
 	for name, spoil := range map[string]func(){
 		"changed file": func() { require.NoError(t, os.WriteFile(out, []byte("a seed 2"), 0o644)) },
 		"missing file": func() { require.NoError(t, os.Remove(out)) },
@@ -101,7 +101,7 @@ func TestCacheIgnoresCorruptEntries(t *testing.T) {
 		"outside path": func() {
 			data, err := os.ReadFile(manifest)
 			require.NoError(t, err)
-			data = []byte(strings.Replace(string(data), `"sub/out.txt"`, `"../out.txt"`, 1))
+			data = []byte(strings.Replace(string(data), `"files/sub/out.txt"`, `"../out.txt"`, 1))
 			require.NoError(t, os.WriteFile(manifest, data, 0o644))
 		},
 	} {

@@ -103,7 +103,11 @@ func commitSet(dir string) error {
 		if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err := os.Rename(src, filepath.Join(dir, e.Name)); err != nil {
+		dst := filepath.Join(dir, e.Name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("checkpoint set: %w", err)
+		}
+		if err := os.Rename(src, dst); err != nil {
 			return fmt.Errorf("checkpoint set: %w", err)
 		}
 	}
@@ -154,7 +158,8 @@ func writeManifest(dir string, update int, info map[string]string, names []strin
 }
 
 // ReadManifest reads and checks the manifest of the set in dir (its
-// format, and file names that stay inside dir).
+// format, and file names that stay inside dir: a trainer's are plain
+// names, a result cache's paths below files/).
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestFile)
 	data, err := engine.ReadFile(path, maxManifestBytes)
@@ -172,7 +177,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("checkpoint set %s: update %d < 0", path, m.Update)
 	}
 	for _, e := range m.Files {
-		if e.Name == "" || e.Name != filepath.Base(e.Name) || e.Name == "." || e.Name == ".." || e.Name == ManifestFile {
+		if !filepath.IsLocal(e.Name) || e.Name == ManifestFile {
 			return nil, fmt.Errorf("checkpoint set %s: bad file name %q", path, e.Name)
 		}
 	}

@@ -53,34 +53,36 @@ func commitOfBinary() (string, error) {
 }
 
 // checkoutCommit is the HEAD of the working directory's git checkout,
-// which must be module's and hold no changes (CodeVersion); git gets two
-// seconds.
+// which must be module's and hold no changes (CodeVersion).
 func checkoutCommit(module string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	git := func(args ...string) (string, error) {
-		out, err := exec.CommandContext(ctx, "git", args...).Output()
-		return strings.TrimSpace(string(out)), err
-	}
-	top, err := git("rev-parse", "--show-toplevel")
-	if err != nil {
-		return "", fmt.Errorf("the binary has no VCS stamp and the working directory is not a git checkout")
-	}
-	if m := moduleOf(filepath.Join(top, "go.mod")); m == "" || m != module {
-		return "", fmt.Errorf("the binary has no VCS stamp and the checkout %s is not its module %s", top, module)
-	}
-	head, err := git("rev-parse", "HEAD")
-	if err != nil {
-		return "", fmt.Errorf("git rev-parse HEAD: %v", err)
-	}
-	status, err := git("status", "--porcelain")
+	head, dirty, top, err := checkout()
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("git status: %v", err)
-	case status != "":
+		return "", fmt.Errorf("the binary has no VCS stamp and the working directory is no git checkout (%v)", err)
+	case moduleOf(filepath.Join(top, "go.mod")) != module:
+		return "", fmt.Errorf("the binary has no VCS stamp and the checkout %s is not its module %s", top, module)
+	case dirty:
 		return "", fmt.Errorf("the checkout %s differs from its commit %s (git status)", top, head)
 	}
 	return head, nil
+}
+
+// checkout is the working directory's git checkout: its HEAD, whether a
+// file differs from it (git status: a tracked file changed, or one not
+// tracked and not ignored), and its top folder; git gets two seconds.
+func checkout() (head string, dirty bool, top string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	git := func(args ...string) string {
+		out, gerr := exec.CommandContext(ctx, "git", args...).Output()
+		if err == nil {
+			err = gerr
+		}
+		return strings.TrimSpace(string(out))
+	}
+	top, head = git("rev-parse", "--show-toplevel"), git("rev-parse", "HEAD")
+	dirty = git("status", "--porcelain") != ""
+	return head, dirty, top, err
 }
 
 // moduleOf is the module path a go.mod declares ("" if none).

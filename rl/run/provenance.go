@@ -5,10 +5,7 @@ package run
 // time); the TensorBoard event files are run/tensorboard's.
 
 import (
-	"context"
-	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
 	"arew/kernels"
@@ -16,7 +13,7 @@ import (
 
 // Provenance is where and when a run (or a study) ran. Commit is the git
 // HEAD of the working directory the command ran in, with "+dirty" when
-// tracked files differ from it, or "unknown" where git or a checkout is
+// files differ from it (git status), or "unknown" where git or a checkout is
 // missing (a binary may run far from its source: the field says what the
 // directory held, which is what `go run` builds).
 type Provenance struct {
@@ -54,18 +51,14 @@ func (p *Provenance) Finish(end time.Time, wall time.Duration) {
 }
 
 // gitCommit is HEAD of the working directory's checkout ("+dirty" when a
-// tracked file differs), or "unknown"; git gets two seconds.
+// file differs from it: checkout), or "unknown".
 func gitCommit() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	head, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
-	if err != nil {
+	head, dirty, _, err := checkout()
+	switch {
+	case err != nil:
 		return "unknown"
+	case dirty:
+		return head + "+dirty"
 	}
-	commit := strings.TrimSpace(string(head))
-	status, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
-	if err == nil && len(strings.TrimSpace(string(status))) > 0 {
-		commit += "+dirty"
-	}
-	return commit
+	return head
 }

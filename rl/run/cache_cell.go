@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"arew/engine"
-	"arew/rl"
 )
 
 // What a sweep's cell that is a single run needs from a result cache
@@ -32,26 +31,14 @@ func (c Config) ForCache() (Config, error) {
 // Finished reads what the finished run in dir did from its logs: the
 // Loop's fields under "What the run has done" as its Run left them.
 func Finished(dir string) (*Loop, error) {
-	path := func(name string) string { return filepath.Join(dir, name) }
-	metrics, _, err := ReadRecords[rl.Metrics](path(MetricsFile), nil)
+	metrics, evals, samples, _, err := readLogs(dir, -1)
 	if err != nil {
 		return nil, err
 	}
-	evals, _, err := ReadRecords[EvalRecord](path(EvalFile), nil)
-	if err != nil {
-		return nil, err
-	}
-	samples, _, err := ReadRecords[Sample](path(SamplesFile), nil)
-	if err != nil {
-		return nil, err
-	}
-	l := &Loop{Dir: dir, Done: len(metrics), Metrics: metrics, Evals: evals, Shown: latestShown(samples)}
-	for _, m := range metrics {
-		l.Skipped += m.SkippedSteps
-	}
-	l.Curve, l.Test = curveOf(evals)
+	l := &Loop{Dir: dir}
+	l.setRecord(metrics, evals, samples)
 	if len(l.Curve) == 0 {
-		return nil, fmt.Errorf("%s: no evaluation in training", path(EvalFile))
+		return nil, fmt.Errorf("%s: no evaluation in training", filepath.Join(dir, EvalFile))
 	}
 	return l, nil
 }

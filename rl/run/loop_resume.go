@@ -34,19 +34,8 @@ func (l *Loop) Resume() error {
 		return fmt.Errorf("the checkpoint set of update %d holds no trainer state", m.Update)
 	}
 	k := m.Update
-	inTraining := func(update int, split string) bool { return update <= k && split != tasks.Test.String() }
-	var metrics []rl.Metrics
-	var evals []EvalRecord
-	var samples []Sample
-	kept := map[string][]byte{}
-	path := func(name string) string { return filepath.Join(l.Dir, name) }
-	if metrics, kept[MetricsFile], err = ReadRecords(path(MetricsFile), func(m rl.Metrics) bool { return m.Update < k }); err != nil {
-		return err
-	}
-	if evals, kept[EvalFile], err = ReadRecords(path(EvalFile), func(r EvalRecord) bool { return inTraining(r.Update, r.Split) }); err != nil {
-		return err
-	}
-	if samples, kept[SamplesFile], err = ReadRecords(path(SamplesFile), func(s Sample) bool { return inTraining(s.Update, s.Split) }); err != nil {
+	metrics, evals, samples, kept, err := readLogs(l.Dir, k)
+	if err != nil {
 		return err
 	}
 	if len(metrics) != k || len(evals) == 0 {
@@ -55,18 +44,42 @@ func (l *Loop) Resume() error {
 	if err := l.open(kept, k); err != nil {
 		return err
 	}
-	l.Done, l.Metrics, l.Evals = k, metrics, evals
-	for _, m := range metrics {
-		l.Skipped += m.SkippedSteps
-	}
-	l.Shown = latestShown(samples)
+	l.setRecord(metrics, evals, samples)
 	return l.replay()
 }
 
-// replay rebuilds the curve from the kept evaluations and writes the
-// TensorBoard events again, in the order Run first wrote them.
+// setRecord sets the fields under "What the run has done" from the
+// records of its logs.
+func (l *Loop) setRecord(metrics []rl.Metrics, evals []EvalRecord, samples []Sample) {
+	l.Done, l.Metrics, l.Evals, l.Shown, l.Skipped = len(metrics), metrics, evals, latestShown(samples), 0
+	for _, m := range metrics {
+		l.Skipped += m.SkippedSteps
+	}
+	l.Curve, l.Test = curveOf(evals)
+}
+
+// readLogs reads the run's logs in dir: every record, or with upTo ≥ 0
+// only those a checkpoint set of update upTo covers (updates 1..upTo, the
+// in-training evaluations at or before it), with the lines kept by name.
+func readLogs(dir string, upTo int) (metrics []rl.Metrics, evals []EvalRecord, samples []Sample, kept map[string][]byte, err error) {
+	covered := func(update int, split string) bool {
+		return upTo < 0 || update <= upTo && split != tasks.Test.String()
+	}
+	kept = map[string][]byte{}
+	path := func(name string) string { return filepath.Join(dir, name) }
+	if metrics, kept[MetricsFile], err = ReadRecords(path(MetricsFile), func(m rl.Metrics) bool { return upTo < 0 || m.Update < upTo }); err != nil {
+		return
+	}
+	if evals, kept[EvalFile], err = ReadRecords(path(EvalFile), func(r EvalRecord) bool { return covered(r.Update, r.Split) }); err != nil {
+		return
+	}
+	samples, kept[SamplesFile], err = ReadRecords(path(SamplesFile), func(s Sample) bool { return covered(s.Update, s.Split) })
+	return
+}
+
+// replay writes the TensorBoard events of the kept records again, in the
+// order Run first wrote them.
 func (l *Loop) replay() error {
-	l.Curve, _ = curveOf(l.Evals)
 	next := 0 // the next point of the curve to write
 	writePoints := func(upTo int) error {
 		for ; next < len(l.Curve) && l.Curve[next].Update <= upTo; next++ {

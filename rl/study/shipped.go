@@ -60,6 +60,18 @@ func ShippedNames() []string {
 	return names
 }
 
+// CandidateNames lists the bases that are not shipped (the lock
+// candidates the rule did not choose, or not yet), sorted.
+func CandidateNames() []string {
+	var names []string
+	for _, n := range BaseNames() {
+		if !Shipped(n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // checkShipped is nil when base name is shipped, else an error naming it.
 func checkShipped(name string) error {
 	if _, ok := Bases[name]; !ok {

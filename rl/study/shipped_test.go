@@ -36,12 +36,11 @@ func TestShippedBases(t *testing.T) {
 	}
 	_, err = LoadShipped("nope")
 	assert.ErrorContains(t, err, "flodial-easy-locked")
-	for _, name := range BaseNames() {
-		if !Shipped(name) {
-			_, err = LoadShipped(name)
-			assert.ErrorContains(t, err, "not shipped yet", name)
-			assert.Error(t, Base{Shipped: name}.validate(), name)
-		}
+	assert.ElementsMatch(t, BaseNames(), append(ShippedNames(), CandidateNames()...))
+	for _, name := range CandidateNames() {
+		_, err = LoadShipped(name)
+		assert.ErrorContains(t, err, "not shipped yet", name)
+		assert.Error(t, Base{Shipped: name}.validate(), name)
 	}
 	for _, preset := range []string{"default", "flodial"} {
 		c, err := Preset(preset)

@@ -30,8 +30,8 @@ func jobs() []job {
 		{"resume", "folder", nil, "continue a study or a run in its folder: a study (study.json; with -cache only) keeps its complete runs " +
 			"and goes on with the others from their last checkpoints (an ACT study does its others again); a run (config.json) goes on " +
 			"from its last checkpoint to its updates; both bitwise as if never stopped, appending to the logs; a run with -updates N goes to N updates"},
-		{"build-base", "string", []string{"out", "force", "name"}, "rebuild a shipped base (" + strings.Join(study.BaseNames(), ", ") +
-			") into <out>/<name>/ and evaluate it under each of its styles beside the scripted policies (report.md, summary.json); " +
+		{"build-base", "string", []string{"out", "force", "name"}, "rebuild a shipped base (" + strings.Join(study.ShippedNames(), ", ") +
+			") or build a lock candidate of docs/arew.md §8 (" + strings.Join(study.CandidateNames(), ", ") + ") into <out>/<name>/ and evaluate it under each of its styles beside the scripted policies (report.md, summary.json); " +
 			"says whether it is byte for byte the shipped file"},
 		{"capability", "string", []string{"out", "force", "name"}, "train the plain policy by SFT on a setting's strong demonstrations (" +
 			strings.Join(study.CapabilityNames(), ", ") + ") into <out>/capability-<name>/ and evaluate it beside the strong policy on 500 validation instances"},

@@ -95,11 +95,11 @@ func TestPerClientLimit(t *testing.T) {
 	}
 	var e map[string]string
 	require.Equal(t, 200, call(t, h, "GET", "/tasks", nil, nil)) // the defaults, built once
-	before := s.TaskBytes()
+	before := s.store.TaskBytes()
 	// A new configuration from the full client: refused before its build.
 	assert.Equal(t, http.StatusTooManyRequests, callFrom(t, h, ctx, "10.0.0.1:2000", "POST", "/reset", map[string]any{"task": "pe-f-d8", "config": map[string]any{"Particles": 4000}}, &e))
 	assert.Contains(t, e["error"], "per client")
-	assert.Equal(t, before, s.TaskBytes(), "nothing built for a refused reset")
+	assert.Equal(t, before, s.store.TaskBytes(), "nothing built for a refused reset")
 	assert.Equal(t, 200, callFrom(t, h, ctx, "10.0.0.2:1000", "POST", "/reset", map[string]any{"task": "telecom-solo"}, nil))
 	// Closing one frees a slot for that client.
 	require.Equal(t, 200, callFrom(t, h, ctx, "10.0.0.1:1", "POST", "/close", closeBody(mine[0]), nil))
@@ -126,7 +126,7 @@ func TestTaskBudget(t *testing.T) {
 			break
 		}
 		live = append(live, r)
-		assert.LessOrEqual(t, s.TaskBytes(), int64(budget))
+		assert.LessOrEqual(t, s.store.TaskBytes(), int64(budget))
 	}
 	require.Equal(t, http.StatusServiceUnavailable, status)
 	require.NotEmpty(t, live)
@@ -142,9 +142,9 @@ func TestTaskBudget(t *testing.T) {
 		var r Result
 		require.Equal(t, 200, call(t, h, "POST", "/reset", cfg(seed), &r))
 		require.Equal(t, 200, call(t, h, "POST", "/close", closeBody(r), nil))
-		assert.LessOrEqual(t, s.TaskBytes(), int64(budget))
+		assert.LessOrEqual(t, s.store.TaskBytes(), int64(budget))
 	}
-	assert.Positive(t, s.TaskBytes())
+	assert.Positive(t, s.store.TaskBytes())
 }
 
 // blockBuilds makes the store's builds of configurations named in block

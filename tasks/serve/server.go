@@ -128,9 +128,6 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// TaskBytes is the estimated heap of the configured tasks held.
-func (s *Server) TaskBytes() int64 { return s.store.TaskBytes() }
-
 // Live is the number of episodes held.
 func (s *Server) Live() int { return s.store.Len() }
 

@@ -117,20 +117,26 @@ func jobs(cfg StudyConfig, dir string) []job {
 					func(ctx context.Context) (*Report, error) { return Run(ctx, own) }, cacheConfig(own)},
 				job{fmt.Sprintf("%s %s on %s's data, seed %d", r.Env, r.Preset, src.Preset, seed), ArmTransfer, tr.Dir,
 					func(ctx context.Context) (*Report, error) { return Transfer(ctx, src, tr) },
-					map[string]any{"transfer": cacheConfig(tr), "source": cacheConfig(src)}})
+					cacheConfig(tr, src)})
 		}
 	}
 	return out
 }
 
-// cacheConfig is c as a result cache keys it: without its folder; nil (not
-// cached) when it reads D_critic from a file.
-func cacheConfig(c Config) any {
-	if c.CriticFrom != "" {
-		return nil
+// cacheConfig is a job's configs as a result cache keys it (one run's, or
+// a transfer's target and source): without their folders; nil (not
+// cached) when one reads D_critic from a file.
+func cacheConfig(cs ...Config) any {
+	for i := range cs {
+		if cs[i].CriticFrom != "" {
+			return nil
+		}
+		cs[i].Dir = ""
 	}
-	c.Dir = ""
-	return c
+	if len(cs) == 1 {
+		return cs[0]
+	}
+	return cs
 }
 
 // RunStudy runs the jobs of cfg into dir, which must not exist or be

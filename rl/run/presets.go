@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -9,12 +10,7 @@ import (
 // PresetNames lists the names of a table of presets (functions that build
 // a config), sorted: what a usage message or an error lists.
 func PresetNames[T any](presets map[string]func() T) []string {
-	names := make([]string, 0, len(presets))
-	for n := range presets {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(presets))
 }
 
 // LookupPreset builds the named preset of a table; an unknown name is an

@@ -23,7 +23,9 @@ import (
 // commit, Go, the platform and the kernel set) and the cell's canonical
 // config (Canonical: its JSON with sorted keys, the seed included, no
 // folder of its own, a checkpoint by its content), since a config alone
-// does not say which code made the numbers. The entry <DIR>/<key>/ is a
+// does not say which code made the numbers; a single run's config also
+// names the CPU and its cores (Config.Version), so its entries serve that
+// machine type. The entry <DIR>/<key>/ is a
 // checkpoint set (checkpoint.go) of the cell folder's files, under
 // files/, whose manifest's info holds the key, the code version and the
 // config: written beside, then moved in, manifest last. A reader trusts

@@ -154,7 +154,7 @@ func (s *Sweep) Run(ctx context.Context) error {
 	out := progress.Tee(s.Out, console)
 	fmt.Fprintln(out, s.Header)
 	if s.cache = cacheOf(ctx); s.cache != nil {
-		fmt.Fprintln(out, s.cacheLine())
+		fmt.Fprintf(out, "cache %s (code %s)\n", s.cache.Dir, s.cache.Code)
 	}
 	p := &Progress{meter: progress.New(io.Discard, s.Kind, 0)}
 	err = s.cells(ctx, out, p, todo, from)

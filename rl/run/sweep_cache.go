@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"fmt"
 	"os"
 )
 
@@ -80,9 +79,4 @@ func (s *Sweep) toCache(c Cell, k cellKey, p *Progress) {
 		return
 	}
 	p.meter.Printf("%s: stored in the cache as %s\n", c.Key, k.key)
-}
-
-// cacheLine is the line an attempt with a cache prints under its header.
-func (s *Sweep) cacheLine() string {
-	return fmt.Sprintf("cache %s (code %s)", s.cache.Dir, s.cache.Code)
 }

@@ -24,15 +24,6 @@ const (
 	TBDir          = "tb"              // TensorBoard event files (tb.go)
 )
 
-// Eval is a run's evaluation plan.
-type Eval struct {
-	Every    int         // an in-training evaluation every Every updates (0: only at 0 and at the end)
-	Episodes int         // the first Episodes instances of Split
-	Modes    []string    // greedy and/or sampled
-	Split    tasks.Split // the in-training evaluations' split (val)
-	Test     int         // the final evaluation's test instances, both modes (0: none)
-}
-
 // Loop is the RL phase of one run, the same for a single run
 // (run) and for each run of a study (rl/study): Updates updates
 // of Trainer, each logged; an evaluation of Policy at update 0, every
@@ -58,7 +49,8 @@ type Loop struct {
 	Rollout rl.RolloutConfig  // the evaluations' rollouts (the sampler is set per mode)
 	Seed    uint64            // the evaluations' streams: the same for every arm of a seed
 	Updates int
-	Eval    Eval
+	Eval    EvalConfig // the evaluations: in training every Eval.Every updates, the final one on test
+	Modes   []string   // Eval.Modes, parsed
 
 	// OnUpdate, if set, runs after each update is logged, with its wall time.
 	OnUpdate func(m rl.Metrics, seconds float64)
@@ -237,7 +229,7 @@ func (l *Loop) saveSet(status string) error {
 // evaluate makes the in-training evaluation after update and adds it to
 // the curve.
 func (l *Loop) evaluate(update int) error {
-	p, err := l.play(l.Eval.Split, l.Eval.Episodes, l.Eval.Modes)
+	p, err := l.play(l.Eval.split(), l.Eval.Episodes, l.Modes)
 	if err != nil {
 		return err
 	}

@@ -114,8 +114,7 @@ func (e *Experiment) runRL(ctx context.Context) error {
 	e.loop = &Loop{Dir: e.dir, SetDir: filepath.Join(e.dir, CheckpointDir), KeepSet: true,
 		Info: map[string]string{"run": c.Name, "phase": "rl"}, Task: e.evalTask, Policy: e.policy, Trainer: tr,
 		Rollout: *c.Rollout(), Seed: c.Seed, Updates: c.Updates,
-		Eval: Eval{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: e.modes, Split: c.Eval.split(),
-			Test: c.Eval.Test},
+		Eval: c.Eval, Modes: e.modes,
 		OnUpdate: e.afterUpdate, OnEval: e.afterEval}
 	if e.resume != nil {
 		if err := e.loop.Resume(); err != nil {

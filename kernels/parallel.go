@@ -81,7 +81,7 @@ func parallelRun(n, work int, body rangeTask) {
 	j := forJobs.Get().(*forJob)
 	j.body, j.n, j.per, j.blocks = body, n, per, blocks
 	j.next.Store(0)
-	runTask(workers, j, &j.wg)
+	runTask(workers, j, &j.handoff)
 	j.body = nil // keep no caller memory alive
 	forJobs.Put(j)
 }
@@ -92,7 +92,7 @@ type forJob struct {
 	body           rangeTask
 	n, per, blocks int
 	next           atomic.Int64
-	wg             sync.WaitGroup
+	handoff        poolRun
 }
 
 var forJobs = sync.Pool{New: func() any { return new(forJob) }}
@@ -127,7 +127,7 @@ func ParallelParts(parts int, task PartTask) {
 	j := partJobs.Get().(*partJob)
 	j.task, j.parts = task, parts
 	j.next.Store(0)
-	runTask(min(parts, runtime.GOMAXPROCS(0)), j, &j.wg)
+	runTask(min(parts, runtime.GOMAXPROCS(0)), j, &j.handoff)
 	j.task = nil
 	partJobs.Put(j)
 }
@@ -142,10 +142,10 @@ type PartFunc func(part int)
 func (f PartFunc) RunPart(part int) { f(part) }
 
 type partJob struct {
-	task  PartTask
-	parts int
-	next  atomic.Int64
-	wg    sync.WaitGroup
+	task    PartTask
+	parts   int
+	next    atomic.Int64
+	handoff poolRun
 }
 
 var partJobs = sync.Pool{New: func() any { return new(partJob) }}

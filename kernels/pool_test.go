@@ -154,12 +154,12 @@ func BenchmarkPoolHelperStart(b *testing.B) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		b.Skip("needs GOMAXPROCS ≥ 2")
 	}
-	var wg sync.WaitGroup
+	var r poolRun
 	var starts []time.Duration
 	i := 0
 	for b.Loop() {
 		s := &startTask{t0: time.Now()}
-		runTask(2, s, &wg)
+		runTask(2, s, &r)
 		if s.entered.Load() == 2 {
 			starts = append(starts, s.second)
 		}

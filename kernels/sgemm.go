@@ -45,7 +45,9 @@ package kernels
 // goroutine, the rows (then, for short matrices, the columns) of C are split
 // into blocks of whole tiles run on up to GOMAXPROCS goroutines (the caller
 // and the package's persistent helpers, pool.go); each reads
-// (or packs) its own A rows and the shared packed B. Every element of C is owned
+// (or packs) its own A rows and the shared packed B, which the same
+// goroutines pack, a panel at a time, within the one hand-off of the
+// product (sgemmJob's phases, sgemm_block.go). Every element of C is owned
 // by one goroutine and summed in the same order p = 0..k-1 whatever the split,
 // so results are bit-for-bit the same for any GOMAXPROCS (tested).
 //

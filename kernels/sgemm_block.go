@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Blocking sizes (see the comment at the top of sgemm.go). MC and NC are
@@ -131,73 +132,173 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // sgemmJob is the state of one blocked product shared by its goroutines. It
 // is pooled, like the packing buffers, and its goroutines are the pool's
 // (pool.go), so in the steady state a call allocates nothing.
+//
+// The product is one task handed to the pool once: a fixed sequence of
+// phases, for each B panel of NC columns and each K panel of KC rows in
+// turn, "pack this panel of B" (units of sgemmPackUnit slivers) then
+// "compute every block of the grid from it". The goroutines claim units
+// in that order from one counter, next, and count the units they finish
+// in done; a unit of a phase starts only when every unit before its phase
+// is done (done ≥ the phase's first index), so a phase starts after the
+// previous one ends and the later K panels add onto finished partial sums.
+// A goroutine that reaches a phase early waits for those few units, not
+// for a hand-off through the scheduler.
 type sgemmJob struct {
 	sgemmArgs
-	kern   *sgemmKernelSet
-	grid   sgemmGrid
-	bp     []float32 // the packed B panel of the current (jc, pc)
-	jc, nc int       // current B panel: columns [jc, jc+nc)
-	pc, kc int       // current K panel: depth [pc, pc+kc)
-	kBeta  float32   // β for this K panel: the caller's, then 1
-	next   atomic.Int64
-	wg     sync.WaitGroup
+	kern    *sgemmKernelSet
+	workers int       // the grid's split (sgemmPlan)
+	bp      []float32 // the packed B panel of the current phase
+	next    atomic.Int64
+	done    atomic.Int64
+	handoff poolRun
+
+	// A goroutine that has waited poolSpin for a phase sleeps on cond
+	// (parked counts the sleepers); each finished unit wakes them.
+	mu     sync.Mutex
+	cond   sync.Cond
+	parked atomic.Int32
 }
 
-var sgemmJobs = sync.Pool{New: func() any { return new(sgemmJob) }}
+// sgemmPackUnit is how many B slivers one packing unit copies (16 KiB
+// each at KC = 256).
+const sgemmPackUnit = 4
+
+var sgemmJobs = sync.Pool{New: func() any {
+	j := new(sgemmJob)
+	j.cond.L = &j.mu
+	return j
+}}
 
 // sgemmBlocked computes C = α·op(A)·op(B) + β·C for k ≥ 1 and α ≠ 0 with the
 // given kernels on up to workers goroutines. Loop order, outer to
 // inner: B panels of NC columns, K panels of KC (B packed once per panel,
-// shared), then tasks of the grid (each reads or packs its rows of A), then
-// NR-column slivers, then MR-row slivers. Each C element is owned by one task and summed in the
-// fixed order p = 0..k-1, so the result does not depend on workers.
+// shared), then blocks of the grid (each reads or packs its rows of A), then
+// NR-column slivers, then MR-row slivers. Each C element is owned by one
+// block and summed in the fixed order p = 0..k-1, so the result does not
+// depend on workers.
 func sgemmBlocked(args sgemmArgs, kern *sgemmKernelSet, workers int) {
 	j := sgemmJobs.Get().(*sgemmJob)
-	j.sgemmArgs, j.kern = args, kern
-	for j.jc = 0; j.jc < j.n; j.jc += sgemmNC {
-		j.nc = min(sgemmNC, j.n-j.jc)
-		j.grid = sgemmPlan(j.m, j.nc, workers)
-		for j.pc = 0; j.pc < j.k; j.pc += sgemmKC {
-			j.kc = min(sgemmKC, j.k-j.pc)
-			j.kBeta = j.beta
-			if j.pc > 0 {
-				j.kBeta = 1 // later K panels add onto the partial sums in C
-			}
-			bbuf := sgemmPoolB.get(j.kc * ceilDiv(j.nc, sgemmNR) * sgemmNR)
-			j.bp = *bbuf
-			sgemmPackB(kern, j.bp, j.transB, j.b, j.ldb, j.pc, j.kc, j.jc, j.nc)
-			j.run(workers)
-			sgemmPoolB.put(bbuf)
-		}
-	}
+	j.sgemmArgs, j.kern, j.workers = args, kern, workers
+	bbuf := sgemmPoolB.get(min(sgemmKC, j.k) * ceilDiv(min(sgemmNC, j.n), sgemmNR) * sgemmNR)
+	j.bp = *bbuf
+	g := sgemmPlan(j.m, min(sgemmNC, j.n), workers)
+	j.next.Store(0)
+	j.done.Store(0)
+	runTask(min(workers, g.mBlocks*g.nBlocks), j, &j.handoff)
+	sgemmPoolB.put(bbuf)
 	j.a, j.b, j.c, j.bp, j.kern = nil, nil, nil, nil, nil // keep no caller memory alive
 	sgemmJobs.Put(j)
 }
 
-// run does every task of the grid for the current panels on up to workers
-// goroutines, the caller and the pool's helpers (pool.go).
-func (j *sgemmJob) run(workers int) {
-	workers = min(workers, j.grid.mBlocks*j.grid.nBlocks)
-	j.next.Store(0)
-	runTask(workers, j, &j.wg)
+// sgemmPhase is one phase of a product: packing the B panel of columns
+// [jc, jc+nc) and depth [pc, pc+kc), or computing the grid's blocks from
+// it. Its units are the claims [base, base+units).
+type sgemmPhase struct {
+	jc, nc, pc, kc int
+	pack           bool
+	grid           sgemmGrid
+	base, units    int
 }
 
-// work takes tasks until none is left, with its own pooled scratch: the A
-// block buffer and one tile for the edges.
+// first is the product's first phase: packing its first panel.
+func (j *sgemmJob) first() sgemmPhase {
+	ph := sgemmPhase{nc: min(sgemmNC, j.n), kc: min(sgemmKC, j.k), pack: true}
+	ph.units = ceilDiv(ceilDiv(ph.nc, sgemmNR), sgemmPackUnit)
+	return ph
+}
+
+// after returns the phase after ph, and false after the last one.
+func (j *sgemmJob) after(ph sgemmPhase) (sgemmPhase, bool) {
+	nx := ph
+	nx.base += ph.units
+	switch {
+	case ph.pack:
+		nx.pack = false
+		nx.grid = sgemmPlan(j.m, ph.nc, j.workers)
+		nx.units = nx.grid.mBlocks * nx.grid.nBlocks
+		return nx, true
+	case ph.pc+sgemmKC < j.k:
+		nx.pc += sgemmKC
+	case ph.jc+sgemmNC < j.n:
+		nx.jc, nx.pc = ph.jc+sgemmNC, 0
+		nx.nc = min(sgemmNC, j.n-nx.jc)
+	default:
+		return nx, false
+	}
+	nx.kc = min(sgemmKC, j.k-nx.pc)
+	nx.pack = true
+	nx.units = ceilDiv(ceilDiv(nx.nc, sgemmNR), sgemmPackUnit)
+	return nx, true
+}
+
+// work claims units until none is left, with its own pooled scratch: the
+// A block buffer and one tile for the edges.
 func (j *sgemmJob) work() {
-	abufLen := j.grid.rowsPer * j.kc
+	ph := j.first()
+	compute, _ := j.after(ph) // every compute phase has its grid's rowsPer
+	abufLen := compute.grid.rowsPer * min(sgemmKC, j.k)
 	buf := sgemmPoolA.get(abufLen + sgemmMR*sgemmNR)
 	abuf, tmp := (*buf)[:abufLen], (*buf)[abufLen:]
-	tasks := j.grid.mBlocks * j.grid.nBlocks
-	for t := int(j.next.Add(1) - 1); t < tasks; t = int(j.next.Add(1) - 1) {
-		i0 := (t / j.grid.nBlocks) * j.grid.rowsPer
-		j0 := (t % j.grid.nBlocks) * j.grid.colsPer
-		j.block(abuf, tmp, i0, min(i0+j.grid.rowsPer, j.m), j0, min(j0+j.grid.colsPer, j.nc))
+	for {
+		t := int(j.next.Add(1) - 1)
+		for t >= ph.base+ph.units {
+			var more bool
+			if ph, more = j.after(ph); !more {
+				sgemmPoolA.put(buf)
+				return
+			}
+		}
+		j.awaitDone(ph.base)
+		u := t - ph.base
+		if ph.pack {
+			s0 := u * sgemmPackUnit * sgemmNR
+			nc := min(sgemmPackUnit*sgemmNR, ph.nc-s0)
+			sgemmPackB(j.kern, j.bp[s0*ph.kc:], j.transB, j.b, j.ldb, ph.pc, ph.kc, ph.jc+s0, nc)
+		} else {
+			g := ph.grid
+			i0 := (u / g.nBlocks) * g.rowsPer
+			j0 := (u % g.nBlocks) * g.colsPer
+			j.block(ph, abuf[:g.rowsPer*ph.kc], tmp, i0, min(i0+g.rowsPer, j.m), j0, min(j0+g.colsPer, ph.nc))
+		}
+		j.done.Add(1)
+		if j.parked.Load() > 0 {
+			j.mu.Lock()
+			j.cond.Broadcast()
+			j.mu.Unlock()
+		}
 	}
-	sgemmPoolA.put(buf)
 }
 
-// block computes rows [i0,i1) × columns jc+[j0,j1) of C for the current K
+// awaitDone returns when at least n units are done: it polls for poolSpin
+// (the units it waits for are running on other goroutines and end
+// within about one unit's time when both have a core) and then sleeps
+// until a unit ends, so that a goroutine whose thread has lost its core
+// to another process is not kept from it by a spinning one.
+func (j *sgemmJob) awaitDone(n int) {
+	if j.done.Load() >= int64(n) {
+		return
+	}
+	start := time.Now()
+	for i := 1; j.done.Load() < int64(n); i++ {
+		if i%64 != 0 {
+			continue
+		}
+		if time.Since(start) < poolSpin {
+			runtime.Gosched()
+			continue
+		}
+		j.mu.Lock()
+		j.parked.Add(1)
+		for j.done.Load() < int64(n) {
+			j.cond.Wait()
+		}
+		j.parked.Add(-1)
+		j.mu.Unlock()
+		return
+	}
+}
+
+// block computes rows [i0,i1) × columns jc+[j0,j1) of C for ph's K
 // panel from the packed B panel; abuf receives the packed A block and tmp
 // (one tile) the edge tiles.
 //
@@ -205,8 +306,12 @@ func (j *sgemmJob) work() {
 // full sliver in place (inPlaceA), which saves a copy of A that costs as
 // much as 15–35% of the kernel time when n is 64..192 (A is then reused
 // only n/16 times).
-func (j *sgemmJob) block(abuf, tmp []float32, i0, i1, j0, j1 int) {
-	g, tile, bp, jc, pc, kc, beta := &j.sgemmArgs, j.kern.tile, j.bp, j.jc, j.pc, j.kc, j.kBeta
+func (j *sgemmJob) block(ph sgemmPhase, abuf, tmp []float32, i0, i1, j0, j1 int) {
+	g, tile, bp, jc, pc, kc := &j.sgemmArgs, j.kern.tile, j.bp, ph.jc, ph.pc, ph.kc
+	beta := g.beta
+	if pc > 0 {
+		beta = 1 // later K panels add onto the partial sums in C
+	}
 	mc := i1 - i0
 	full := mc / sgemmMR * sgemmMR // rows in full slivers
 	if full < mc {

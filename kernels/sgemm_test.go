@@ -230,6 +230,8 @@ func TestSgemmDeterministicAcrossWorkers(t *testing.T) {
 	for _, tc := range []sgemmCase{
 		{m: 301, n: 77, k: 300, alpha: 1, beta: 0},
 		{m: 13, n: 200, k: 64, transA: true, transB: true, alpha: -1, beta: 0.5, pad: 2},
+		// Two B panels by three K panels: six pack and six compute phases.
+		{m: 40, n: sgemmNC + 40, k: 2*sgemmKC + 7, alpha: 0.5, beta: 1, pad: 1},
 	} {
 		o := newSgemmOperands(rng, tc)
 		ref := append([]float32(nil), o.c...)

@@ -231,7 +231,8 @@ func (d *Decoder) block(l, rows int) error {
 		return err
 	}
 	matMul(d.h, p(n.FCWeight), d.fc, rows, C, M, false)
-	if err := kernels.BiasGELUForward(d.fc, p(n.FCBias), d.fc, rows, M); err != nil { // fc = gelu(fc + b)
+	addRows(d.fc, p(n.FCBias), rows, M)
+	if err := kernels.GELUForward(d.fc, d.fc); err != nil {
 		return err
 	}
 	matMul(d.fc, p(n.FCProjWeight), d.x, rows, M, C, true) // x += gelu·Wfcproj + b

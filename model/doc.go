@@ -89,14 +89,12 @@
 // is a second machine over the outputs only (no loss, no backward): old
 // log-probs and values.
 //
-// Nodes: Embedding, LayerNorm, CausalSelfAttention and
+// Nodes: Embedding, LayerNorm, CausalSelfAttention, GELU and
 // TokenLogProbEntropy are engine's custom ops; the linear layers are the
 // engine's matrix product (engine.MatMul, bitwise gorgonia's Mul without
 // its per-run allocations) plus a fused bias op (engine.AddBias; stock
 // broadcasting materialises an (N, D) copy of the bias per layer per run,
-// ~8 MB more allocation at D = 512, BenchmarkLinearBias), except the MLP's
-// first, whose bias and GELU are one node of this package
-// (bias_gelu_op.go, bitwise AddBias then engine.GELU); residuals are
+// ~8 MB more allocation at D = 512, BenchmarkLinearBias); residuals are
 // stock Add, which engine.Machine runs into its output of the last run. A
 // final no-op reader of every output and gradient (engine.KeepAlive) stops
 // gorgonia from reusing an output's memory in place for a later op of the

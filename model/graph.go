@@ -173,32 +173,17 @@ func (g *Graph) block(x *G.Node, n LayerNames, p func(string) *G.Node) (*G.Node,
 	if h, err = engine.LayerNorm(x, p(n.Norm2Weight), p(n.Norm2Bias), LayerNormEps); err != nil {
 		return nil, err
 	}
-	fc, err := mlpIn(h, p(n.FCWeight), p(n.FCBias))
+	fc, err := linear(h, p(n.FCWeight), p(n.FCBias))
 	if err != nil {
+		return nil, err
+	}
+	if fc, err = engine.GELU(fc); err != nil {
 		return nil, err
 	}
 	if proj, err = linear(fc, p(n.FCProjWeight), p(n.FCProjB)); err != nil {
 		return nil, err
 	}
 	return G.Add(x, proj)
-}
-
-// fuseBiasGELU makes the MLP's first layer one bias-and-GELU node
-// (linearGELU) instead of the bias node then the GELU node; the two are
-// bitwise the same (TestFusedBiasGELUIsBitwiseUnfused turns it off to
-// compare).
-var fuseBiasGELU = true
-
-// mlpIn is GELU(h·W + b), the MLP's first layer.
-func mlpIn(h, w, b *G.Node) (*G.Node, error) {
-	if fuseBiasGELU {
-		return linearGELU(h, w, b)
-	}
-	fc, err := linear(h, w, b)
-	if err != nil {
-		return nil, err
-	}
-	return engine.GELU(fc)
 }
 
 // linear is x·W + b for x (N,in), W (in,out), b (out): the engine's matrix

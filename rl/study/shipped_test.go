@@ -16,7 +16,7 @@ import (
 // fits the task variants of its sources; the presets that use one are
 // valid and accept it.
 func TestShippedBases(t *testing.T) {
-	assert.Subset(t, ShippedNames(), []string{"flodial-easy-locked", "flodial-easy-locked-bt006", "flodial-easy-locked-bt015", "mediq-locked"})
+	assert.Subset(t, ShippedNames(), []string{"flodial-easy-locked", "flodial-easy-locked-bt006", "flodial-easy-locked-bt015", "mediq-locked", "flodial-hard-locked"})
 	files, err := fs.Glob(shipped, "bases/*")
 	require.NoError(t, err)
 	assert.Len(t, files, len(ShippedNames()), "every file in bases/ is a recipe's")

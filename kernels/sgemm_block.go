@@ -135,8 +135,9 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 //
 // The product is one task handed to the pool once: a fixed sequence of
 // phases, for each B panel of NC columns and each K panel of KC rows in
-// turn, "pack this panel of B" (units of sgemmPackUnit slivers) then
-// "compute every block of the grid from it". The goroutines claim units
+// turn, "pack this panel of B" (units of sgemmPackUnit slivers; the
+// caller packs the first panel alone, before the hand-off) then "compute
+// every block of the grid from it". The goroutines claim units
 // in that order from one counter, next, and count the units they finish
 // in done; a unit of a phase starts only when every unit before its phase
 // is done (done ≥ the phase's first index), so a phase starts after the
@@ -181,9 +182,16 @@ func sgemmBlocked(args sgemmArgs, kern *sgemmKernelSet, workers int) {
 	j.sgemmArgs, j.kern, j.workers = args, kern, workers
 	bbuf := sgemmPoolB.get(min(sgemmKC, j.k) * ceilDiv(min(sgemmNC, j.n), sgemmNR) * sgemmNR)
 	j.bp = *bbuf
-	g := sgemmPlan(j.m, min(sgemmNC, j.n), workers)
-	j.next.Store(0)
-	j.done.Store(0)
+	// The caller packs the first panel before it hands the product over,
+	// so a product of one panel (every product of the model's training
+	// step but the weight gradients of long sequences) has no phase to
+	// wait for, as before: a helper that took a packing unit and then
+	// lost its core to another process would hold up the whole product.
+	first := j.first()
+	sgemmPackB(kern, j.bp, j.transB, j.b, j.ldb, first.pc, first.kc, first.jc, first.nc)
+	j.next.Store(int64(first.units))
+	j.done.Store(int64(first.units))
+	g := sgemmPlan(j.m, first.nc, workers)
 	runTask(min(workers, g.mBlocks*g.nBlocks), j, &j.handoff)
 	sgemmPoolB.put(bbuf)
 	j.a, j.b, j.c, j.bp, j.kern = nil, nil, nil, nil, nil // keep no caller memory alive

@@ -49,11 +49,17 @@ func (s Setting) Ready() error {
 	if err := s.baseReady(); err != nil {
 		missing = append(missing, strings.TrimPrefix(err.Error(), s.Name+": "))
 	}
+	sweep := func(kind string) string {
+		if _, ok := Presets["tune-"+kind+"-"+s.Name]; ok {
+			return "-study tune-" + kind + "-" + s.Name
+		}
+		return "the " + kind + " sweep on its base"
+	}
 	if s.Vanilla == nil {
-		missing = append(missing, "vanilla-tuned not selected (§8 step 4: the vanilla sweep on its base)")
+		missing = append(missing, "vanilla-tuned not selected (§8 step 4: "+sweep("vanilla")+")")
 	}
 	if s.Lambda == 0 {
-		missing = append(missing, "AREW's λ not selected (§8 step 4: the λ sweep on its base)")
+		missing = append(missing, "AREW's λ not selected (§8 step 4: "+sweep("lambda")+")")
 	}
 	if len(missing) == 0 {
 		return nil

@@ -8,7 +8,10 @@
 // model.BenchmarkTrainStep), torch_decode.py (KV-cache decoding as in
 // model.BenchmarkDecode) and compare_step.py, which runs those two beside
 // the Go benchmarks and BenchmarkPeakFMA, interleaved, and prints Go's and
-// PyTorch's times, their ratio and the Go step's fraction of the FMA peak.
+// PyTorch's times, their ratio and the Go step's fraction of the FMA peak;
+// interleave.py, which runs any benchmark commands in alternation and
+// compares them by each process's CPU time, steadier than wall time on a
+// shared machine.
 // bench/gpu holds the GPU counterpart: build.sh
 // compiles package cuda's test binary (-tags gpu) on a machine with the
 // CUDA toolkit; run.sh, on the GPU machine, runs its parity tests and

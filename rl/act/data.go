@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"arew/rl"
 	"arew/rl/run"
 	"arew/tasks"
 	"arew/tasks/textworld"
@@ -160,7 +161,7 @@ func ReadPairs(path string, v *tasks.Vocab) ([]textworld.Pair, error) {
 	var out []textworld.Pair
 	err := readJSONL(path, func(line []byte) error {
 		var r pairRecord
-		if err := strictUnmarshal(line, &r); err != nil {
+		if err := rl.DecodeStrict(line, &r); err != nil {
 			return err
 		}
 		p, err := r.pair(v)
@@ -186,7 +187,7 @@ func ReadCritic(path string, v *tasks.Vocab) ([]CriticExample, error) {
 	var out []CriticExample
 	err := readJSONL(path, func(line []byte) error {
 		var r criticRecord
-		if err := strictUnmarshal(line, &r); err != nil {
+		if err := rl.DecodeStrict(line, &r); err != nil {
 			return err
 		}
 		p, err := r.pair(v)
@@ -211,12 +212,6 @@ func ReadCritic(path string, v *tasks.Vocab) ([]CriticExample, error) {
 		return nil
 	})
 	return out, err
-}
-
-func strictUnmarshal(line []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
 }
 
 // writeJSONL writes one JSON object per line, atomically (run.WriteFile:

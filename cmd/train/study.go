@@ -18,8 +18,8 @@ import (
 // flags: jobs).
 func studyInvocation(inv invocation, o *overrides) (invocation, error) {
 	if inv.buildBase != "" {
-		if _, ok := study.Bases[inv.buildBase]; !ok {
-			return inv, arewrun.InputErrorf("-build-base: no shipped base %q (shipped: %s)", inv.buildBase, strings.Join(study.BaseNames(), ", "))
+		if err := study.CheckBaseName(inv.buildBase); err != nil {
+			return inv, err
 		}
 	} else if suite, ok := study.Suites[inv.study]; ok {
 		if err := suite().Ready(); err != nil {

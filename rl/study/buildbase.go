@@ -54,10 +54,10 @@ type BaseSummary struct {
 // constant answer on the same instances (summary.json, report.md). It reports
 // whether the checkpoint is byte for byte the one this package ships.
 func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSummary, error) {
-	recipe, ok := Bases[name]
-	if !ok {
-		return nil, run.InputErr(fmt.Errorf("no shipped base %q (shipped: %s)", name, strings.Join(BaseNames(), ", ")))
+	if err := CheckBaseName(name); err != nil {
+		return nil, err
 	}
+	recipe := Bases[name]
 	cfg := recipe()
 	if _, _, err := rl.BaseSources(cfg); err != nil {
 		return nil, run.InputErr(err)

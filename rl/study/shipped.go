@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
 	"arew/model"
 	"arew/rl"
+	"arew/rl/run"
 )
 
 // shipped holds the base policies this package ships, one
@@ -34,13 +36,16 @@ var Bases = map[string]func() rl.BaseConfig{
 }
 
 // BaseNames lists the bases' recipes, sorted.
-func BaseNames() []string {
-	names := make([]string, 0, len(Bases))
-	for n := range Bases {
-		names = append(names, n)
+func BaseNames() []string { return slices.Sorted(maps.Keys(Bases)) }
+
+// CheckBaseName is nil when -build-base can build name, and otherwise an
+// InputError that lists the shipped bases and the lock candidates apart.
+func CheckBaseName(name string) error {
+	if _, ok := Bases[name]; ok {
+		return nil
 	}
-	slices.Sort(names)
-	return names
+	return run.InputErrorf("-build-base: no base recipe %q (shipped: %s; lock candidates: %s)",
+		name, strings.Join(ShippedNames(), ", "), strings.Join(CandidateNames(), ", "))
 }
 
 // Shipped says whether this package ships base name's file.

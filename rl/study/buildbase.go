@@ -97,32 +97,10 @@ func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSu
 // policies that give it scale: the source's demonstrator, random and strong
 // (each once) and the best constant answer. Progress lines go to out (nil: none).
 func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n int, out io.Writer) ([]BaseRow, error) {
-	if out == nil {
-		out = io.Discard
-	}
-	src, _, err := rl.BaseSources(cfg)
-	if err != nil {
-		return nil, err
-	}
-	var rows []BaseRow
-	for _, s := range src {
-		for _, greedy := range []bool{true, false} {
-			if ctx.Err() != nil {
-				return rows, run.ErrInterrupted
-			}
-			ec := rl.DefaultEvalConfig()
-			ec.Episodes = n
-			ec.Rollout.Sampler = rl.SamplerConfig{Greedy: greedy, Temperature: 1}
-			res, err := rl.Evaluate(policy, s.Task, ec)
-			if err != nil {
-				return rows, fmt.Errorf("evaluate base: %w", err)
-			}
-			mode := "sampled"
-			if greedy {
-				mode = "greedy"
-			}
-			rows = append(rows, BaseRow{Source: s.Name, Policy: "base, " + mode, Measures: run.MeasuresOf(res.Summary)})
-			fmt.Fprintf(out, "base under %s, %s: success %.3f\n", s.Name, mode, res.Summary.Success)
+	return eachSource(cfg, out, func(s rl.BaseSource, out io.Writer) ([]BaseRow, error) {
+		rows, err := playModes(ctx, policy, s.Task, n, s.Name, "base", out)
+		if err != nil {
+			return rows, err
 		}
 		specs := []tasks.PolicySpec{s.DemoSource.Policy}
 		for _, kind := range []string{"random", "strong"} {
@@ -131,14 +109,11 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 			}
 		}
 		bs, err := run.ScriptedBaselines(s.Task, specs, tasks.Val, n, 1)
-		if err != nil {
-			return rows, err
-		}
 		for _, b := range bs {
 			rows = append(rows, BaseRow{Source: s.Name, Policy: b.Name, Measures: b.Measures})
 		}
-	}
-	return rows, nil
+		return rows, err
+	})
 }
 
 // BaseTable is the Markdown table of a base evaluation's rows.

@@ -22,6 +22,18 @@ const hybridPolicy = "strong queries, base beliefs"
 // Its success beside the strong policy's measures the belief skill alone;
 // its AS proxy and I_AS are the strong queries'.
 func EvaluateHybrid(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n int, out io.Writer) ([]BaseRow, error) {
+	return eachSource(cfg, out, func(s rl.BaseSource, out io.Writer) ([]BaseRow, error) {
+		task, err := tasks.ScriptedTurns(s.Task, tasks.PolicySpec{Kind: "strong"}, tasks.AS, 1)
+		if err != nil {
+			return nil, err
+		}
+		return playModes(ctx, policy, task, n, s.Name, hybridPolicy, out)
+	})
+}
+
+// eachSource is the rows of rows for each of cfg's sources, in order (the
+// rows made before an error too); progress lines go to out (nil: none).
+func eachSource(cfg rl.BaseConfig, out io.Writer, rows func(s rl.BaseSource, out io.Writer) ([]BaseRow, error)) ([]BaseRow, error) {
 	if out == nil {
 		out = io.Discard
 	}
@@ -29,30 +41,39 @@ func EvaluateHybrid(ctx context.Context, policy *model.Model, cfg rl.BaseConfig,
 	if err != nil {
 		return nil, err
 	}
-	var rows []BaseRow
+	var all []BaseRow
 	for _, s := range src {
-		task, err := tasks.ScriptedTurns(s.Task, tasks.PolicySpec{Kind: "strong"}, tasks.AS, 1)
+		rs, err := rows(s, out)
+		all = append(all, rs...)
 		if err != nil {
-			return rows, err
+			return all, err
 		}
-		for _, greedy := range []bool{true, false} {
-			if ctx.Err() != nil {
-				return rows, run.ErrInterrupted
-			}
-			ec := rl.DefaultEvalConfig()
-			ec.Episodes = n
-			ec.Rollout.Sampler = rl.SamplerConfig{Greedy: greedy, Temperature: 1}
-			mode := "sampled"
-			if greedy {
-				mode = "greedy"
-			}
-			res, err := rl.Evaluate(policy, task, ec)
-			if err != nil {
-				return rows, fmt.Errorf("evaluate %s: %w", task.Name(), err)
-			}
-			rows = append(rows, BaseRow{Source: s.Name, Policy: hybridPolicy + ", " + mode, Measures: run.MeasuresOf(res.Summary)})
-			fmt.Fprintf(out, "%s under %s, %s: success %.3f\n", hybridPolicy, s.Name, mode, res.Summary.Success)
+	}
+	return all, nil
+}
+
+// playModes plays policy on the first n validation instances of task,
+// greedy then sampled at temperature 1 (seed 1), as the rows "<label>,
+// <mode>" of source.
+func playModes(ctx context.Context, policy *model.Model, task tasks.Task, n int, source, label string, out io.Writer) ([]BaseRow, error) {
+	var rows []BaseRow
+	for _, greedy := range []bool{true, false} {
+		if ctx.Err() != nil {
+			return rows, run.ErrInterrupted
 		}
+		ec := rl.DefaultEvalConfig()
+		ec.Episodes = n
+		ec.Rollout.Sampler = rl.SamplerConfig{Greedy: greedy, Temperature: 1}
+		mode := "sampled"
+		if greedy {
+			mode = "greedy"
+		}
+		res, err := rl.Evaluate(policy, task, ec)
+		if err != nil {
+			return rows, fmt.Errorf("evaluate %s under %s: %w", label, source, err)
+		}
+		rows = append(rows, BaseRow{Source: source, Policy: label + ", " + mode, Measures: run.MeasuresOf(res.Summary)})
+		fmt.Fprintf(out, "%s under %s, %s: success %.3f\n", label, source, mode, res.Summary.Success)
 	}
 	return rows, nil
 }

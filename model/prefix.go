@@ -132,7 +132,7 @@ func (g *Graph) attend(qkv *G.Node) (*G.Node, error) {
 	if g.prefix == nil {
 		return engine.CausalSelfAttention(qkv, g.Batch, g.SeqLen, c.Heads)
 	}
-	return G.ApplyOp(&prefixAttentionOp{a: prefixAttention{sh: *g.prefix, c: c.DModel, heads: c.Heads}, lens: &g.lens}, qkv)
+	return G.ApplyOp(&prefixAttentionOp{a: prefixAttention{sh: *g.prefix, c: c.DModel, heads: c.Heads}, lens: g.lens}, qkv)
 }
 
 // outputRows is the trunk's rows the heads read: all of them, or for a

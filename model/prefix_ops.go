@@ -207,7 +207,7 @@ func (op *posEmbeddingOp) SymDiff(inputs G.Nodes, _, grad *G.Node) (G.Nodes, err
 type prefixAttentionOp struct {
 	prefixOp
 	a          prefixAttention
-	lens       *[]int32 // the graph's prompt lengths, read at each run
+	lens       []int32 // the graph's prompt lengths (its slice, refilled in place), read at each run
 	out        *tensor.Dense
 	attP, attA []float32
 }
@@ -224,7 +224,7 @@ func (op *prefixAttentionOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	lens := *op.lens
+	lens := op.lens
 	if len(lens) != op.a.sh.Groups {
 		return nil, fmt.Errorf("prefix attention: %d prompt lengths for %d groups", len(lens), op.a.sh.Groups)
 	}
@@ -300,7 +300,7 @@ func (op *prefixAttentionGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	dq, lens := d.Float32s(), *f.lens
+	dq, lens := d.Float32s(), f.lens
 	if err := f.a.promptsBackward(qkv, lens, f.attP, dout, dq); err != nil {
 		return nil, err
 	}

@@ -183,7 +183,11 @@ func Float32s(n *G.Node) []float32 {
 	return nil
 }
 
-// Close releases the machines.
+// Close releases the machines. The graph's memory is freed once nothing
+// holds the Graph; for that, no op of the graph may point back at the
+// Graph or its machines: gorgonia's tape machine carries a finalizer, and
+// Go never frees a cycle through an object with one
+// (TestClosedGraphsAreCollected).
 func (g *Graph) Close() {
 	for _, m := range []*engine.Machine{g.fwd, g.train} {
 		if m != nil {

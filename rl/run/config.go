@@ -317,6 +317,19 @@ func ValidName(what, name string) error {
 	return nil
 }
 
+// Repeated is the first of xs that an earlier one equals (ok false: none):
+// the check of a sweep's seeds.
+func Repeated[T comparable](xs []T) (x T, ok bool) {
+	seen := make(map[T]bool, len(xs))
+	for _, x := range xs {
+		if seen[x] {
+			return x, true
+		}
+		seen[x] = true
+	}
+	return x, false
+}
+
 // DefaultName derives a run name from the settings that tell runs apart.
 func (c *Config) DefaultName() string {
 	parts := []string{c.Task, string(c.Algo)}

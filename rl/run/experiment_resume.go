@@ -1,7 +1,6 @@
 package run
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -47,12 +46,8 @@ func (e *Experiment) openResume(dir string) error {
 // readSFTLog reads a resumed run's SFT log for the report (a run without
 // SFT has none); the RL logs are Loop's to cut back and reopen.
 func (e *Experiment) readSFTLog() error {
-	_, err := KeptLines(filepath.Join(e.dir, SFTFile), func(line []byte) (bool, error) {
-		var m rl.SFTMetrics
-		err := json.Unmarshal(line, &m)
-		e.sftLog = append(e.sftLog, m)
-		return false, err
-	})
+	var err error
+	e.sftLog, _, err = ReadRecords[rl.SFTMetrics](filepath.Join(e.dir, SFTFile), nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

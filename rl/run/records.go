@@ -114,6 +114,15 @@ type Measure struct {
 	Get   func(*Measures) float64
 }
 
+// ReportedHeader is cols, then the Reported measures' labels: the header
+// of a table of them.
+func ReportedHeader(cols ...string) []string {
+	for _, m := range Reported {
+		cols = append(cols, m.Label)
+	}
+	return cols
+}
+
 // Reported are the five measures of the reports' tables and plots.
 var Reported = []Measure{
 	{"success", "success", func(m *Measures) float64 { return float64(m.Success) }},

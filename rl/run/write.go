@@ -62,18 +62,14 @@ func WriteJSON(path string, v any) error {
 type JSONL struct{ f *os.File }
 
 // CreateJSONL creates (or truncates) path for JSONL.
-func CreateJSONL(path string) (*JSONL, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return &JSONL{f}, nil
-}
+func CreateJSONL(path string) (*JSONL, error) { return openJSONL(path, os.O_CREATE|os.O_TRUNC) }
 
 // AppendJSONL opens an existing path for JSONL, appending after what it
 // holds (a resumed run's logs).
-func AppendJSONL(path string) (*JSONL, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+func AppendJSONL(path string) (*JSONL, error) { return openJSONL(path, os.O_APPEND) }
+
+func openJSONL(path string, flag int) (*JSONL, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|flag, 0o644)
 	if err != nil {
 		return nil, err
 	}

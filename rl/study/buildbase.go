@@ -118,11 +118,7 @@ func EvaluateBase(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n
 
 // BaseTable is the Markdown table of a base evaluation's rows.
 func BaseTable(rows []BaseRow) string {
-	header := []string{"style", "policy"}
-	for _, m := range run.Reported {
-		header = append(header, m.Label)
-	}
-	header = append(header, "malformed turns")
+	header := append(run.ReportedHeader("style", "policy"), "malformed turns")
 	var cells [][]string
 	for _, r := range rows {
 		row := []string{r.Source, r.Policy}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -68,14 +67,7 @@ func capability(task string, layout json.RawMessage, demos int) rl.BaseConfig {
 }
 
 // CapabilityNames lists the capability recipes, sorted.
-func CapabilityNames() []string {
-	names := make([]string, 0, len(Capabilities))
-	for n := range Capabilities {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func CapabilityNames() []string { return run.PresetNames(Capabilities) }
 
 // CapabilitySummary is a capability build's summary.json: the recipe, the
 // evaluation rows (the policy greedy and sampled beside the scripted

@@ -160,12 +160,8 @@ func (c *Config) Validate() error {
 	if len(c.Seeds) == 0 {
 		return fmt.Errorf("study: no seeds")
 	}
-	seeds := map[uint64]bool{}
-	for _, s := range c.Seeds {
-		if seeds[s] {
-			return fmt.Errorf("study: seed %d appears twice", s)
-		}
-		seeds[s] = true
+	if s, ok := run.Repeated(c.Seeds); ok {
+		return fmt.Errorf("study: seed %d appears twice", s)
 	}
 	if c.Updates < 1 {
 		return fmt.Errorf("study: updates must be ≥ 1, got %d", c.Updates)

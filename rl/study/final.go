@@ -13,10 +13,7 @@ import (
 // over the complete runs of each arm, greedy and sampled, for the Reported
 // measures: the study's headline numbers. Empty when no run has one.
 func (s *Summary) TestTable() string {
-	header := []string{"arm", "mode", "runs"}
-	for _, m := range run.Reported {
-		header = append(header, m.Label)
-	}
+	header := run.ReportedHeader("arm", "mode", "runs")
 	var rows [][]string
 	for _, name := range s.ArmOrder {
 		for _, mode := range []string{"greedy", "sampled"} {
@@ -36,10 +33,7 @@ func (s *Summary) TestTable() string {
 // TestSeedTable is the final test success of every run, seed by seed, in
 // each mode: the numbers behind TestTable's means.
 func (s *Summary) TestSeedTable(seeds []uint64) string {
-	header := []string{"arm", "mode"}
-	for _, seed := range seeds {
-		header = append(header, "seed "+strconv.FormatUint(seed, 10))
-	}
+	header := seedColumns(seeds, "arm", "mode")
 	var rows [][]string
 	for _, name := range s.ArmOrder {
 		for _, mode := range []string{"greedy", "sampled"} {
@@ -168,8 +162,8 @@ func (s *Summary) Selected(seeds int) map[string]string {
 	names, arms := s.Families()
 	out := map[string]string{}
 	for _, f := range names {
-		if rk := s.rank(arms[f], seeds); len(rk) == len(arms[f]) && len(rk) > 0 {
-			out[f] = rk[0].Arm
+		if a := s.Adopted(arms[f], seeds); a != "" {
+			out[f] = a
 		}
 	}
 	return out
@@ -276,11 +270,7 @@ func (s *Summary) testSuccess(arm, mode string, seeds []uint64) []float64 {
 
 // PairedTable is the Markdown table of Paired.
 func (s *Summary) PairedTable(ref, mode string, margin float64, seeds []uint64) string {
-	header := []string{"arm − " + ref}
-	for _, seed := range seeds {
-		header = append(header, "seed "+strconv.FormatUint(seed, 10))
-	}
-	header = append(header, "mean ± std", fmt.Sprintf("seeds with Δ ≥ %g", margin))
+	header := append(seedColumns(seeds, "arm − "+ref), "mean ± std", fmt.Sprintf("seeds with Δ ≥ %g", margin))
 	var rows [][]string
 	for _, r := range s.Paired(ref, mode, margin, seeds) {
 		row := []string{r.Arm}
@@ -291,6 +281,14 @@ func (s *Summary) PairedTable(ref, mode string, margin float64, seeds []uint64) 
 		rows = append(rows, row)
 	}
 	return run.MarkdownTable(header, 1, rows)
+}
+
+// seedColumns is cols, then "seed <s>" for each of seeds.
+func seedColumns(seeds []uint64, cols ...string) []string {
+	for _, s := range seeds {
+		cols = append(cols, "seed "+strconv.FormatUint(s, 10))
+	}
+	return cols
 }
 
 // signed writes x with three decimals and its sign, or – when not finite.

@@ -105,10 +105,7 @@ func report(c Config, s *Summary, plots []string, samples map[string][]run.Sampl
 // threshold, the first evaluated update each seed's run reached it at
 // (– never, "not run"), and how many runs reached it.
 func (s *Summary) ThresholdTable(seeds []uint64) string {
-	header := []string{"arm", "threshold"}
-	for _, seed := range seeds {
-		header = append(header, fmt.Sprintf("seed %d", seed))
-	}
+	header := seedColumns(seeds, "arm", "threshold")
 	var rows [][]string
 	for _, name := range s.ArmOrder {
 		runs := s.Arms[name].Runs

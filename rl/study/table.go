@@ -9,10 +9,7 @@ import (
 // the base and the final evaluations (complete runs only), greedy and
 // sampled, for the Reported measures.
 func (s *Summary) Table() string {
-	header := []string{"arm", "policy", "mode", "runs"}
-	for _, m := range run.Reported {
-		header = append(header, m.Label)
-	}
+	header := run.ReportedHeader("arm", "policy", "mode", "runs")
 	var rows [][]string
 	for _, name := range s.ArmOrder {
 		runs := s.Arms[name].Runs
@@ -63,10 +60,7 @@ func (s *Summary) BaselineTable() string { return baselineTable(s.Baselines) }
 func (s *Summary) TestBaselineTable() string { return baselineTable(s.TestBaselines) }
 
 func baselineTable(bs []run.Baseline) string {
-	header := []string{"policy"}
-	for _, m := range run.Reported {
-		header = append(header, m.Label)
-	}
+	header := run.ReportedHeader("policy")
 	var rows [][]string
 	for _, bl := range bs {
 		row := []string{bl.Name}

@@ -1,13 +1,12 @@
 package alfworld
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"arew/tasks/textworld"
+	"arew/tasks/textworld/textworldtest"
 )
 
 // TestExpertRecovers: after 1–8 random admissible actions the planner,
@@ -15,26 +14,8 @@ import (
 // actions only (nothing in the household is irreversible).
 func TestExpertRecovers(t *testing.T) {
 	w := world(t)
-	rng := rand.New(rand.NewPCG(11, 12))
-	tested, solved := 0, 0
-	for rep := 0; rep < 3; rep++ {
-		for i := 0; i < 134; i++ {
-			e, err := w.NewEnv(textworld.TestOOD, i)
-			require.NoError(t, err)
-			r, err := textworld.CheckRecovery(e, 1+rng.IntN(8), rng)
-			require.NoError(t, err, "game %d", i)
-			if !r.Tested {
-				continue
-			}
-			tested++
-			if r.Success {
-				solved++
-			}
-			if !r.Success {
-				t.Errorf("game %v: the expert failed after the random prefix", i)
-			}
-		}
-	}
-	t.Logf("%d recoveries tested, %d solved", tested, solved)
+	tested, _ := textworldtest.Recoveries(t, w.Env(textworld.TestOOD), 134, func(e textworld.Env, game int) {
+		t.Errorf("game %v: the expert failed after the random prefix", game)
+	})
 	assert.Greater(t, tested, 134)
 }

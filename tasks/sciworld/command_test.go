@@ -8,6 +8,7 @@ import (
 
 	"arew/tasks"
 	"arew/tasks/textworld"
+	"arew/tasks/textworld/textworldtest"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -66,7 +67,8 @@ func FuzzParseCommand(f *testing.F) {
 	})
 }
 
-// FuzzStep feeds arbitrary token ids, interleaved with expert actions.
+// FuzzStep feeds arbitrary token ids to Step, interleaved with expert
+// actions (textworldtest.PlayFuzz).
 func FuzzStep(f *testing.F) {
 	f.Add([]byte{5, 6, 7, 0xFE, 1, 2, 3}, uint8(0))
 	f.Add([]byte{}, uint8(3))
@@ -75,25 +77,6 @@ func FuzzStep(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, index uint8) {
 		e, err := w.NewEnv(textworld.Test, int(index)%w.cfg.Test)
 		require.NoError(t, err)
-		turns := [][]tasks.Token{{}}
-		for _, b := range data {
-			if b == 0xFE {
-				turns = append(turns, nil)
-				continue
-			}
-			turns[len(turns)-1] = append(turns[len(turns)-1], tasks.Token(b)-2)
-		}
-		for k := 0; !e.Done(); k++ {
-			a := turns[k%len(turns)]
-			if k%3 == 2 {
-				a = e.Expert()
-			}
-			obs, err := e.Step(a)
-			require.NoError(t, err)
-			for _, tok := range obs {
-				require.True(t, tok > tasks.EOT && int(tok) < w.vocab.Size())
-			}
-		}
-		assert.LessOrEqual(t, e.Steps(), w.cfg.MaxSteps)
+		textworldtest.PlayFuzz(t, e, textworldtest.Turns(data, func(b byte) tasks.Token { return tasks.Token(b) - 2 }))
 	})
 }

@@ -51,34 +51,28 @@ func (t *flagTable) str(name, usage string, apply func(*Config, string) error) {
 	})
 }
 
-func (t *flagTable) integer(name, usage string, apply func(*Config, int) error) {
-	t.add(name, "int", usage, func(s string) (func(*Config) error, error) {
-		v, err := strconv.Atoi(s)
+// parsed adds a flag whose value parse reads (an error says it is not
+// what, naming the value as typed) and apply sets.
+func parsed[T any](t *flagTable, name, kind, what, usage string, parse func(string) (T, error), apply func(*Config, T) error) {
+	t.add(name, kind, usage, func(s string) (func(*Config) error, error) {
+		v, err := parse(s)
 		if err != nil {
-			return nil, fmt.Errorf("not an integer: %q", s)
+			return nil, fmt.Errorf("not %s: %q", what, s)
 		}
 		return func(c *Config) error { return apply(c, v) }, nil
 	})
+}
+
+func (t *flagTable) integer(name, usage string, apply func(*Config, int) error) {
+	parsed(t, name, "int", "an integer", usage, strconv.Atoi, apply)
 }
 
 func (t *flagTable) float(name, usage string, apply func(*Config, float64) error) {
-	t.add(name, "float", usage, func(s string) (func(*Config) error, error) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, fmt.Errorf("not a number: %q", s)
-		}
-		return func(c *Config) error { return apply(c, v) }, nil
-	})
+	parsed(t, name, "float", "a number", usage, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }, apply)
 }
 
 func (t *flagTable) boolean(name, usage string, apply func(*Config, bool) error) {
-	t.add(name, "", usage, func(s string) (func(*Config) error, error) {
-		v, err := strconv.ParseBool(s)
-		if err != nil {
-			return nil, fmt.Errorf("not a boolean: %q", s)
-		}
-		return func(c *Config) error { return apply(c, v) }, nil
-	})
+	parsed(t, name, "", "a boolean", usage, strconv.ParseBool, apply)
 }
 
 // integerAtLeast is integer with the value checked against min, so the
@@ -144,14 +138,8 @@ func (t *flagTable) runSectionFlags(d Config) {
 	t.section = "run"
 	t.str("name", "run name: outputs go to <out>/<name>/ (default: derived from the settings and the seed)",
 		func(c *Config, s string) error { c.Name = s; return nil })
-	t.integer("seed", fmt.Sprintf("run seed: every random stream derives from it (default %d)", d.Seed),
-		func(c *Config, v int) error {
-			if v < 0 {
-				return arewrun.InputErrorf("-seed must be ≥ 0, got %d", v)
-			}
-			c.Seed = uint64(v)
-			return nil
-		})
+	t.integerAtLeast("seed", 0, fmt.Sprintf("run seed: every random stream derives from it (default %d)", d.Seed),
+		func(c *Config, v int) error { c.Seed = uint64(v); return nil })
 	t.str("task", fmt.Sprintf("task setting, any registered name (default %s)", d.Task),
 		func(c *Config, s string) error { c.Task = s; return nil })
 	t.str("task-config", `JSON overrides of the task's config, e.g. '{"Critiques":"consistent"}'`,

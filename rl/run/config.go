@@ -98,9 +98,10 @@ type EvalConfig struct {
 	Baselines bool `json:"baselines"`
 }
 
-// split is the in-training evaluations' split.
-func (e EvalConfig) split() tasks.Split {
-	if e.Split == "train" {
+// TrainingSplit is the split the in-training evaluations play, named by
+// an EvalConfig's Split (a study's too): train, or val for anything else.
+func TrainingSplit(name string) tasks.Split {
+	if name == "train" {
 		return tasks.Train
 	}
 	return tasks.Val

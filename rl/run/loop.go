@@ -229,7 +229,7 @@ func (l *Loop) saveSet(status string) error {
 // evaluate makes the in-training evaluation after update and adds it to
 // the curve.
 func (l *Loop) evaluate(update int) error {
-	p, err := l.play(l.Eval.split(), l.Eval.Episodes, l.Modes)
+	p, err := l.play(TrainingSplit(l.Eval.Split), l.Eval.Episodes, l.Modes)
 	if err != nil {
 		return err
 	}

@@ -110,12 +110,7 @@ type EvalConfig struct {
 }
 
 // split is the in-training evaluation's split.
-func (e EvalConfig) split() tasks.Split {
-	if e.Split == "train" {
-		return tasks.Train
-	}
-	return tasks.Val
-}
+func (e EvalConfig) split() tasks.Split { return run.TrainingSplit(e.Split) }
 
 // DefaultThresholds are the success rates of updates_to: 50% and 80%.
 var DefaultThresholds = []float64{0.5, 0.8}

@@ -55,26 +55,15 @@ func Shipped(name string) bool {
 }
 
 // ShippedNames lists the shipped bases, sorted.
-func ShippedNames() []string {
-	var names []string
-	for _, n := range BaseNames() {
-		if Shipped(n) {
-			names = append(names, n)
-		}
-	}
-	return names
-}
+func ShippedNames() []string { return baseNames(true) }
 
 // CandidateNames lists the bases that are not shipped (the lock
 // candidates the rule did not choose, or not yet), sorted.
-func CandidateNames() []string {
-	var names []string
-	for _, n := range BaseNames() {
-		if !Shipped(n) {
-			names = append(names, n)
-		}
-	}
-	return names
+func CandidateNames() []string { return baseNames(false) }
+
+// baseNames lists the bases that are shipped, or those that are not.
+func baseNames(shipped bool) []string {
+	return slices.DeleteFunc(BaseNames(), func(n string) bool { return Shipped(n) != shipped })
 }
 
 // checkShipped is nil when base name is shipped, else an error naming it.

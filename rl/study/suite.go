@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"arew/rl/run"
@@ -77,7 +78,7 @@ func (s Suite) Report(sums []*Summary) string {
 		}
 		rows = append(rows, suiteRow(set.Name, published(set.Published), sum, arms, len(header)))
 		for _, f := range set.Finer {
-			alt := append([]string{arms[0]}, slicesRepeat("", len(arms)-2)...)
+			alt := append([]string{arms[0]}, slices.Repeat([]string{""}, len(arms)-2)...)
 			rows = append(rows, suiteRow(set.Name+", "+f.Name+" as arew", "", sum, append(alt, f.Name), len(header)))
 		}
 	}
@@ -91,7 +92,7 @@ func (s Suite) Report(sums []*Summary) string {
 func suiteRow(label, paper string, sum *Summary, arms []string, width int) []string {
 	row := []string{label, paper}
 	if sum == nil {
-		return append(row, slicesRepeat("not run", width-2)...)
+		return append(row, slices.Repeat([]string{"not run"}, width-2)...)
 	}
 	var stats [][2]float64
 	for _, a := range arms {
@@ -140,12 +141,4 @@ func baseline(s *Summary, prefix string) string {
 		}
 	}
 	return "–"
-}
-
-func slicesRepeat(s string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = s
-	}
-	return out
 }

@@ -27,7 +27,8 @@ func report(c Config, s *Summary, plots []string, samples map[string][]run.Sampl
 	}
 	fmt.Fprintf(&b, "- task: %s\n", task)
 	fmt.Fprintf(&b, "- base: %s\n", baseLine(c))
-	fmt.Fprintf(&b, "- RL: %s, %d updates × %d episodes, lr %g\n", c.Algo, c.Updates, episodesPerUpdate(c), lr(c))
+	algo := c.algorithm()
+	fmt.Fprintf(&b, "- RL: %s, %d updates × %d episodes, lr %g\n", c.Algo, c.Updates, int(algo.EpisodesPerUpdate()), algo.Policy().Optim.LR)
 	fmt.Fprintf(&b, "- arms: %s\n", armsLine(c))
 	fmt.Fprintf(&b, "- seeds: %s\n", seedsLine(c.Seeds))
 	fmt.Fprintf(&b, "- machine: kernel set %s on %s, %s, %d CPUs (GOMAXPROCS %d); commit %s (provenance.json has every attempt)\n",
@@ -186,15 +187,6 @@ func seedsLine(seeds []uint64) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-func episodesPerUpdate(c Config) int {
-	if c.PPO != nil {
-		return c.PPO.Episodes
-	}
-	return c.GRPO.Prompts * c.GRPO.GroupSize
-}
-
-func lr(c Config) float64 { return c.algorithm().Policy().Optim.LR }
 
 // f3 writes x with three decimals, or – when it is not finite.
 func f3(x run.Num) string { return run.Fixed(float64(x), 3) }

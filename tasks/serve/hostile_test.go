@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestTokens(t *testing.T) {
 		var e1, e2 map[string]string
 		assert.Equal(t, 404, call(t, h, c.method, c.path(wrong), c.body(wrong), &e1))
 		assert.Equal(t, 404, call(t, h, c.method, c.path(unknown), c.body(unknown), &e2))
-		assert.Equal(t, e1["error"], stringsReplace(e2["error"], `"nope"`, `"same"`))
+		assert.Equal(t, e1["error"], strings.ReplaceAll(e2["error"], `"nope"`, `"same"`))
 	}
 	// Nothing happened to a.
 	require.Equal(t, 200, call(t, h, "GET", stateURL(a), nil, &sa))
@@ -75,10 +76,6 @@ func TestTokens(t *testing.T) {
 	require.Equal(t, 200, call(t, h, "POST", "/close", closeBody(a), nil))
 	assert.Equal(t, 404, call(t, h, "GET", stateURL(a), nil, nil))
 	assert.Equal(t, 200, call(t, h, "GET", stateURL(b), nil, nil))
-}
-
-func stringsReplace(s, old, new string) string {
-	return string(bytes.ReplaceAll([]byte(s), []byte(old), []byte(new)))
 }
 
 // TestPerClientLimit: one remote IP cannot hold more than its share of

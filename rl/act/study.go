@@ -45,21 +45,17 @@ func (s StudyConfig) Validate() error {
 	if len(s.Seeds) == 0 || len(s.Runs) == 0 {
 		return fmt.Errorf("act study %s: needs seeds and runs", s.Name)
 	}
-	seen := map[uint64]bool{}
-	for _, x := range s.Seeds {
-		if seen[x] {
-			return fmt.Errorf("act study %s: seed %d repeated", s.Name, x)
-		}
-		seen[x] = true
+	if x, ok := run.Repeated(s.Seeds); ok {
+		return fmt.Errorf("act study %s: seed %d repeated", s.Name, x)
 	}
 	switch s.Kind {
 	case KindTable1:
-		envs := map[string]bool{}
+		var envs []string
 		for _, r := range s.Runs {
-			if envs[r.Env] {
-				return fmt.Errorf("act study %s: environment %s twice", s.Name, r.Env)
-			}
-			envs[r.Env] = true
+			envs = append(envs, r.Env)
+		}
+		if e, ok := run.Repeated(envs); ok {
+			return fmt.Errorf("act study %s: environment %s twice", s.Name, e)
 		}
 	case KindTransfer:
 		if s.Source == nil || len(s.Runs) != 1 {

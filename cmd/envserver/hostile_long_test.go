@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -55,89 +53,11 @@ func needHostile(t *testing.T) {
 	}
 }
 
-// startServer runs the command with args on a free loopback port.
-func startServer(t *testing.T, args ...string) (base string, stop func()) {
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var logs bytes.Buffer
-	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-addr-file", addrFile}, args...), &syncWriter{w: &logs})
-	}()
-	require.Eventually(t, func() bool {
-		b, err := os.ReadFile(addrFile)
-		base = "http://" + strings.TrimSpace(string(b))
-		return err == nil && len(b) > 0
-	}, 10*time.Second, 10*time.Millisecond)
-	return base, func() {
-		cancel()
-		require.NoError(t, <-done)
-	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
 // clientFrom is an HTTP client whose connections come from the loopback
 // address src (127.0.0.x).
 func clientFrom(src string) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
 	return &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 8}}
-}
-
-// send posts body (a string is sent as is) and decodes the JSON reply.
-func send(c *http.Client, method, url string, body any, out any) (int, error) {
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			return 0, err
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, err
-	}
-	if !json.Valid(raw) {
-		return resp.StatusCode, fmt.Errorf("%s %s: reply is not JSON: %q", method, url, raw)
-	}
-	if out != nil {
-		return resp.StatusCode, json.Unmarshal(raw, out)
-	}
-	return resp.StatusCode, nil
-}
-
-type episode struct {
-	EpisodeID   string `json:"episode_id"`
-	Token       string `json:"token"`
-	Done        bool   `json:"done"`
-	Observation struct {
-		Turn *struct {
-			Kind string `json:"kind"`
-		} `json:"turn"`
-	} `json:"observation"`
 }
 
 // statuses counts the statuses of one kind of hostile request.
@@ -440,9 +360,7 @@ func TestSecondSignal(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, string(out))
 	addrFile := filepath.Join(dir, "addr")
-	var logs syncWriter
-	var logBuf bytes.Buffer
-	logs.w = &logBuf
+	var logs syncBuffer
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-addr-file", addrFile, "-grace", "60s", "-read-timeout", "60s")
 	cmd.Stderr = &logs
 	require.NoError(t, cmd.Start())
@@ -462,11 +380,7 @@ func TestSecondSignal(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the server has read the headers
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.Eventually(t, func() bool {
-		logs.mu.Lock()
-		defer logs.mu.Unlock()
-		return strings.Contains(logBuf.String(), "again to exit at once")
-	}, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "again to exit at once") }, 10*time.Second, 10*time.Millisecond)
 	select {
 	case err := <-exited:
 		require.Fail(t, "exited with a request in flight", "%v", err)
@@ -481,7 +395,5 @@ func TestSecondSignal(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		require.Fail(t, "no exit after the second signal")
 	}
-	logs.mu.Lock()
-	assert.Contains(t, logBuf.String(), "exiting now")
-	logs.mu.Unlock()
+	assert.Contains(t, logs.String(), "exiting now")
 }

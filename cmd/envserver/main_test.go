@@ -3,12 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -20,45 +17,20 @@ import (
 // TestServeAndShutDown starts the command on a free loopback port, plays a
 // move, and cancels it as SIGTERM would: it must return cleanly.
 func TestServeAndShutDown(t *testing.T) {
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var logs bytes.Buffer
-	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-addr-file", addrFile}, &logs) }()
-	var addr string
-	require.Eventually(t, func() bool {
-		b, err := os.ReadFile(addrFile)
-		addr = strings.TrimSpace(string(b))
-		return err == nil && addr != ""
-	}, 10*time.Second, 10*time.Millisecond)
-	base := "http://" + addr
-	resp, err := http.Get(base + "/health")
+	base, stop := startServer(t)
+	c := http.DefaultClient
+	code, err := send(c, "GET", base+"/health", nil, nil)
 	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, 200, resp.StatusCode)
-
-	resp, err = http.Post(base+"/reset", "application/json", strings.NewReader(`{"task": "telecom-solo"}`))
+	assert.Equal(t, 200, code)
+	var res episode
+	code, err = send(c, "POST", base+"/reset", `{"task": "telecom-solo"}`, &res)
 	require.NoError(t, err)
-	var res struct {
-		EpisodeID string `json:"episode_id"`
-		Token     string `json:"token"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&res))
-	resp.Body.Close()
+	require.Equal(t, 200, code)
 	require.NotEmpty(t, res.Token)
-	resp, err = http.Post(base+"/step", "application/json", strings.NewReader(`{"episode_id": "`+res.EpisodeID+`", "token": "`+res.Token+`", "action": "done"}`))
+	code, err = send(c, "POST", base+"/step", map[string]string{"episode_id": res.EpisodeID, "token": res.Token, "action": "done"}, nil)
 	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, 200, resp.StatusCode)
-
-	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(15 * time.Second):
-		t.Fatal("no shutdown")
-	}
-	assert.Contains(t, logs.String(), "shutting down")
+	assert.Equal(t, 200, code)
+	assert.Contains(t, stop(), "shutting down")
 }
 
 func TestBadFlags(t *testing.T) {

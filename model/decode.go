@@ -43,6 +43,10 @@ type Decoder struct {
 	logits         []float32     // (seqs, V), LM head only
 	values         []float32     // (seqs), value head only
 	seen           []bool        // (MaxSeqs) duplicate check
+
+	// allRows carries every row through the last block (the reference
+	// that lastRows is tested against); false in use.
+	allRows bool
 }
 
 // NewDecoder allocates a decoder of maxSeqs slots, all empty. The cache
@@ -122,7 +126,8 @@ func (d *Decoder) Append(seqs []int, tokens [][]int32) ([]float32, error) {
 		}
 	}
 	for l := 0; l < c.Layers; l++ {
-		if err := d.block(l, rows); err != nil {
+		var err error
+		if rows, err = d.block(l, rows, tokens); err != nil {
 			return nil, err
 		}
 	}
@@ -131,6 +136,9 @@ func (d *Decoder) Append(seqs []int, tokens [][]int32) ([]float32, error) {
 	r := 0
 	for i := range seqs {
 		r += len(tokens[i])
+		if rows == n { // the last block kept only these rows (lastRows)
+			r = i + 1
+		}
 		copy(d.last[i*C:(i+1)*C], d.x[(r-1)*C:r*C])
 	}
 	if err := kernels.LayerNormForward(d.last, n, C, d.m.param(NameFinalNormWeight), d.m.param(NameFinalNormBias),
@@ -213,29 +221,60 @@ func (d *Decoder) plan(seqs []int, tokens [][]int32) error {
 	return nil
 }
 
-// block runs block l on the call's rows x (rows, C), in place.
-func (d *Decoder) block(l, rows int) error {
+// block runs block l on the call's rows x (rows, C), in place, and returns
+// the rows it leaves in x: all of them, except in the last block, which
+// after caching every row's keys and values carries on with each slot's
+// last row only (lastRows), the one row whose output the heads read.
+func (d *Decoder) block(l, rows int, tokens [][]int32) (int, error) {
 	c, n := d.c, d.names[l]
 	C, M := c.DModel, c.MLP
 	p := d.m.param
 	if err := kernels.LayerNormForward(d.x, rows, C, p(n.Norm1Weight), p(n.Norm1Bias), LayerNormEps, d.h, d.mean, d.rstd); err != nil {
-		return err
+		return 0, err
 	}
 	matMul(d.h, p(n.AttnWeight), d.qkv, rows, C, 3*C, false)
 	addRows(d.qkv, p(n.AttnBias), rows, 3*C)
 	d.cache(l, rows) // this call's keys and values first: rows may attend to each other
+	if l == c.Layers-1 && !d.allRows {
+		rows = d.lastRows(tokens)
+	}
 	d.attention(l, rows)
 	matMul(d.att, p(n.ProjWeight), d.x, rows, C, C, true) // x += att·Wproj + b
 	addRows(d.x, p(n.ProjBias), rows, C)
 	if err := kernels.LayerNormForward(d.x, rows, C, p(n.Norm2Weight), p(n.Norm2Bias), LayerNormEps, d.h, d.mean, d.rstd); err != nil {
-		return err
+		return 0, err
 	}
 	matMul(d.h, p(n.FCWeight), d.fc, rows, C, M, false)
 	addRows(d.fc, p(n.FCBias), rows, M)
-	if err := kernels.GELUForward(d.fc, d.fc); err != nil {
-		return err
+	if err := kernels.GELUForward(d.fc[:rows*M], d.fc[:rows*M]); err != nil {
+		return 0, err
 	}
 	matMul(d.fc, p(n.FCProjWeight), d.x, rows, M, C, true) // x += gelu·Wfcproj + b
 	addRows(d.x, p(n.FCProjB), rows, C)
-	return nil
+	return rows, nil
+}
+
+// lastRows moves each slot's last row of the call (its residual x, its
+// query, its slot and position) to row i, for the i-th slot of the call,
+// and returns the number of slots: what the last block computes after its
+// keys and values are cached. The other rows' queries, attention, MLP and
+// heads feed nothing, since no later layer reads them and the heads read
+// only the last rows. Every step from here is row by row (each row's
+// matrix products summed in the same order whatever the number of rows,
+// each row's attention over its own slot's cache, LayerNorm per row), so
+// the last rows come out bitwise as when every row is carried
+// (TestDecoderLastRowsBitwise). Row i's source is at or after i, and the
+// sources increase, so moving in order overwrites nothing still needed.
+func (d *Decoder) lastRows(tokens [][]int32) int {
+	C := d.c.DModel
+	r := 0
+	for i := range tokens {
+		r += len(tokens[i])
+		if src := r - 1; src != i {
+			copy(d.x[i*C:(i+1)*C], d.x[src*C:(src+1)*C])
+			copy(d.qkv[i*3*C:(i+1)*3*C], d.qkv[src*3*C:(src+1)*3*C])
+			d.rowSeq[i], d.rowPos[i], d.rowTok[i] = d.rowSeq[src], d.rowPos[src], d.rowTok[src]
+		}
+	}
+	return len(tokens)
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -169,4 +170,70 @@ func TestDecoderCriticValues(t *testing.T) {
 	pd, err := policy.NewDecoder(1)
 	require.NoError(t, err)
 	assert.Nil(t, pd.Values())
+}
+
+// The last block on each slot's last row only (Decoder.lastRows) gives
+// bitwise the logits and values of the same block over every row: the
+// small preset (the rollout's), 16 slots, calls of random subsets of slots
+// with chunks of 1 to 40 tokens (prefills, observations, single steps, a
+// lone row), until every slot's context is full.
+func TestDecoderLastRowsBitwise(t *testing.T) {
+	const T, V, slots = 160, 29, 16
+	cfg, err := NewConfig("small", V, T)
+	require.NoError(t, err)
+	cfg.LMHead, cfg.ValueHead = true, true
+	m := newRandomModel(t, cfg, 8, 0.3)
+	fast, err := m.NewDecoder(slots)
+	require.NoError(t, err)
+	ref, err := m.NewDecoder(slots)
+	require.NoError(t, err)
+	ref.allRows = true
+	rng := rand.New(rand.NewPCG(8, 1))
+	calls, rows := 0, 0
+	for {
+		var seqs []int
+		var chunks [][]int32
+		for s := range slots {
+			room := T - fast.Pos(s)
+			if room == 0 || rng.IntN(3) == 0 {
+				continue
+			}
+			n := 1
+			if rng.IntN(4) == 0 {
+				n = 1 + rng.IntN(40)
+			}
+			seqs, chunks = append(seqs, s), append(chunks, randomTokens(rng, min(n, room), V))
+		}
+		if len(seqs) == 0 {
+			full := true
+			for s := range slots {
+				full = full && fast.Pos(s) == T
+			}
+			if full {
+				break
+			}
+			continue
+		}
+		got, err := fast.Append(seqs, chunks)
+		require.NoError(t, err)
+		gotValues := slices.Clone(fast.Values())
+		want, err := ref.Append(seqs, chunks)
+		require.NoError(t, err)
+		require.Equal(t, bitsOf(want), bitsOf(got), "call %d: logits", calls)
+		require.Equal(t, bitsOf(ref.Values()), bitsOf(gotValues), "call %d: values", calls)
+		calls++
+		for _, c := range chunks {
+			rows += len(c)
+		}
+	}
+	t.Logf("%d calls, %d rows, %d slots each", calls, rows, slots)
+}
+
+// bitsOf is x's float32 bit patterns.
+func bitsOf(x []float32) []uint32 {
+	out := make([]uint32, len(x))
+	for i, v := range x {
+		out[i] = math.Float32bits(v)
+	}
+	return out
 }

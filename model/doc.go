@@ -131,7 +131,13 @@
 // cached positions 0..t. It returns the logits after each slot's last new
 // token (and Values, the value head's output there, when the model has
 // one: a shared or separate critic can score rollouts on the fly); passing
-// Context is an error that changes nothing. The matmuls go
+// Context is an error that changes nothing. Only those last rows reach the
+// heads, and a block's other rows feed only the next block, so the last
+// block caches every row's keys and values and then computes its query,
+// attention, projection and MLP on each slot's last row only: a 111-token
+// prompt prefill runs one row, not 111, through them. Every op from there
+// is row by row, so the logits are bitwise those of carrying every row
+// (TestDecoderLastRowsBitwise). The matmuls go
 // through matMul (matmul.go), one plain loop meant to be swapped for
 // kernels.MatMul.
 //
@@ -172,6 +178,9 @@
 //   - TestDecoderMatchesGraph: KV-cache logits within 1e-4 of the graph's
 //     (measured ~3e-6) for three sequences at different positions over 48
 //     cached steps, after a mixed prefill.
+//   - TestDecoderLastRowsBitwise: the last block on the last rows only gives
+//     bitwise the logits and values of the block on every row (small
+//     preset, 16 slots, random calls of 1 to 40 tokens per slot).
 //   - TestCheckpointRoundTrip (bitwise-equal logits after reload),
 //     TestCheckpointErrors (truncated, wrong dtype or shape, missing tensor,
 //     config mismatch).

@@ -123,7 +123,7 @@
 // proof that the skills are still in the weights. The styles and the
 // locked demonstrator are the mechanism every task shares (tasks doc,
 // "Styles and the locked demonstrator"); FloDial gives it its moves
-// (locked.go), and its shipped base rebuilds byte for byte through it.
+// (policy.go), and its shipped base rebuilds byte for byte through it.
 //
 // # Robustness
 //

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis"
 )
 
 // flat is the ratio that defines the consistent set from the posterior. The
@@ -286,25 +287,9 @@ func (e *episode) Reveal() string {
 		e.inst.truth, e.inst.truth, e.inst.truth)
 }
 
-// Measures summarises the episode (see tasks.Measures).
+// Measures summarises the episode (see tasks.Measures); I_AS starts from
+// the flat prior.
 func (e *episode) Measures() tasks.Measures {
-	k := float64(e.t.cfg.Faults)
-	m := tasks.Measures{Turns: len(e.Steps()), ASProxy: tasks.ASProxy(e.Steps())}
-	for _, s := range e.Steps() {
-		if s.Malformed {
-			m.Malformed++
-		}
-		if s.Repeat {
-			m.Repeats++
-		}
-	}
-	m.BTProxy, m.CBT = tasks.BeliefGains(1/k, e.psis)
-	m.IAS = e.post[e.inst.truth] - 1/k
-	if e.final != nil {
-		m.Evidence = e.final[e.inst.truth]
-		if top, unique := e.final.Argmax(); unique && top == e.inst.truth {
-			m.Success, m.Reward = true, 1
-		}
-	}
-	return m
+	truth := e.inst.truth
+	return diagnosis.Measures(e.Steps(), e.t.cfg.Faults, e.psis, e.post[truth]-1/float64(e.t.cfg.Faults), e.final, truth)
 }

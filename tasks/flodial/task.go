@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis"
 )
 
 // Config holds every parameter that decides FloDial's difficulty. The zero
@@ -137,10 +137,9 @@ type Task struct {
 	answer tasks.Token
 	q0     tasks.Token // id of question q0; q_i is q0+i
 	style  tasks.Token // the prompt's style token; 0 without a style
-
-	constOnce sync.Once
-	constant  int // the best constant fault on the train split
-	constErr  error
+	// dialogue is what FloDial shares with MediQ: the scripted policies,
+	// the best constant answer and the measures.
+	dialogue *diagnosis.Dialogue
 }
 
 // New makes a FloDial task from a validated config.
@@ -161,6 +160,7 @@ func New(name string, cfg Config) (*Task, error) {
 	for i, w := range replyWords {
 		t.reply[i] = v.ID(w)
 	}
+	t.dialogue = t.newDialogue()
 	return t, nil
 }
 
@@ -222,38 +222,4 @@ func (t *Task) Recycle(old tasks.Episode, split tasks.Split, index int) (tasks.E
 	}
 	e.restart(false)
 	return e, nil
-}
-
-// BestConstant searches every answer that ignores the replies. A final answer
-// scores by its unique argmax alone, so the answer space reduces to the K
-// one-hot answers "fault f"; the best is the fault that is most often the
-// truth among the first n instances of split (the truth is uniform, so it
-// scores about 1/K).
-func (t *Task) BestConstant(split tasks.Split, n int) (string, float64, error) {
-	f, succ, err := t.bestConstant(split, n)
-	if err != nil {
-		return "", 0, err
-	}
-	return fmt.Sprintf("fault%d", f), succ, nil
-}
-
-func (t *Task) bestConstant(split tasks.Split, n int) (int, float64, error) {
-	if n < 1 {
-		return 0, 0, fmt.Errorf("best constant over %d instances", n)
-	}
-	count := make([]int, t.cfg.Faults)
-	for i := 0; i < n; i++ {
-		inst, err := t.instance(split, i)
-		if err != nil {
-			return 0, 0, err
-		}
-		count[inst.truth]++
-	}
-	best := 0
-	for f, c := range count {
-		if c > count[best] {
-			best = f
-		}
-	}
-	return best, float64(count[best]) / float64(n), nil
 }

@@ -152,7 +152,7 @@
 // being uniform).
 //
 // locked(q_as, q_bt) is the shared locked demonstrator (tasks doc,
-// "Styles and the locked demonstrator"; locked.go): with probability q_as
+// "Styles and the locked demonstrator"; policy.go): with probability q_as
 // the strong finding, else weak's finding that is pertinent to none of the
 // options (it carries no information, so it cannot split C; 24 or so of
 // the 32 findings are such, so one is always left); with probability q_bt

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis"
 )
 
 // episode is one patient being examined. Turn 2r is the query of round r
@@ -233,22 +234,6 @@ func dist(a, b tasks.Belief) float64 {
 // exact belief after the prompt's facts; the BT measures from the flat
 // belief, the agent's implicit prior.
 func (e *episode) Measures() tasks.Measures {
-	m := tasks.Measures{Turns: len(e.Steps()), ASProxy: tasks.ASProxy(e.Steps())}
-	for _, s := range e.Steps() {
-		if s.Malformed {
-			m.Malformed++
-		}
-		if s.Repeat {
-			m.Repeats++
-		}
-	}
-	m.BTProxy, m.CBT = tasks.BeliefGains(0.25, e.psis)
-	m.IAS = e.post[e.p.truth] - e.prior[e.p.truth]
-	if e.final != nil {
-		m.Evidence = e.final[e.p.truth]
-		if top, unique := e.final.Argmax(); unique && top == e.p.truth {
-			m.Success, m.Reward = true, 1
-		}
-	}
-	return m
+	truth := e.p.truth
+	return diagnosis.Measures(e.Steps(), 4, e.psis, e.post[truth]-e.prior[truth], e.final, truth)
 }

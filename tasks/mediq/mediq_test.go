@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis"
 	"arew/tasks/taskstest"
 )
 
@@ -386,7 +387,7 @@ func (p randomBayes) Act(ep tasks.Episode, rng *rand.Rand) ([]tasks.Token, error
 	if e.QueryTurn() {
 		return []tasks.Token{p.t.fn0 + tasks.Token(rng.IntN(p.t.cfg.Findings))}, nil
 	}
-	real := bayesLevels(e, e.post, e.FinalTurn(), rng)
+	real := diagnosis.BayesLevels(p.t.levels, e.post, e.FinalTurn(), rng)
 	return append(append(p.t.levels.Encode(real), p.t.cf), p.t.levels.Encode(real)...), nil
 }
 

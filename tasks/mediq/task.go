@@ -3,9 +3,9 @@ package mediq
 import (
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis"
 )
 
 // Config holds every parameter that decides MediQ's difficulty; start from
@@ -133,10 +133,9 @@ type Task struct {
 	dx0    tasks.Token // id of diagnosis dx0; dx_i is dx0+i
 	fn0    tasks.Token // id of finding fn0
 	style  tasks.Token // the prompt's style token; 0 without a style
-
-	constOnce sync.Once
-	constant  int // the best constant option on the train split
-	constErr  error
+	// dialogue is what MediQ shares with FloDial: the scripted policies,
+	// the best constant answer and the measures.
+	dialogue *diagnosis.Dialogue
 }
 
 // New makes a MediQ task from a validated config.
@@ -162,6 +161,7 @@ func New(name string, cfg Config) (*Task, error) {
 	for i, w := range gradedWords {
 		t.graded[i] = v.ID(w)
 	}
+	t.dialogue = t.newDialogue()
 	return t, nil
 }
 
@@ -202,39 +202,4 @@ func (t *Task) NewEpisode(split tasks.Split, index int) (tasks.Episode, error) {
 		return nil, err
 	}
 	return newEpisode(t, p), nil
-}
-
-// BestConstant searches every answer that ignores the replies. A final answer
-// scores by its unique argmax alone, so the four one-hot answers A–D cover
-// the answer space; the best is the option letter most often correct among
-// the first n instances of split (options are shuffled, so about 1/4). A rule
-// that picks an option by its diagnosis ignoring the replies scores the same
-// in expectation: the correct diagnosis is uniform among the four options.
-func (t *Task) BestConstant(split tasks.Split, n int) (string, float64, error) {
-	o, succ, err := t.bestConstant(split, n)
-	if err != nil {
-		return "", 0, err
-	}
-	return "option" + string(rune('A'+o)), succ, nil
-}
-
-func (t *Task) bestConstant(split tasks.Split, n int) (int, float64, error) {
-	if n < 1 {
-		return 0, 0, fmt.Errorf("best constant over %d instances", n)
-	}
-	var count [4]int
-	for i := 0; i < n; i++ {
-		p, err := t.patient(split, i)
-		if err != nil {
-			return 0, 0, err
-		}
-		count[p.truth]++
-	}
-	best := 0
-	for o, c := range count {
-		if c > count[best] {
-			best = o
-		}
-	}
-	return best, float64(count[best]) / float64(n), nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"arew/tasks"
 	"arew/tasks/textworld"
+	"arew/tasks/textworld/textworldtest"
 )
 
 func world(t testing.TB) *World {
@@ -27,41 +28,23 @@ func splitSize(w *World, s textworld.Split) int {
 
 // stateKey is everything Step may change except the step count and the
 // observation.
-func stateKey(e *Env) string {
+func stateKey(env textworld.Env) string {
+	e := env.(*Env)
 	return fmt.Sprintf("%v|%v|%d|%d|%v", e.recs, e.objs, e.at, e.held, e.success)
 }
 
 // TestExpertSolvesEverySplit plays the planner on every instance of the
-// three splits: success 1 within the cap, and each expert action is listed
-// as admissible and not answered "nothing happens".
+// three splits (textworldtest.ExpertSolves).
 func TestExpertSolvesEverySplit(t *testing.T) {
 	w := world(t)
-	nothing := w.vocab.Encode(textworld.NothingHappens...)
 	for _, split := range splits {
-		steps, n := 0, splitSize(w, split)
-		for i := 0; i < n; i++ {
-			e, err := w.NewEnv(split, i)
-			require.NoError(t, err)
-			for !e.Done() {
-				a := e.Expert()
-				require.True(t, textworld.Contains(e.Admissible(), a), "%v %d: expert %q not admissible", split, i, textworld.Decode(w.vocab, a))
-				obs, err := e.Step(a)
-				require.NoError(t, err)
-				require.False(t, textworld.Equal(obs, nothing))
-			}
-			require.True(t, e.Success(), "%v %d: expert failed", split, i)
-			assert.Equal(t, 1.0, e.Reward())
-			assert.Nil(t, e.Expert())
-			steps += e.Steps()
-		}
-		t.Logf("%v: %d games, mean expert length %.2f", split, n, float64(steps)/float64(n))
+		textworldtest.ExpertSolves(t, w, split, splitSize(w, split))
 	}
 }
 
 // randomCommand is a listed command, a listed command with one word
 // replaced, or random words: most of the latter two do not apply.
-func randomCommand(e *Env, rng *rand.Rand) []tasks.Token {
-	adm := e.Admissible()
+func randomCommand(e textworld.Env, adm [][]tasks.Token, rng *rand.Rand) []tasks.Token {
 	a := append([]tasks.Token(nil), adm[rng.IntN(len(adm))]...)
 	switch rng.IntN(3) {
 	case 1:
@@ -77,34 +60,12 @@ func randomCommand(e *Env, rng *rand.Rand) []tasks.Token {
 
 // TestInapplicableChangesNothing: a command outside the admissible list is
 // answered "nothing happens ." and leaves the state as it was; a listed one
-// never is. IsAdmissible agrees with the list.
+// never is (textworldtest.InapplicableChangesNothing).
 func TestInapplicableChangesNothing(t *testing.T) {
-	w := world(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	nothing := w.vocab.Encode(textworld.NothingHappens...)
-	checked := 0
-	for i := 0; i < 60; i++ {
-		e, err := w.NewEnv(textworld.Train, i)
-		require.NoError(t, err)
-		for !e.Done() {
-			a := randomCommand(e, rng)
-			listed := textworld.Contains(e.Admissible(), a)
-			assert.Equal(t, listed, e.IsAdmissible(a), "%q", textworld.Decode(w.vocab, a))
-			before := stateKey(e)
-			obs, err := e.Step(a)
-			require.NoError(t, err)
-			if !listed {
-				checked++
-				assert.Equal(t, nothing, obs)
-				assert.Equal(t, before, stateKey(e))
-			} else {
-				assert.NotEqual(t, nothing, obs)
-			}
-		}
-		assert.LessOrEqual(t, e.Steps(), 50)
-		_, err = e.Step(nil)
-		assert.Error(t, err)
-	}
+	checked := textworldtest.InapplicableChangesNothing(t, world(t), 60, true, func(e textworld.Env, adm [][]tasks.Token) []tasks.Token {
+		return randomCommand(e, adm, rng)
+	}, stateKey)
 	assert.Greater(t, checked, 500)
 }
 
@@ -220,6 +181,10 @@ func TestUnusualShare(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFromJSON: any configuration text builds a world or returns an error
+// (textworldtest.FuzzFromJSON).
+func FuzzFromJSON(f *testing.F) { textworldtest.FuzzFromJSON(f, FromJSON) }
 
 func TestConfigErrors(t *testing.T) {
 	for _, raw := range []string{`{"Train":0}`, `{"Layouts":2}`, `{"MaxSteps":0}`, `{"TestOOD":0}`, `{"OODUnusual":-0.1}`, `{"OODUnusual":1.5}`, `{"Bogus":1}`, `[1]`, `{"Train":-5}`} {

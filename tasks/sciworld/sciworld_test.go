@@ -11,6 +11,7 @@ import (
 
 	"arew/tasks"
 	"arew/tasks/textworld"
+	"arew/tasks/textworld/textworldtest"
 )
 
 func lab(t testing.TB) *World {
@@ -28,73 +29,45 @@ func splitSize(w *World, s textworld.Split) int {
 	return w.cfg.Test
 }
 
-func stateKey(e *Env) string {
+func stateKey(env textworld.Env) string {
+	e := env.(*Env)
 	return fmt.Sprintf("%v|%d|%v|%v|%v", e.things, e.room, e.focused, e.failed, e.success)
 }
 
-// TestExpertSolvesEverySplit: success on every game of both splits, every
-// expert action admissible; all five procedures occur in each split.
+// TestExpertSolvesEverySplit: success on every game of both splits
+// (textworldtest.ExpertSolves); all five procedures occur in each split.
 func TestExpertSolvesEverySplit(t *testing.T) {
 	w := lab(t)
 	for _, split := range splits {
+		textworldtest.ExpertSolves(t, w, split, splitSize(w, split))
 		procs := map[Procedure]int{}
-		steps := 0
 		for i := 0; i < splitSize(w, split); i++ {
-			e, err := w.NewEnv(split, i)
+			in, err := w.Instance(split, i)
 			require.NoError(t, err)
-			procs[e.in.Procedure]++
-			for !e.Done() {
-				a := e.Expert()
-				require.True(t, textworld.Contains(e.Admissible(), a), "%v %d: %q", split, i, textworld.Decode(w.vocab, a))
-				_, err := e.Step(a)
-				require.NoError(t, err)
-			}
-			require.True(t, e.Success(), "%v %d (%v)", split, i, e.in.Procedure)
-			steps += e.Steps()
+			procs[in.Procedure]++
 		}
 		assert.Len(t, procs, len(Procedures))
-		t.Logf("%v: mean expert length %.2f, procedures %v", split, float64(steps)/float64(splitSize(w, split)), procs)
+		t.Logf("%v: procedures %v", split, procs)
 	}
 }
 
 // TestInapplicableChangesNothing: what is not admissible gets "nothing
-// happens ." and changes nothing; IsAdmissible agrees with the list.
+// happens ." and changes nothing (textworldtest.InapplicableChangesNothing).
 func TestInapplicableChangesNothing(t *testing.T) {
 	w := lab(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	nothing := w.vocab.Encode(textworld.NothingHappens...)
-	checked := 0
-	for i := 0; i < 80; i++ {
-		e, err := w.NewEnv(textworld.Train, i)
-		require.NoError(t, err)
-		for !e.Done() {
-			adm := e.Admissible()
-			a := slices.Clone(adm[rng.IntN(len(adm))])
-			switch rng.IntN(4) {
-			case 1:
-				a[rng.IntN(len(a))] = tasks.Token(3 + rng.IntN(w.vocab.Size()-3))
-			case 2:
-				a = e.Expert()
-			case 3:
-				a = w.vocab.Encode("focus", "on", e.in.Focus) // rarely admissible early on
-			}
-			listed := textworld.Contains(adm, a)
-			require.Equal(t, listed, e.IsAdmissible(a), "%q", textworld.Decode(w.vocab, a))
-			before := stateKey(e)
-			obs, err := e.Step(a)
-			require.NoError(t, err)
-			if listed {
-				assert.NotEqual(t, nothing, obs)
-			} else {
-				checked++
-				assert.Equal(t, nothing, obs)
-				assert.Equal(t, before, stateKey(e))
-			}
+	checked := textworldtest.InapplicableChangesNothing(t, w, 80, true, func(env textworld.Env, adm [][]tasks.Token) []tasks.Token {
+		a := slices.Clone(adm[rng.IntN(len(adm))])
+		switch rng.IntN(4) {
+		case 1:
+			a[rng.IntN(len(a))] = tasks.Token(3 + rng.IntN(w.vocab.Size()-3))
+		case 2:
+			a = env.Expert()
+		case 3:
+			a = w.vocab.Encode("focus", "on", env.(*Env).in.Focus) // rarely admissible early on
 		}
-		assert.LessOrEqual(t, e.Steps(), w.cfg.MaxSteps)
-		_, err = e.Step(nil)
-		assert.Error(t, err)
-	}
+		return a
+	}, stateKey)
 	assert.Greater(t, checked, 100)
 }
 
@@ -133,9 +106,9 @@ func TestDeterminismAndSplits(t *testing.T) {
 			}
 		}
 	}
-	da, err := a.Dataset(textworld.Test, textworld.History)
+	da, err := textworld.Dataset(a, textworld.Test, a.cfg.Test, textworld.History)
 	require.NoError(t, err)
-	db, err := b.Dataset(textworld.Test, textworld.History)
+	db, err := textworld.Dataset(b, textworld.Test, b.cfg.Test, textworld.History)
 	require.NoError(t, err)
 	require.Equal(t, da, db)
 	e, _ := a.NewEnv(textworld.Test, 1)
@@ -147,6 +120,10 @@ func TestDeterminismAndSplits(t *testing.T) {
 	assert.True(t, c.Success())
 	assert.Equal(t, before, stateKey(e))
 }
+
+// FuzzFromJSON: any configuration text builds a world or returns an error
+// (textworldtest.FuzzFromJSON).
+func FuzzFromJSON(f *testing.F) { textworldtest.FuzzFromJSON(f, FromJSON) }
 
 func TestConfigErrors(t *testing.T) {
 	for _, raw := range []string{`{"Train":0}`, `{"Test":0}`, `{"MaxSteps":0}`, `{"Nope":1}`, `{"Train":200001}`} {

@@ -109,26 +109,3 @@ func (w *World) NewEnv(split textworld.Split, index int) (*Env, error) {
 func (w *World) Env(split textworld.Split) func(int) (textworld.Env, error) {
 	return func(i int) (textworld.Env, error) { return w.NewEnv(split, i) }
 }
-
-// Dataset is the offline data of a split: the expert's (state, action)
-// pairs of every game, each state with the last k turns. The Test split's
-// pairs are the held-out states of next-action accuracy.
-func (w *World) Dataset(split textworld.Split, k int) ([]textworld.Pair, error) {
-	n := w.cfg.Train
-	if split == textworld.Test {
-		n = w.cfg.Test
-	}
-	var out []textworld.Pair
-	for i := 0; i < n; i++ {
-		e, err := w.NewEnv(split, i)
-		if err != nil {
-			return nil, err
-		}
-		ps, err := textworld.ExpertPairs(e, k)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ps...)
-	}
-	return out, nil
-}

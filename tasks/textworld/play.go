@@ -153,6 +153,26 @@ func ExpertPairs(env Env, k int) ([]Pair, error) {
 	return out, nil
 }
 
+// Dataset is the offline data of games 0 … n−1 of split of w: the
+// expert's (state, action) pairs of every game, each state with the last k
+// turns. A test split's pairs are the held-out states of next-action
+// accuracy.
+func Dataset(w World, split Split, n, k int) ([]Pair, error) {
+	var out []Pair
+	for i := 0; i < n; i++ {
+		e, err := w.Env(split)(i)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := ExpertPairs(e, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
 // Accuracy is offline next-action accuracy: the fraction of pairs where
 // predict returns exactly the expert action (NaN-free: 0 for no pairs).
 func Accuracy(pairs []Pair, predict func(State) []tasks.Token) float64 {

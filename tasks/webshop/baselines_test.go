@@ -10,6 +10,7 @@ import (
 
 	"arew/tasks"
 	"arew/tasks/textworld"
+	"arew/tasks/textworld/textworldtest"
 )
 
 // firstResult is a policy that reads only the page: the expert's search,
@@ -66,19 +67,8 @@ func TestBaselines(t *testing.T) {
 				assert.Less(t, r.Success, 0.6)
 			}
 		}
-		pairs, adm, toks, longest := 0, 0, 0, 0
-		for i := 0; i < n; i++ {
-			e, err := w.NewEnv(split, i)
-			require.NoError(t, err)
-			ps, err := textworld.ExpertPairs(e, textworld.History)
-			require.NoError(t, err)
-			pairs += len(ps)
-			for _, p := range ps {
-				adm += len(p.State.Admissible)
-				n := len(p.State.Tokens(w.vocab))
-				toks, longest = toks+n, max(longest, n)
-			}
-		}
-		t.Logf("%-6v pairs %d  mean admissible %.1f  prompt tokens mean %.0f max %d", split, pairs, float64(adm)/float64(pairs), float64(toks)/float64(pairs), longest)
+		pairs, err := textworld.Dataset(w, split, n, textworld.History)
+		require.NoError(t, err)
+		textworldtest.LogPairs(t, split, pairs, w.vocab)
 	}
 }

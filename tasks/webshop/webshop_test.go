@@ -11,6 +11,7 @@ import (
 
 	"arew/tasks"
 	"arew/tasks/textworld"
+	"arew/tasks/textworld/textworldtest"
 )
 
 func store(t testing.TB) *World {
@@ -28,68 +29,36 @@ func splitSize(w *World, s textworld.Split) int {
 	return w.cfg.Test
 }
 
-func stateKey(e *Env) string {
+func stateKey(env textworld.Env) string {
+	e := env.(*Env)
 	return fmt.Sprintf("%v|%v|%v|%d|%d|%s|%s|%v|%v", e.page, e.query, e.results, e.pageNo, e.item, e.colour, e.size, e.bought, e.reward)
 }
 
 // TestExpertSolvesEverySplit: reward 1 on every instruction of both
-// splits, within the cap, every expert action listed as admissible.
+// splits (textworldtest.ExpertSolves).
 func TestExpertSolvesEverySplit(t *testing.T) {
 	w := store(t)
 	for _, split := range splits {
-		steps := 0
-		for i := 0; i < splitSize(w, split); i++ {
-			e, err := w.NewEnv(split, i)
-			require.NoError(t, err)
-			for !e.Done() {
-				a := e.Expert()
-				require.True(t, textworld.Contains(e.Admissible(), a), "%v %d: %q", split, i, textworld.Decode(w.vocab, a))
-				_, err := e.Step(a)
-				require.NoError(t, err)
-			}
-			require.True(t, e.Success(), "%v %d", split, i)
-			assert.Equal(t, 1.0, e.Reward())
-			steps += e.Steps()
-		}
-		t.Logf("%v: mean expert length %.2f", split, float64(steps)/float64(splitSize(w, split)))
+		textworldtest.ExpertSolves(t, w, split, splitSize(w, split))
 	}
 }
 
 // TestInapplicableChangesNothing: what is not admissible gets "nothing
-// happens ." and leaves the page, query, selection and reward unchanged.
+// happens ." and leaves the page, query, selection and reward unchanged
+// (textworldtest.InapplicableChangesNothing; an unlisted search applies).
 func TestInapplicableChangesNothing(t *testing.T) {
 	w := store(t)
 	rng := rand.New(rand.NewPCG(3, 4))
-	nothing := w.vocab.Encode(textworld.NothingHappens...)
-	checked := 0
-	for i := 0; i < 100; i++ {
-		e, err := w.NewEnv(textworld.Train, i)
-		require.NoError(t, err)
-		for !e.Done() {
-			adm := e.Admissible()
-			a := slices.Clone(adm[rng.IntN(len(adm))])
-			switch rng.IntN(3) {
-			case 1:
-				a[rng.IntN(len(a))] = tasks.Token(3 + rng.IntN(w.vocab.Size()-3))
-			case 2:
-				a = e.Expert()
-			}
-			before := stateKey(e)
-			ok := e.IsAdmissible(a)
-			obs, err := e.Step(a)
-			require.NoError(t, err)
-			if ok {
-				assert.NotEqual(t, nothing, obs)
-			} else {
-				checked++
-				assert.Equal(t, nothing, obs)
-				assert.Equal(t, before, stateKey(e))
-			}
+	checked := textworldtest.InapplicableChangesNothing(t, w, 100, false, func(env textworld.Env, adm [][]tasks.Token) []tasks.Token {
+		a := slices.Clone(adm[rng.IntN(len(adm))])
+		switch rng.IntN(3) {
+		case 1:
+			a[rng.IntN(len(a))] = tasks.Token(3 + rng.IntN(w.vocab.Size()-3))
+		case 2:
+			a = env.Expert()
 		}
-		assert.LessOrEqual(t, e.Steps(), 15)
-		_, err = e.Step(nil)
-		assert.Error(t, err)
-	}
+		return a
+	}, stateKey)
 	assert.Greater(t, checked, 100)
 }
 

@@ -1,12 +1,16 @@
 // Package textworldtest holds the checks that the text worlds' tests
-// (alfworld, sciworld, webshop) share: the step fuzz contract, the
-// expert's recovery from random prefixes and the expert's speed.
+// (alfworld, sciworld, webshop) share: the config and step fuzz
+// contracts, the expert's success, inapplicable actions, the expert's
+// recovery from random prefixes, the expert data's size and the expert's
+// speed.
 package textworldtest
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
@@ -98,4 +102,98 @@ func BenchmarkExpert(b *testing.B, w textworld.World, n int) {
 		}
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// FuzzFromJSON holds a world's FromJSON to its contract: any configuration
+// text builds a world or returns an error, and a world plays the expert's
+// first step of its first training game.
+func FuzzFromJSON[W textworld.World](f *testing.F, fromJSON func(json.RawMessage) (W, error)) {
+	for _, s := range []string{`{}`, `{"Train":3,"Test":2}`, `{"MaxSteps":-1}`, `{"Seed":7}`, `[`, `{"Train":"x"}`, `{"Train":1e12}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := fromJSON([]byte(s))
+		if err != nil {
+			return
+		}
+		e, err := w.Env(textworld.Train)(0)
+		if err == nil && !e.Done() {
+			_, _ = e.Step(e.Expert())
+		}
+	})
+}
+
+// ExpertSolves plays the expert on games 0 … n−1 of split of w: each of
+// its actions is listed as admissible and not answered NothingHappens,
+// every game ends in success with reward 1, and the expert has no action
+// left. It logs the mean expert length.
+func ExpertSolves(t *testing.T, w textworld.World, split textworld.Split, n int) {
+	nothing := w.Vocab().Encode(textworld.NothingHappens...)
+	steps := 0
+	for i := range n {
+		e, err := w.Env(split)(i)
+		require.NoError(t, err)
+		for !e.Done() {
+			a := e.Expert()
+			require.True(t, textworld.Contains(e.Admissible(), a), "%v %d: expert %q not admissible", split, i, textworld.Decode(w.Vocab(), a))
+			obs, err := e.Step(a)
+			require.NoError(t, err)
+			require.False(t, textworld.Equal(obs, nothing), "%v %d: %q", split, i, textworld.Decode(w.Vocab(), a))
+		}
+		require.True(t, e.Success(), "%v %d: expert failed", split, i)
+		assert.Equal(t, 1.0, e.Reward())
+		assert.Nil(t, e.Expert())
+		steps += e.Steps()
+	}
+	t.Logf("%v: %d games, mean expert length %.2f", split, n, float64(steps)/float64(n))
+}
+
+// InapplicableChangesNothing plays games 0 … n−1 of the train split of w
+// with the actions act picks (mostly spoilt listed ones): one that
+// IsAdmissible rejects is answered NothingHappens and leaves state(env) as
+// it was, an admissible one never is. A listed action is admissible and,
+// where listedOnly, only a listed one. Every game ends within its
+// MaxSteps, and a step after the end fails. It returns how many rejected
+// actions it checked.
+func InapplicableChangesNothing(t *testing.T, w textworld.World, n int, listedOnly bool, act func(e textworld.Env, adm [][]tasks.Token) []tasks.Token, state func(textworld.Env) string) int {
+	nothing := w.Vocab().Encode(textworld.NothingHappens...)
+	checked := 0
+	for i := range n {
+		e, err := w.Env(textworld.Train)(i)
+		require.NoError(t, err)
+		for !e.Done() {
+			adm := e.Admissible()
+			a := act(e, adm)
+			ok, listed := e.IsAdmissible(a), textworld.Contains(adm, a)
+			if listed || listedOnly {
+				require.Equal(t, listed, ok, "%q", textworld.Decode(w.Vocab(), a))
+			}
+			before := state(e)
+			obs, err := e.Step(a)
+			require.NoError(t, err)
+			if ok {
+				assert.NotEqual(t, nothing, obs)
+			} else {
+				checked++
+				assert.Equal(t, nothing, obs)
+				assert.Equal(t, before, state(e))
+			}
+		}
+		assert.LessOrEqual(t, e.Steps(), e.MaxSteps())
+		_, err = e.Step(nil)
+		assert.Error(t, err)
+	}
+	return checked
+}
+
+// LogPairs logs the size of an expert dataset (textworld.Dataset): its
+// pairs, the mean admissible list and the prompt tokens per state.
+func LogPairs(t *testing.T, split textworld.Split, pairs []textworld.Pair, v *tasks.Vocab) {
+	adm, toks, longest := 0, 0, 0
+	for _, p := range pairs {
+		adm += len(p.State.Admissible)
+		n := len(p.State.Tokens(v))
+		toks, longest = toks+n, max(longest, n)
+	}
+	t.Logf("%-8v pairs %d  mean admissible %.1f  prompt tokens mean %.0f max %d", split, len(pairs), float64(adm)/float64(len(pairs)), float64(toks)/float64(len(pairs)), longest)
 }

@@ -240,10 +240,7 @@ func seenLayout(seed uint64, id int) Layout {
 // them in the games Config.Unusual names, at their usual places in the
 // others. A Test draw equal to a training game is drawn again.
 func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
-	if err := w.cfg.Sizes().Check(split, index); err != nil {
-		return nil, err
-	}
-	rng, err := textworld.RNG(w.cfg.Seed, split, index, instanceStream)
+	rng, err := w.cfg.Sizes().Draw(w.cfg.Seed, split, index, instanceStream)
 	if err != nil {
 		return nil, err
 	}

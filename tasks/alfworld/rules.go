@@ -178,29 +178,14 @@ func (o objState) thing() Thing { return Thing{o.typ, o.num} }
 
 // AdmissibleCommands lists the applicable commands, in candidate order.
 func (e *Env) AdmissibleCommands() []Command {
-	var out []Command
-	for _, c := range e.candidates() {
-		if e.applicable(c) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(e.candidates(), func(c Command) bool { return !e.applicable(c) })
 }
 
 func (e *Env) Admissible() [][]tasks.Token {
-	cs := e.AdmissibleCommands()
-	out := make([][]tasks.Token, len(cs))
-	for i, c := range cs {
-		out[i] = e.encode(c.Words())
-	}
-	return out
+	return textworld.EncodeActions(e.w.vocab, e.AdmissibleCommands())
 }
 
 func (e *Env) IsAdmissible(action []tasks.Token) bool {
-	words, ok := textworld.ReadWords(e.w.vocab, action)
-	if !ok {
-		return false
-	}
-	c, err := ParseCommand(words)
-	return err == nil && e.applicable(c)
+	c, ok := textworld.ReadAction(e.w.vocab, action, ParseCommand)
+	return ok && e.applicable(c)
 }

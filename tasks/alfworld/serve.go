@@ -1,10 +1,8 @@
 package alfworld
 
 import (
-	"encoding/json"
 	"fmt"
 
-	"arew/tasks"
 	"arew/tasks/textworld"
 )
 
@@ -12,23 +10,15 @@ import (
 // configuration is FromJSON's, within textworld's serving bounds and with
 // at most maxServedLayouts layouts.
 func init() {
-	textworld.Register("alfworld", func(raw json.RawMessage) (textworld.World, error) {
-		cfg := DefaultConfig()
-		if err := tasks.DecodeConfig(raw, &cfg); err != nil {
-			return nil, fmt.Errorf("alfworld: %w", err)
+	textworld.Serve("alfworld", DefaultConfig, func(c Config) error {
+		if err := textworld.ServeBounds(c.Sizes(), c.MaxSteps); err != nil {
+			return err
 		}
-		if err := textworld.ServeBounds(cfg.Sizes(), cfg.MaxSteps); err != nil {
-			return nil, fmt.Errorf("alfworld: %w", err)
+		if c.Layouts > maxServedLayouts {
+			return fmt.Errorf("Layouts must stay at most %d when served, got %d", maxServedLayouts, c.Layouts)
 		}
-		if cfg.Layouts > maxServedLayouts {
-			return nil, fmt.Errorf("alfworld: Layouts must stay at most %d when served, got %d", maxServedLayouts, cfg.Layouts)
-		}
-		w, err := New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
-	})
+		return nil
+	}, New)
 }
 
 const maxServedLayouts = 400

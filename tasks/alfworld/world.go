@@ -37,22 +37,16 @@ func (c Config) Sizes() textworld.Sizes {
 	return textworld.Sizes{Train: c.Train, Test: c.Test, TestOOD: c.TestOOD}
 }
 
-// Validate rejects sizes that make no world.
+// Validate rejects sizes that make no world (textworld.Bounds).
 func (c Config) Validate() error {
-	if err := c.Sizes().Validate(); err != nil {
+	if err := textworld.Bounds(c.Sizes(), c.MaxSteps); err != nil {
 		return err
 	}
 	if c.TestOOD <= 0 {
 		return fmt.Errorf("TestOOD must be positive, got %d", c.TestOOD)
 	}
-	if c.Train > 100000 || c.Test > 100000 || c.TestOOD > 100000 {
-		return fmt.Errorf("split sizes must stay at most 100000")
-	}
 	if c.Layouts < len(rooms) || c.Layouts > 100000 {
 		return fmt.Errorf("Layouts must lie in [%d, 100000], got %d", len(rooms), c.Layouts)
-	}
-	if c.MaxSteps < 1 || c.MaxSteps > 1000 {
-		return fmt.Errorf("MaxSteps must lie in [1, 1000], got %d", c.MaxSteps)
 	}
 	if !(c.OODUnusual >= 0 && c.OODUnusual <= 1) {
 		return fmt.Errorf("OODUnusual must lie in [0, 1], got %v", c.OODUnusual)
@@ -101,11 +95,7 @@ func New(cfg Config) (*World, error) {
 
 // FromJSON is New with DefaultConfig overridden by a JSON object.
 func FromJSON(raw json.RawMessage) (*World, error) {
-	cfg := DefaultConfig()
-	if err := tasks.DecodeConfig(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("alfworld: %w", err)
-	}
-	return New(cfg)
+	return textworld.Build("alfworld", DefaultConfig, raw, New)
 }
 
 // Config is the world's configuration.

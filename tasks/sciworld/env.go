@@ -169,10 +169,8 @@ func (e *Env) Step(action []tasks.Token) ([]tasks.Token, error) {
 	}
 	e.steps++
 	e.obs = textworld.NothingHappens
-	if words, ok := textworld.ReadWords(e.w.vocab, action); ok {
-		if c, err := ParseCommand(words); err == nil && e.applicable(c) {
-			e.obs = textworld.Words(e.apply(c))
-		}
+	if c, ok := textworld.ReadAction(e.w.vocab, action, ParseCommand); ok && e.applicable(c) {
+		e.obs = textworld.Words(e.apply(c))
 	}
 	return e.Observation(), nil
 }

@@ -1,30 +1,15 @@
 package sciworld
 
 import (
-	"encoding/json"
 	"fmt"
 
-	"arew/tasks"
 	"arew/tasks/textworld"
 )
 
 // The environment is served as "sciworld" (package tasks/serve): its
 // configuration is FromJSON's, within textworld's serving bounds.
 func init() {
-	textworld.Register("sciworld", func(raw json.RawMessage) (textworld.World, error) {
-		cfg := DefaultConfig()
-		if err := tasks.DecodeConfig(raw, &cfg); err != nil {
-			return nil, fmt.Errorf("sciworld: %w", err)
-		}
-		if err := textworld.ServeBounds(cfg.sizes(), cfg.MaxSteps); err != nil {
-			return nil, fmt.Errorf("sciworld: %w", err)
-		}
-		w, err := New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
-	})
+	textworld.Serve("sciworld", DefaultConfig, func(c Config) error { return textworld.ServeBounds(c.sizes(), c.MaxSteps) }, New)
 }
 
 // Rules is the environment's part of a served episode's system prompt.

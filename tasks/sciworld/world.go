@@ -21,19 +21,8 @@ type Config struct {
 // DefaultConfig is the documented default (package doc, "Sizing").
 func DefaultConfig() Config { return Config{Seed: 12, Train: 200, Test: 100, MaxSteps: 40} }
 
-// Validate rejects settings that make no lab.
-func (c Config) Validate() error {
-	if err := c.sizes().Validate(); err != nil {
-		return err
-	}
-	if c.Train > 100000 || c.Test > 100000 {
-		return fmt.Errorf("split sizes must stay at most 100000")
-	}
-	if c.MaxSteps < 1 || c.MaxSteps > 1000 {
-		return fmt.Errorf("MaxSteps must lie in [1, 1000], got %d", c.MaxSteps)
-	}
-	return nil
-}
+// Validate rejects settings that make no lab (textworld.Bounds).
+func (c Config) Validate() error { return textworld.Bounds(c.sizes(), c.MaxSteps) }
 
 func (c Config) sizes() textworld.Sizes { return textworld.Sizes{Train: c.Train, Test: c.Test} }
 
@@ -62,11 +51,7 @@ func New(cfg Config) (*World, error) {
 
 // FromJSON is New with DefaultConfig overridden by a JSON object.
 func FromJSON(raw json.RawMessage) (*World, error) {
-	cfg := DefaultConfig()
-	if err := tasks.DecodeConfig(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("sciworld: %w", err)
-	}
-	return New(cfg)
+	return textworld.Build("sciworld", DefaultConfig, raw, New)
 }
 
 // Config is the lab's configuration.
@@ -80,10 +65,7 @@ const instanceStream = 1
 // Instance makes game index of split; a test draw equal to a training game
 // is drawn again.
 func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
-	if err := w.cfg.sizes().Check(split, index); err != nil {
-		return nil, err
-	}
-	rng, err := textworld.RNG(w.cfg.Seed, split, index, instanceStream)
+	rng, err := w.cfg.sizes().Draw(w.cfg.Seed, split, index, instanceStream)
 	if err != nil {
 		return nil, err
 	}

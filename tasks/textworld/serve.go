@@ -76,6 +76,52 @@ func Names() []string {
 	return out
 }
 
+// Build decodes raw (tasks.DecodeConfig) onto the environment's defaults
+// and builds its world: a world's FromJSON. Errors name the environment.
+func Build[C, W any](name string, defaults func() C, raw json.RawMessage, build func(C) (W, error)) (W, error) {
+	cfg := defaults()
+	if err := tasks.DecodeConfig(raw, &cfg); err != nil {
+		var none W
+		return none, fmt.Errorf("%s: %w", name, err)
+	}
+	return build(cfg)
+}
+
+// Serve registers name (Register) with the Factory that decodes a client's
+// overrides onto defaults (Build), holds them to bounds (ServeBounds and
+// any bound of the environment's own) and builds the world.
+func Serve[C any, W World](name string, defaults func() C, bounds func(C) error, build func(C) (W, error)) {
+	Register(name, func(raw json.RawMessage) (World, error) {
+		w, err := Build(name, defaults, raw, func(c C) (W, error) {
+			if err := bounds(c); err != nil {
+				var none W
+				return none, fmt.Errorf("%s: %w", name, err)
+			}
+			return build(c)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	})
+}
+
+// Bounds checks the config fields common to the three environments: the
+// split sizes (Sizes.Validate), each at most 100000 (a world holds every
+// training game's fingerprint), and MaxSteps in [1, 1000].
+func Bounds(z Sizes, maxSteps int) error {
+	if err := z.Validate(); err != nil {
+		return err
+	}
+	if z.Train > 100000 || z.Test > 100000 || z.TestOOD > 100000 {
+		return fmt.Errorf("split sizes must stay at most 100000")
+	}
+	if maxSteps < 1 || maxSteps > 1000 {
+		return fmt.Errorf("MaxSteps must lie in [1, 1000], got %d", maxSteps)
+	}
+	return nil
+}
+
 // The serving bounds: a configuration a server builds on a client's
 // request holds every training game's fingerprint and runs at most
 // MaxSteps steps per episode, so both are bounded tighter than the

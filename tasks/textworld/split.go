@@ -59,6 +59,14 @@ func RNG(worldSeed uint64, split Split, index int, stream uint64) (*rand.Rand, e
 	return nil, fmt.Errorf("unknown split %v", split)
 }
 
+// Draw is RNG for instance index of split once Check accepts it.
+func (z Sizes) Draw(worldSeed uint64, split Split, index int, stream uint64) (*rand.Rand, error) {
+	if err := z.Check(split, index); err != nil {
+		return nil, err
+	}
+	return RNG(worldSeed, split, index, stream)
+}
+
 // Sizes fixes how many instances each split holds.
 type Sizes struct {
 	Train, Test, TestOOD int

@@ -85,6 +85,26 @@ func ReadWords(v *tasks.Vocab, toks []tasks.Token) (words []string, ok bool) {
 	return words, true
 }
 
+// ReadAction reads generated tokens as words (ReadWords) and parses them
+// with parse; ok is false if either fails.
+func ReadAction[A any](v *tasks.Vocab, toks []tasks.Token, parse func([]string) (A, error)) (a A, ok bool) {
+	words, ok := ReadWords(v, toks)
+	if !ok {
+		return a, false
+	}
+	a, err := parse(words)
+	return a, err == nil
+}
+
+// EncodeActions maps actions to tokens, each by its words.
+func EncodeActions[A interface{ Words() []string }](v *tasks.Vocab, actions []A) [][]tasks.Token {
+	out := make([][]tasks.Token, len(actions))
+	for i, a := range actions {
+		out[i] = v.Encode(a.Words()...)
+	}
+	return out
+}
+
 // Equal reports whether two token sequences are the same action.
 func Equal(a, b []tasks.Token) bool {
 	if len(a) != len(b) {

@@ -175,12 +175,7 @@ func (e *Env) AdmissibleActions() []Action {
 }
 
 func (e *Env) Admissible() [][]tasks.Token {
-	as := e.AdmissibleActions()
-	out := make([][]tasks.Token, len(as))
-	for i, a := range as {
-		out[i] = e.w.vocab.Encode(a.Words()...)
-	}
-	return out
+	return textworld.EncodeActions(e.w.vocab, e.AdmissibleActions())
 }
 
 // applies: listed, or any search on the search page.
@@ -197,17 +192,8 @@ func (e *Env) applies(a Action) bool {
 }
 
 func (e *Env) IsAdmissible(action []tasks.Token) bool {
-	a, ok := e.parse(action)
+	a, ok := textworld.ReadAction(e.w.vocab, action, ParseAction)
 	return ok && e.applies(a)
-}
-
-func (e *Env) parse(action []tasks.Token) (Action, bool) {
-	words, ok := textworld.ReadWords(e.w.vocab, action)
-	if !ok {
-		return Action{}, false
-	}
-	a, err := ParseAction(words)
-	return a, err == nil
 }
 
 // Step applies an action given as tokens.
@@ -216,7 +202,7 @@ func (e *Env) Step(action []tasks.Token) ([]tasks.Token, error) {
 		return nil, fmt.Errorf("webshop: step after the end of the episode")
 	}
 	e.steps++
-	a, ok := e.parse(action)
+	a, ok := textworld.ReadAction(e.w.vocab, action, ParseAction)
 	if !ok || !e.applies(a) {
 		e.obs = textworld.NothingHappens
 		return e.Observation(), nil

@@ -1,10 +1,8 @@
 package webshop
 
 import (
-	"encoding/json"
 	"fmt"
 
-	"arew/tasks"
 	"arew/tasks/textworld"
 )
 
@@ -12,20 +10,7 @@ import (
 // configuration is FromJSON's (so at most MaxPerCategory products per
 // category, as everywhere) within textworld's serving bounds.
 func init() {
-	textworld.Register("webshop", func(raw json.RawMessage) (textworld.World, error) {
-		cfg := DefaultConfig()
-		if err := tasks.DecodeConfig(raw, &cfg); err != nil {
-			return nil, fmt.Errorf("webshop: %w", err)
-		}
-		if err := textworld.ServeBounds(cfg.sizes(), cfg.MaxSteps); err != nil {
-			return nil, fmt.Errorf("webshop: %w", err)
-		}
-		w, err := New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
-	})
+	textworld.Serve("webshop", DefaultConfig, func(c Config) error { return textworld.ServeBounds(c.sizes(), c.MaxSteps) }, New)
 }
 
 // Rules is the environment's part of a served episode's system prompt.

@@ -32,22 +32,16 @@ func DefaultConfig() Config {
 // (TestLargestStoreCountsEveryPage checks the count of categories.)
 const MaxPerCategory = PageSize * textworld.MaxNumber / 8
 
-// Validate rejects settings that make no store, and catalogues whose
+// Validate rejects settings that make no store (textworld.Bounds), and catalogues whose
 // results could be counted past the number words (MaxPerCategory).
 func (c Config) Validate() error {
-	if err := c.sizes().Validate(); err != nil {
+	if err := textworld.Bounds(c.sizes(), c.MaxSteps); err != nil {
 		return err
 	}
 	if c.PerCategory < 1 || c.PerCategory > MaxPerCategory {
 		return fmt.Errorf("PerCategory must lie in [1, %d], got %d: a search for every category lists all %d products, "+
 			"and its results pages are counted with number words up to %d (%d per page)",
 			MaxPerCategory, c.PerCategory, c.PerCategory*len(categories), textworld.MaxNumber, PageSize)
-	}
-	if c.Train > 100000 || c.Test > 100000 {
-		return fmt.Errorf("split sizes must stay at most 100000")
-	}
-	if c.MaxSteps < 1 || c.MaxSteps > 1000 {
-		return fmt.Errorf("MaxSteps must lie in [1, 1000], got %d", c.MaxSteps)
 	}
 	return nil
 }
@@ -87,11 +81,7 @@ func New(cfg Config) (*World, error) {
 
 // FromJSON is New with DefaultConfig overridden by a JSON object.
 func FromJSON(raw json.RawMessage) (*World, error) {
-	cfg := DefaultConfig()
-	if err := tasks.DecodeConfig(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("webshop: %w", err)
-	}
-	return New(cfg)
+	return textworld.Build("webshop", DefaultConfig, raw, New)
 }
 
 // Config is the store's configuration.
@@ -109,10 +99,7 @@ const instructionStream = 1
 // Instruction makes instruction index of split. A test draw that repeats a
 // training instruction is drawn again, so the splits share no instruction.
 func (w *World) Instruction(split textworld.Split, index int) (Instruction, error) {
-	if err := w.cfg.sizes().Check(split, index); err != nil {
-		return Instruction{}, err
-	}
-	rng, err := textworld.RNG(w.cfg.Seed, split, index, instructionStream)
+	rng, err := w.cfg.sizes().Draw(w.cfg.Seed, split, index, instructionStream)
 	if err != nil {
 		return Instruction{}, err
 	}

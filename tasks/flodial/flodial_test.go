@@ -2,7 +2,6 @@ package flodial
 
 import (
 	"encoding/json"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis/diagnosistest"
 	"arew/tasks/taskstest"
 )
 
@@ -179,40 +179,13 @@ func TestBayesAgainstBruteForce(t *testing.T) {
 	}
 }
 
-// Every episode, whatever the policy, stays within MaxTokens when each turn
-// respects Turn.MaxTokens, and ends after 2·Rounds turns.
+// Every episode stays within MaxTokens when each turn respects
+// Turn.MaxTokens, and ends after 2·Rounds turns (diagnosistest.TokenBudget).
 func TestTokenBudget(t *testing.T) {
 	for _, cfg := range []Config{EasyConfig(), HardConfig()} {
 		task, err := New("budget", cfg)
 		require.NoError(t, err)
-		rng := rand.New(rand.NewPCG(1, 1))
-		for i := range 50 {
-			ep, err := task.NewEpisode(tasks.Test, i)
-			require.NoError(t, err)
-			n := len(ep.Prompt())
-			assert.Equal(t, task.promptLen(), n)
-			for !ep.Done() {
-				// Worst case: a full-length, malformed turn every time.
-				a := make([]tasks.Token, ep.Next().MaxTokens-1)
-				for j := range a {
-					a[j] = tasks.Token(rng.IntN(task.vocab.Size()))
-				}
-				obs, _, err := ep.Step(a)
-				require.NoError(t, err)
-				n += len(a) + 1 + len(obs)
-			}
-			assert.LessOrEqual(t, n, task.MaxTokens())
-			assert.Equal(t, 2*cfg.Rounds, len(ep.Steps()))
-		}
-		// The bound is tight: all-malformed episodes reach it exactly.
-		ep, _ := task.NewEpisode(tasks.Test, 0)
-		n := len(ep.Prompt())
-		for !ep.Done() {
-			a := make([]tasks.Token, ep.Next().MaxTokens-1)
-			obs, _, _ := ep.Step(a)
-			n += len(a) + 1 + len(obs)
-		}
-		assert.Equal(t, task.MaxTokens(), n)
+		diagnosistest.TokenBudget(t, task, task.promptLen(), 2*cfg.Rounds)
 	}
 }
 
@@ -220,12 +193,7 @@ func TestPolicies(t *testing.T) {
 	task, err := New("easy", EasyConfig())
 	require.NoError(t, err)
 	eval := func(spec tasks.PolicySpec) tasks.Summary {
-		pol, err := task.Scripted(spec)
-		require.NoError(t, err)
-		s, err := tasks.Evaluate(task, pol, tasks.Test, 300, 1, 2*task.cfg.Rounds)
-		require.NoError(t, err)
-		assert.Zero(t, s.Malformed, pol.Name())
-		return s
+		return diagnosistest.Evaluate(t, task, spec, 300, 2*task.cfg.Rounds)
 	}
 	random := eval(tasks.PolicySpec{Kind: "random"})
 	weak := eval(tasks.PolicySpec{Kind: "weak", QAS: 0.1, QBT: 0.1})
@@ -291,17 +259,5 @@ func TestPolicyErrors(t *testing.T) {
 	require.NoError(t, err)
 	b, err := New("b", EasyConfig())
 	require.NoError(t, err)
-	pol, err := a.Scripted(tasks.PolicySpec{Kind: "strong"})
-	require.NoError(t, err)
-	ep, err := b.NewEpisode(tasks.Test, 0)
-	require.NoError(t, err)
-	_, err = pol.Act(ep, rand.New(rand.NewPCG(1, 1)))
-	assert.Error(t, err, "episode of another task")
-	own, err := a.NewEpisode(tasks.Test, 0)
-	require.NoError(t, err)
-	_, err = tasks.Play(own, pol, rand.New(rand.NewPCG(1, 1)), 10)
-	require.NoError(t, err)
-	_, err = pol.Act(own, rand.New(rand.NewPCG(1, 1)))
-	assert.Error(t, err, "episode is over")
-	assert.False(t, math.IsNaN(own.Measures().Evidence))
+	diagnosistest.PolicyErrors(t, a, b, tasks.PolicySpec{Kind: "strong"}, 10)
 }

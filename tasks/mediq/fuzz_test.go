@@ -1,29 +1,21 @@
 package mediq
 
 import (
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis/diagnosistest"
 	"arew/tasks/taskstest"
 )
 
-// FuzzEpisode feeds arbitrary token sequences to both parsers (queries and
-// beliefs) through taskstest.CheckEpisode, which holds the episode to the
-// tasks contract (no panic, critiques in range, vocabulary, turn limit,
-// MaxTokens); every episode also plays all 2·Rounds turns and has finite
-// measures.
+// FuzzEpisode holds MediQ under both critique rules to the tasks contract
+// (diagnosistest.FuzzEpisode).
 func FuzzEpisode(f *testing.F) {
 	const sep = taskstest.TurnSeparator
-	f.Add([]byte{30, sep, 60, 68, 60, 60, 6, 60, 68, 60, 60})
-	f.Add([]byte{sep, sep, 200, 100, 0, 255, 1, 2, 3, 4, 5})
-	f.Add([]byte{30, sep, 30, sep, 30, sep, 30})
-	f.Add([]byte{6, 6, 6, 6, 6, 6, 6, 6, 6, 6})
-	f.Add([]byte{})
-	var all []*Task
+	var all []tasks.Task
 	for _, critiques := range []string{"spec", "consistent"} {
 		cfg := DefaultConfig()
 		cfg.Critiques = critiques
@@ -31,16 +23,9 @@ func FuzzEpisode(f *testing.F) {
 		require.NoError(f, err)
 		all = append(all, task)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, task := range all {
-			ep, err := task.NewEpisode(tasks.Test, len(data)%7)
-			require.NoError(t, err)
-			limit := 2 * task.cfg.Rounds
-			m := taskstest.CheckEpisode(t, task, ep, taskstest.TurnsFromBytes(data), limit)
-			assert.Equal(t, limit, m.Turns)
-			assert.False(t, math.IsNaN(m.Evidence) || math.IsNaN(m.IAS) || math.IsNaN(m.CBT))
-		}
-	})
+	diagnosistest.FuzzEpisode(f, all, 2*DefaultConfig().Rounds, []byte{30, sep, 60, 68, 60, 60, 6, 60, 68, 60, 60},
+		[]byte{sep, sep, 200, 100, 0, 255, 1, 2, 3, 4, 5}, []byte{30, sep, 30, sep, 30, sep, 30},
+		[]byte{6, 6, 6, 6, 6, 6, 6, 6, 6, 6}, []byte{})
 }
 
 // FuzzParseBelief: the belief parser alone; a parse that succeeds gives two

@@ -11,6 +11,7 @@ import (
 
 	"arew/tasks"
 	"arew/tasks/internal/diagnosis"
+	"arew/tasks/internal/diagnosis/diagnosistest"
 	"arew/tasks/taskstest"
 )
 
@@ -261,52 +262,19 @@ func isInitial(p *patient, f int) bool {
 }
 
 // Every episode stays within MaxTokens when each turn respects
-// Turn.MaxTokens; an all-malformed episode reaches it exactly.
+// Turn.MaxTokens; an all-malformed episode reaches it exactly
+// (diagnosistest.TokenBudget).
 func TestTokenBudget(t *testing.T) {
 	task, err := New("budget", DefaultConfig())
 	require.NoError(t, err)
-	rng := rand.New(rand.NewPCG(1, 1))
-	for i := range 50 {
-		ep, err := task.NewEpisode(tasks.Test, i)
-		require.NoError(t, err)
-		n := len(ep.Prompt())
-		assert.Equal(t, task.promptLen(), n)
-		for !ep.Done() {
-			a := make([]tasks.Token, ep.Next().MaxTokens-1)
-			for j := range a {
-				a[j] = tasks.Token(rng.IntN(task.vocab.Size()))
-			}
-			if i%2 == 0 {
-				a = a[:0] // malformed every turn
-			}
-			obs, _, err := ep.Step(a)
-			require.NoError(t, err)
-			n += len(a) + 1 + len(obs)
-		}
-		assert.LessOrEqual(t, n, task.MaxTokens())
-		assert.Len(t, ep.Steps(), 2*task.cfg.Rounds)
-	}
-	ep, _ := task.NewEpisode(tasks.Test, 0)
-	n := len(ep.Prompt())
-	for !ep.Done() {
-		a := make([]tasks.Token, ep.Next().MaxTokens-1)
-		obs, _, _ := ep.Step(a)
-		n += len(a) + 1 + len(obs)
-	}
-	assert.Equal(t, task.MaxTokens(), n)
-	assert.Equal(t, 70, n)
+	assert.Equal(t, 70, diagnosistest.TokenBudget(t, task, task.promptLen(), 2*task.cfg.Rounds))
 }
 
 func TestPolicies(t *testing.T) {
 	task, err := New("pol", DefaultConfig())
 	require.NoError(t, err)
 	eval := func(spec tasks.PolicySpec) tasks.Summary {
-		pol, err := task.Scripted(spec)
-		require.NoError(t, err)
-		s, err := tasks.Evaluate(task, pol, tasks.Test, 400, 1, 2*task.cfg.Rounds)
-		require.NoError(t, err)
-		assert.Zero(t, s.Malformed, pol.Name())
-		return s
+		return diagnosistest.Evaluate(t, task, spec, 400, 2*task.cfg.Rounds)
 	}
 	random := eval(tasks.PolicySpec{Kind: "random"})
 	weak := eval(tasks.PolicySpec{Kind: "weak", QAS: 0.1, QBT: 0.1})
@@ -363,18 +331,7 @@ func TestPolicyErrors(t *testing.T) {
 	require.NoError(t, err)
 	b, err := New("b", DefaultConfig())
 	require.NoError(t, err)
-	pol, err := a.Scripted(tasks.PolicySpec{Kind: "random"})
-	require.NoError(t, err)
-	ep, err := b.NewEpisode(tasks.Test, 0)
-	require.NoError(t, err)
-	_, err = pol.Act(ep, rand.New(rand.NewPCG(1, 1)))
-	assert.Error(t, err)
-	own, err := a.NewEpisode(tasks.Test, 0)
-	require.NoError(t, err)
-	_, err = tasks.Play(own, pol, rand.New(rand.NewPCG(1, 1)), 8)
-	require.NoError(t, err)
-	_, err = pol.Act(own, rand.New(rand.NewPCG(1, 1)))
-	assert.Error(t, err)
+	diagnosistest.PolicyErrors(t, a, b, tasks.PolicySpec{Kind: "random"}, 8)
 }
 
 // randomBayes asks random findings and states the exact posterior: belief

@@ -2,13 +2,13 @@ package flodial
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis/diagnosistest"
 )
 
 // handTask is a 3-fault, 5-question task with 7 rounds; handTable's truth is
@@ -33,67 +33,25 @@ func handEpisode(task *Task) *episode {
 	}})
 }
 
-// act encodes a scripted action: "q3", "levels 0 3 3", or raw words.
-func act(task *Task, a string) []tasks.Token {
-	var out []tasks.Token
-	for _, w := range strings.Fields(strings.TrimPrefix(a, "levels ")) {
-		if id, ok := task.vocab.Lookup(w); ok {
-			out = append(out, id)
-		} else {
-			out = append(out, 999) // outside the vocabulary
-		}
-	}
-	return out
-}
-
-type scripted struct {
-	action    string
-	z         int8
-	tokenZ    []int8 // per-token critiques (nil: none)
-	reply     string // first observation word ("" for none)
-	malformed bool
-	repeat    bool
-}
-
-func runScript(t *testing.T, task *Task, e *episode, script []scripted) {
-	for i, s := range script {
-		require.False(t, e.Done(), "step %d", i)
-		obs, st, err := e.Step(act(task, s.action))
-		require.NoError(t, err)
-		assert.Equal(t, s.z, st.Z, "step %d %q: %s", i, s.action, st.Text)
-		assert.Equal(t, s.tokenZ, st.TokenZ, "step %d %q: per-token critiques", i, s.action)
-		assert.Equal(t, s.malformed, st.Malformed, "step %d", i)
-		assert.Equal(t, s.repeat, st.Repeat, "step %d", i)
-		assert.Equal(t, i, st.Turn)
-		if s.reply == "" {
-			assert.Empty(t, obs, "step %d", i)
-		} else {
-			require.NotEmpty(t, obs)
-			assert.Equal(t, s.reply, task.vocab.Word(obs[0]), "step %d", i)
-		}
-	}
-	assert.True(t, e.Done())
-}
-
 // Every rule of the spec's FloDial critiques, in one hand-built episode.
 func TestSpecCritiques(t *testing.T) {
 	task := handTask(t, "spec")
 	e := handEpisode(task)
-	runScript(t, task, e, []scripted{
-		{action: "q3", z: 1, reply: "YES"},                  // AS: YES → +1
-		{action: "levels 0 3 3", z: 1, reply: "<ask>"},      // BT after YES: truth 1/3 → 1/2 rose → +1
-		{action: "q0", z: 0, reply: "NO"},                   // AS: NO → 0
-		{action: "levels 0 3 3", z: -1, reply: "<ask>"},     // BT after NO: did not rise → −1
-		{action: "q1", z: -1, reply: "UNK"},                 // AS: UNK → −1
-		{action: "levels 0 2 2", z: 1, reply: "<ask>"},      // BT after UNK: unchanged (normalised) → +1
-		{action: "q1", z: -1, reply: "REP", repeat: true},   // AS: repeat → −1, own token
-		{action: "levels 0 3 0", z: -1, reply: "<ask>"},     // BT after REP: changed → −1
-		{action: "0", z: -1, reply: "BAD", malformed: true}, // AS: malformed → −1
-		{action: "levels 0 3 0", z: 1, reply: "<ask>"},      // BT after BAD: unchanged → +1
-		{action: "q2", z: 0, reply: "NO"},
-		{action: "levels 9", z: -1, reply: "BAD", malformed: true}, // BT malformed → −1
-		{action: "q4", z: 1, reply: "YES"},
-		{action: "levels 1 3 0", z: -1}, // final: 1 → 3/4 against the carried belief → −1
+	diagnosistest.Script(t, task.vocab, e, []diagnosistest.Turn{
+		{Action: "q3", Z: 1, Reply: "YES"},                  // AS: YES → +1
+		{Action: "0 3 3", Z: 1, Reply: "<ask>"},             // BT after YES: truth 1/3 → 1/2 rose → +1
+		{Action: "q0", Z: 0, Reply: "NO"},                   // AS: NO → 0
+		{Action: "0 3 3", Z: -1, Reply: "<ask>"},            // BT after NO: did not rise → −1
+		{Action: "q1", Z: -1, Reply: "UNK"},                 // AS: UNK → −1
+		{Action: "0 2 2", Z: 1, Reply: "<ask>"},             // BT after UNK: unchanged (normalised) → +1
+		{Action: "q1", Z: -1, Reply: "REP", Repeat: true},   // AS: repeat → −1, own token
+		{Action: "0 3 0", Z: -1, Reply: "<ask>"},            // BT after REP: changed → −1
+		{Action: "0", Z: -1, Reply: "BAD", Malformed: true}, // AS: malformed → −1
+		{Action: "0 3 0", Z: 1, Reply: "<ask>"},             // BT after BAD: unchanged → +1
+		{Action: "q2", Z: 0, Reply: "NO"},
+		{Action: "9", Z: -1, Reply: "BAD", Malformed: true}, // BT malformed → −1
+		{Action: "q4", Z: 1, Reply: "YES"},
+		{Action: "1 3 0", Z: -1}, // final: 1 → 3/4 against the carried belief → −1
 	})
 	m := e.Measures()
 	assert.True(t, m.Success)
@@ -107,7 +65,7 @@ func TestSpecCritiques(t *testing.T) {
 	assert.Equal(t, 2, m.Malformed)
 	assert.Equal(t, 1, m.Repeats)
 	assert.Equal(t, 14, m.Turns)
-	_, _, err := e.Step(act(task, "q0"))
+	_, _, err := e.Step(diagnosistest.Words(task.vocab, "q0"))
 	assert.Error(t, err, "step after the end")
 }
 
@@ -115,21 +73,21 @@ func TestSpecCritiques(t *testing.T) {
 func TestConsistentCritiques(t *testing.T) {
 	task := handTask(t, "consistent")
 	e := handEpisode(task)
-	runScript(t, task, e, []scripted{
-		{action: "q2", z: -1, reply: "NO"},                // does not split C = {0,1,2} → −1
-		{action: "levels 3 0 0", z: 0, reply: "<ask>"},    // top in C, nothing eliminated → 0
-		{action: "q3", z: 1, reply: "YES"},                // splits → +1; C = {0,1}
-		{action: "levels 0 0 3", z: -1, reply: "<ask>"},   // top ruled out → −1
-		{action: "q3", z: -1, reply: "REP", repeat: true}, // repeat while |C| = 2 → −1
-		{action: "levels 3 3 0", z: 0, reply: "<ask>"},    // tops in C, nothing eliminated → 0
-		{action: "q4", z: 1, reply: "YES"},                // splits {0,1} → +1; C = {1}
-		{action: "levels 0 3 0", z: 1, reply: "<ask>"},    // in C after an elimination → +1
-		{action: "q0", z: 0, reply: "NO"},                 // |C| = 1 → 0
-		{action: "levels 3 3 0", z: -1, reply: "<ask>"},   // a tied top on a ruled-out fault → −1
-		{action: "<ask>", z: -1, reply: "BAD", malformed: true},
-		{action: "", z: -1, reply: "BAD", malformed: true},
-		{action: "q3", z: 0, reply: "REP", repeat: true}, // repeat once |C| = 1 → 0
-		{action: "levels 0 3 0", z: 0},
+	diagnosistest.Script(t, task.vocab, e, []diagnosistest.Turn{
+		{Action: "q2", Z: -1, Reply: "NO"},                // does not split C = {0,1,2} → −1
+		{Action: "3 0 0", Z: 0, Reply: "<ask>"},           // top in C, nothing eliminated → 0
+		{Action: "q3", Z: 1, Reply: "YES"},                // splits → +1; C = {0,1}
+		{Action: "0 0 3", Z: -1, Reply: "<ask>"},          // top ruled out → −1
+		{Action: "q3", Z: -1, Reply: "REP", Repeat: true}, // repeat while |C| = 2 → −1
+		{Action: "3 3 0", Z: 0, Reply: "<ask>"},           // tops in C, nothing eliminated → 0
+		{Action: "q4", Z: 1, Reply: "YES"},                // splits {0,1} → +1; C = {1}
+		{Action: "0 3 0", Z: 1, Reply: "<ask>"},           // in C after an elimination → +1
+		{Action: "q0", Z: 0, Reply: "NO"},                 // |C| = 1 → 0
+		{Action: "3 3 0", Z: -1, Reply: "<ask>"},          // a tied top on a ruled-out fault → −1
+		{Action: "<ask>", Z: -1, Reply: "BAD", Malformed: true},
+		{Action: "", Z: -1, Reply: "BAD", Malformed: true},
+		{Action: "q3", Z: 0, Reply: "REP", Repeat: true}, // repeat once |C| = 1 → 0
+		{Action: "0 3 0", Z: 0},
 	})
 	m := e.Measures()
 	assert.True(t, m.Success)
@@ -143,21 +101,21 @@ func TestConsistentCritiques(t *testing.T) {
 func TestPerFaultCritiques(t *testing.T) {
 	task := handTask(t, "per-fault")
 	e := handEpisode(task)
-	runScript(t, task, e, []scripted{
-		{action: "q2", z: -1, reply: "NO"}, // does not split C = {0,1,2}
-		{action: "levels 3 3 3", z: 0, tokenZ: []int8{1, 1, 1}, reply: "<ask>"},
-		{action: "q3", z: 1, reply: "YES"},                                        // C = {0,1}
-		{action: "levels 3 3 3", z: -1, tokenZ: []int8{1, 1, -1}, reply: "<ask>"}, // stale on fault 2
-		{action: "q4", z: 1, reply: "YES"},                                        // C = {1}
-		{action: "levels 3 3 0", z: -1, tokenZ: []int8{-1, 1, 1}, reply: "<ask>"}, // half the update
-		{action: "q0", z: 0, reply: "NO"},
-		{action: "levels 0 3 0", z: 0, tokenZ: []int8{1, 1, 1}, reply: "<ask>"},
-		{action: "q1", z: 0, reply: "UNK"},
-		{action: "levels 0 2", z: -1, reply: "BAD", malformed: true},
-		{action: "q3", z: 0, reply: "REP", repeat: true},
-		{action: "levels 1 2 0", z: 0, tokenZ: []int8{-1, 1, 1}, reply: "<ask>"},
-		{action: "q4", z: 0, reply: "REP", repeat: true},
-		{action: "levels 0 1 0", z: 0, tokenZ: []int8{1, 1, 1}},
+	diagnosistest.Script(t, task.vocab, e, []diagnosistest.Turn{
+		{Action: "q2", Z: -1, Reply: "NO"}, // does not split C = {0,1,2}
+		{Action: "3 3 3", Z: 0, TokenZ: []int8{1, 1, 1}, Reply: "<ask>"},
+		{Action: "q3", Z: 1, Reply: "YES"},                                 // C = {0,1}
+		{Action: "3 3 3", Z: -1, TokenZ: []int8{1, 1, -1}, Reply: "<ask>"}, // stale on fault 2
+		{Action: "q4", Z: 1, Reply: "YES"},                                 // C = {1}
+		{Action: "3 3 0", Z: -1, TokenZ: []int8{-1, 1, 1}, Reply: "<ask>"}, // half the update
+		{Action: "q0", Z: 0, Reply: "NO"},
+		{Action: "0 3 0", Z: 0, TokenZ: []int8{1, 1, 1}, Reply: "<ask>"},
+		{Action: "q1", Z: 0, Reply: "UNK"},
+		{Action: "0 2", Z: -1, Reply: "BAD", Malformed: true},
+		{Action: "q3", Z: 0, Reply: "REP", Repeat: true},
+		{Action: "1 2 0", Z: 0, TokenZ: []int8{-1, 1, 1}, Reply: "<ask>"},
+		{Action: "q4", Z: 0, Reply: "REP", Repeat: true},
+		{Action: "0 1 0", Z: 0, TokenZ: []int8{1, 1, 1}},
 	})
 	assert.True(t, e.Measures().Success)
 }
@@ -167,22 +125,22 @@ func TestPerFaultCritiques(t *testing.T) {
 // of the belief's mass on C, tasks.MassBT) and "majority" (the sign of the
 // sum of the per-fault critiques, tasks.MajorityBT). Neither sets TokenZ.
 func TestTurnLevelCritiquesWithoutTruth(t *testing.T) {
-	script := func(bt []int8) []scripted {
-		return []scripted{
-			{action: "q2", z: -1, reply: "NO"},                 // does not split C = {0,1,2}
-			{action: "levels 3 3 3", z: bt[0], reply: "<ask>"}, // all on C
-			{action: "q3", z: 1, reply: "YES"},                 // C = {0,1}
-			{action: "levels 0 0 3", z: bt[1], reply: "<ask>"}, // mass moved off C
-			{action: "q4", z: 1, reply: "YES"},                 // C = {1}
-			{action: "levels 3 3 0", z: bt[2], reply: "<ask>"}, // half the update
-			{action: "q0", z: 0, reply: "NO"},                  // |C| = 1
-			{action: "levels 0 3 0", z: bt[3], reply: "<ask>"}, // exact
-			{action: "q1", z: 0, reply: "UNK"},                 // |C| = 1
-			{action: "levels 0 2", z: -1, reply: "BAD", malformed: true},
-			{action: "q3", z: 0, reply: "REP", repeat: true},
-			{action: "levels 1 2 0", z: bt[4], reply: "<ask>"}, // mass off C again
-			{action: "q4", z: 0, reply: "REP", repeat: true},
-			{action: "levels 0 1 0", z: bt[5]},
+	script := func(bt []int8) []diagnosistest.Turn {
+		return []diagnosistest.Turn{
+			{Action: "q2", Z: -1, Reply: "NO"},          // does not split C = {0,1,2}
+			{Action: "3 3 3", Z: bt[0], Reply: "<ask>"}, // all on C
+			{Action: "q3", Z: 1, Reply: "YES"},          // C = {0,1}
+			{Action: "0 0 3", Z: bt[1], Reply: "<ask>"}, // mass moved off C
+			{Action: "q4", Z: 1, Reply: "YES"},          // C = {1}
+			{Action: "3 3 0", Z: bt[2], Reply: "<ask>"}, // half the update
+			{Action: "q0", Z: 0, Reply: "NO"},           // |C| = 1
+			{Action: "0 3 0", Z: bt[3], Reply: "<ask>"}, // exact
+			{Action: "q1", Z: 0, Reply: "UNK"},          // |C| = 1
+			{Action: "0 2", Z: -1, Reply: "BAD", Malformed: true},
+			{Action: "q3", Z: 0, Reply: "REP", Repeat: true},
+			{Action: "1 2 0", Z: bt[4], Reply: "<ask>"}, // mass off C again
+			{Action: "q4", Z: 0, Reply: "REP", Repeat: true},
+			{Action: "0 1 0", Z: bt[5]},
 		}
 	}
 	for _, c := range []struct {
@@ -197,7 +155,7 @@ func TestTurnLevelCritiquesWithoutTruth(t *testing.T) {
 		t.Run(c.rule, func(t *testing.T) {
 			task := handTask(t, c.rule)
 			e := handEpisode(task)
-			runScript(t, task, e, script(c.bt))
+			diagnosistest.Script(t, task.vocab, e, script(c.bt))
 			assert.True(t, e.Measures().Success)
 		})
 	}
@@ -211,12 +169,12 @@ func TestFinalAnswer(t *testing.T) {
 		success  bool
 		evidence float64
 	}{
-		{"levels 0 3 0", true, 1},
-		{"levels 2 3 1", true, 0.5},
-		{"levels 3 3 0", false, 0.5}, // tie
-		{"levels 3 2 0", false, 0.4},
-		{"levels 0 0 0", false, 0}, // malformed: no mass
-		{"q1", false, 0},           // malformed
+		{"0 3 0", true, 1},
+		{"2 3 1", true, 0.5},
+		{"3 3 0", false, 0.5}, // tie
+		{"3 2 0", false, 0.4},
+		{"0 0 0", false, 0}, // malformed: no mass
+		{"q1", false, 0},    // malformed
 	} {
 		e := handEpisode(task)
 		for !e.Done() {
@@ -225,9 +183,9 @@ func TestFinalAnswer(t *testing.T) {
 			case e.Next().Final:
 				a = c.final
 			case e.Next().Kind == tasks.BT:
-				a = "levels 1 1 1"
+				a = "1 1 1"
 			}
-			_, _, err := e.Step(act(task, a))
+			_, _, err := e.Step(diagnosistest.Words(task.vocab, a))
 			require.NoError(t, err)
 		}
 		m := e.Measures()

@@ -2,13 +2,13 @@ package mediq
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"arew/tasks"
+	"arew/tasks/internal/diagnosis/diagnosistest"
 )
 
 // handTask is a MediQ task with a hand-written knowledge base of four
@@ -48,62 +48,23 @@ func handEpisode(task *Task) *episode {
 		values: []int{0, 1, 0, 0}, known: []bool{true, true, false, true}, initial: []int{3}})
 }
 
-// act encodes words; unknown words become an id outside the vocabulary.
-func act(task *Task, a string) []tasks.Token {
-	var out []tasks.Token
-	for _, w := range strings.Fields(a) {
-		if id, ok := task.vocab.Lookup(w); ok {
-			out = append(out, id)
-		} else {
-			out = append(out, 999)
-		}
-	}
-	return out
-}
-
-type scripted struct {
-	action    string
-	z         int8
-	reply     string
-	malformed bool
-	repeat    bool
-}
-
-func runScript(t *testing.T, task *Task, e *episode, script []scripted) {
-	for i, s := range script {
-		require.False(t, e.Done(), "step %d", i)
-		obs, st, err := e.Step(act(task, s.action))
-		require.NoError(t, err)
-		assert.Equal(t, s.z, st.Z, "step %d %q: %s", i, s.action, st.Text)
-		assert.Equal(t, s.malformed, st.Malformed, "step %d", i)
-		assert.Equal(t, s.repeat, st.Repeat, "step %d", i)
-		if s.reply == "" {
-			assert.Empty(t, obs, "step %d", i)
-		} else {
-			require.NotEmpty(t, obs)
-			assert.Equal(t, s.reply, task.vocab.Word(obs[0]), "step %d", i)
-		}
-	}
-	assert.True(t, e.Done())
-}
-
 // Every rule of the spec's MediQ critiques (AS, counterfactual BT).
 func TestSpecCritiques(t *testing.T) {
 	task := handTask(t, "spec", 6)
 	e := handEpisode(task)
-	runScript(t, task, e, []scripted{
-		{action: "fn2", z: -1, reply: "unknown"},                // AS: cannot answer → −1
-		{action: "5 5 5 5 <cf> 1 2 3 4", z: 1, reply: "<ask>"},  // after unknown: margin unchanged (0) → +1
-		{action: "fn3", z: -1, reply: "REP", repeat: true},      // AS: revealed in the prompt → REP, −1
-		{action: "5 9 5 5 <cf> 5 5 5 5", z: -1, reply: "<ask>"}, // after REP: margin changed → −1
-		{action: "fn0", z: 1, reply: "absent"},                  // AS: new fact → +1
-		{action: "1 9 5 5 <cf> 5 9 5 5", z: 1, reply: "<ask>"},  // real moved, counterfactual did not → +1
-		{action: "dx0", z: -1, reply: "BAD", malformed: true},   // AS: malformed → −1
-		{action: "1 9 5 5 <cf> 0 0 0 9", z: 1, reply: "<ask>"},  // after BAD: same belief → +1 (cf unused)
-		{action: "fn1", z: 1, reply: "present"},                 // AS: new fact → +1
-		{action: "1 9 1 1 <cf> 9 0 0 0", z: -1, reply: "<ask>"}, // counterfactual moved farther → −1
-		{action: "fn0", z: -1, reply: "REP", repeat: true},      // AS: asked before → −1
-		{action: "0 9 0 0", z: -1, malformed: true},             // BT without <cf> → malformed, −1
+	diagnosistest.Script(t, task.vocab, e, []diagnosistest.Turn{
+		{Action: "fn2", Z: -1, Reply: "unknown"},                // AS: cannot answer → −1
+		{Action: "5 5 5 5 <cf> 1 2 3 4", Z: 1, Reply: "<ask>"},  // after unknown: margin unchanged (0) → +1
+		{Action: "fn3", Z: -1, Reply: "REP", Repeat: true},      // AS: revealed in the prompt → REP, −1
+		{Action: "5 9 5 5 <cf> 5 5 5 5", Z: -1, Reply: "<ask>"}, // after REP: margin changed → −1
+		{Action: "fn0", Z: 1, Reply: "absent"},                  // AS: new fact → +1
+		{Action: "1 9 5 5 <cf> 5 9 5 5", Z: 1, Reply: "<ask>"},  // real moved, counterfactual did not → +1
+		{Action: "dx0", Z: -1, Reply: "BAD", Malformed: true},   // AS: malformed → −1
+		{Action: "1 9 5 5 <cf> 0 0 0 9", Z: 1, Reply: "<ask>"},  // after BAD: same belief → +1 (cf unused)
+		{Action: "fn1", Z: 1, Reply: "present"},                 // AS: new fact → +1
+		{Action: "1 9 1 1 <cf> 9 0 0 0", Z: -1, Reply: "<ask>"}, // counterfactual moved farther → −1
+		{Action: "fn0", Z: -1, Reply: "REP", Repeat: true},      // AS: asked before → −1
+		{Action: "0 9 0 0", Z: -1, Malformed: true},             // BT without <cf> → malformed, −1
 	})
 	m := e.Measures()
 	assert.False(t, m.Success, "a malformed final answer scores 0")
@@ -129,21 +90,21 @@ func TestSpecCritiques(t *testing.T) {
 func TestConsistentCritiques(t *testing.T) {
 	task := handTask(t, "consistent", 7)
 	e := handEpisode(task)
-	runScript(t, task, e, []scripted{
-		{action: "fn3", z: -1, reply: "REP", repeat: true},      // repeat while |C| = 4 → −1
-		{action: "9 0 0 0 <cf> 9 0 0 0", z: 0, reply: "<ask>"},  // top in C, nothing eliminated → 0
-		{action: "fn2", z: -1, reply: "unknown"},                // cannot split C → −1
-		{action: "0 0 0 9 <cf> 0 0 0 9", z: 0, reply: "<ask>"},  // top in C → 0
-		{action: "fn1", z: 1, reply: "present"},                 // splits C → +1; C = {B}
-		{action: "0 9 0 0 <cf> 9 9 9 9", z: 1, reply: "<ask>"},  // top in C after an elimination → +1
-		{action: "fn3", z: 0, reply: "REP", repeat: true},       // |C| = 1 → 0
-		{action: "9 9 0 0 <cf> 0 9 0 0", z: -1, reply: "<ask>"}, // tied top on a ruled-out option → −1
-		{action: "", z: -1, reply: "BAD", malformed: true},      // malformed → −1 even when |C| = 1
-		{action: "0 9 0 0 <cf>", z: -1, reply: "BAD", malformed: true},
-		{action: "fn0", z: 0, reply: "absent"},                 // |C| = 1 → 0
-		{action: "0 9 0 0 <cf> 0 9 0 0", z: 0, reply: "<ask>"}, // in C, nothing eliminated → 0
-		{action: "fn1", z: 0, reply: "REP", repeat: true},
-		{action: "1 9 0 0 <cf> 0 9 0 0", z: 0},
+	diagnosistest.Script(t, task.vocab, e, []diagnosistest.Turn{
+		{Action: "fn3", Z: -1, Reply: "REP", Repeat: true},      // repeat while |C| = 4 → −1
+		{Action: "9 0 0 0 <cf> 9 0 0 0", Z: 0, Reply: "<ask>"},  // top in C, nothing eliminated → 0
+		{Action: "fn2", Z: -1, Reply: "unknown"},                // cannot split C → −1
+		{Action: "0 0 0 9 <cf> 0 0 0 9", Z: 0, Reply: "<ask>"},  // top in C → 0
+		{Action: "fn1", Z: 1, Reply: "present"},                 // splits C → +1; C = {B}
+		{Action: "0 9 0 0 <cf> 9 9 9 9", Z: 1, Reply: "<ask>"},  // top in C after an elimination → +1
+		{Action: "fn3", Z: 0, Reply: "REP", Repeat: true},       // |C| = 1 → 0
+		{Action: "9 9 0 0 <cf> 0 9 0 0", Z: -1, Reply: "<ask>"}, // tied top on a ruled-out option → −1
+		{Action: "", Z: -1, Reply: "BAD", Malformed: true},      // malformed → −1 even when |C| = 1
+		{Action: "0 9 0 0 <cf>", Z: -1, Reply: "BAD", Malformed: true},
+		{Action: "fn0", Z: 0, Reply: "absent"},                 // |C| = 1 → 0
+		{Action: "0 9 0 0 <cf> 0 9 0 0", Z: 0, Reply: "<ask>"}, // in C, nothing eliminated → 0
+		{Action: "fn1", Z: 0, Reply: "REP", Repeat: true},
+		{Action: "1 9 0 0 <cf> 0 9 0 0", Z: 0},
 	})
 	m := e.Measures()
 	assert.True(t, m.Success)

@@ -186,7 +186,7 @@ func TestBayesAgainstBruteForce(t *testing.T) {
 			}
 			for !e.Done() {
 				if e.Next().Kind == tasks.BT {
-					_, _, err := e.Step(act(task, "1 1 1 1 <cf> 1 1 1 1"))
+					_, _, err := e.Step(diagnosistest.Words(task.vocab, "1 1 1 1 <cf> 1 1 1 1"))
 					require.NoError(t, err)
 					continue
 				}

@@ -1,11 +1,12 @@
 // Package diagnosistest holds the checks that FloDial's and MediQ's tests
 // share: the episode fuzz, the token budget, the scripted policies'
-// evaluation and their errors.
+// evaluation and their errors, and hand-built scripts of turns.
 package diagnosistest
 
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -102,4 +103,51 @@ func PolicyErrors(t *testing.T, a, b tasks.Task, spec tasks.PolicySpec, turns in
 	_, err = pol.Act(own, rand.New(rand.NewPCG(1, 1)))
 	assert.Error(t, err, "episode is over")
 	assert.False(t, math.IsNaN(own.Measures().Evidence))
+}
+
+// Words encodes a, words of v separated by spaces; a word outside v
+// becomes id 999.
+func Words(v *tasks.Vocab, a string) []tasks.Token {
+	var out []tasks.Token
+	for _, w := range strings.Fields(a) {
+		id, ok := v.Lookup(w)
+		if !ok {
+			id = 999
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// Turn is one scripted turn of a hand-built episode: the agent's words and
+// what the step must give.
+type Turn struct {
+	Action    string
+	Z         int8
+	TokenZ    []int8 // per-token critiques (nil: none)
+	Reply     string // the observation's first word ("" for none)
+	Malformed bool
+	Repeat    bool
+}
+
+// Script plays script on ep (vocabulary v), checks every step and that
+// the episode is then over.
+func Script(t *testing.T, v *tasks.Vocab, ep tasks.Episode, script []Turn) {
+	for i, s := range script {
+		require.False(t, ep.Done(), "step %d", i)
+		obs, st, err := ep.Step(Words(v, s.Action))
+		require.NoError(t, err)
+		assert.Equal(t, s.Z, st.Z, "step %d %q: %s", i, s.Action, st.Text)
+		assert.Equal(t, s.TokenZ, st.TokenZ, "step %d %q: per-token critiques", i, s.Action)
+		assert.Equal(t, s.Malformed, st.Malformed, "step %d", i)
+		assert.Equal(t, s.Repeat, st.Repeat, "step %d", i)
+		assert.Equal(t, i, st.Turn)
+		if s.Reply == "" {
+			assert.Empty(t, obs, "step %d", i)
+		} else {
+			require.NotEmpty(t, obs)
+			assert.Equal(t, s.Reply, v.Word(obs[0]), "step %d", i)
+		}
+	}
+	assert.True(t, ep.Done())
 }

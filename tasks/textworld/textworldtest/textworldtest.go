@@ -197,3 +197,53 @@ func LogPairs(t *testing.T, split textworld.Split, pairs []textworld.Pair, v *ta
 	}
 	t.Logf("%-8v pairs %d  mean admissible %.1f  prompt tokens mean %.0f max %d", split, len(pairs), float64(adm)/float64(len(pairs)), float64(toks)/float64(len(pairs)), longest)
 }
+
+// Parse is a case of a parser's table: the text, and the action it parses
+// to, or Bad.
+type Parse[A any] struct {
+	Text string
+	Want A
+	Bad  bool
+}
+
+// CheckParse runs parse on every case: a Bad one fails, any other gives
+// its Want, which renders back to the text's words.
+func CheckParse[A interface{ Words() []string }](t *testing.T, parse func([]string) (A, error), cases []Parse[A]) {
+	for _, tc := range cases {
+		a, err := parse(textworld.Words(tc.Text))
+		if tc.Bad {
+			assert.Error(t, err, tc.Text)
+			continue
+		}
+		require.NoError(t, err, tc.Text)
+		assert.Equal(t, tc.Want, a, tc.Text)
+		assert.Equal(t, textworld.Words(tc.Text), a.Words(), tc.Text)
+	}
+}
+
+// FuzzParse: any text parses or fails cleanly, and what parses renders
+// back to the same words.
+func FuzzParse[A interface{ Words() []string }](f *testing.F, parse func([]string) (A, error), seeds ...string) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w := textworld.Words(s)
+		if a, err := parse(w); err == nil {
+			assert.Equal(t, w, a.Words())
+		}
+	})
+}
+
+// FuzzStep feeds arbitrary token ids (Turns with tok, from the fuzz's
+// bytes) to Step on the test game index mod games of w, interleaved with
+// expert actions (PlayFuzz); the reward stays in [0, 1]. The fuzz's
+// arguments are (data []byte, index uint8).
+func FuzzStep(f *testing.F, w textworld.World, games int, tok func(data []byte, b byte) tasks.Token) {
+	f.Fuzz(func(t *testing.T, data []byte, index uint8) {
+		e, err := w.Env(textworld.Test)(int(index) % games)
+		require.NoError(t, err)
+		PlayFuzz(t, e, Turns(data, func(b byte) tasks.Token { return tok(data, b) }))
+		assert.True(t, e.Reward() >= 0 && e.Reward() <= 1)
+	})
+}

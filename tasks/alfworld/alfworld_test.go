@@ -22,10 +22,6 @@ func world(t testing.TB) *World {
 
 var splits = []textworld.Split{textworld.Train, textworld.Test, textworld.TestOOD}
 
-func splitSize(w *World, s textworld.Split) int {
-	return map[textworld.Split]int{textworld.Train: w.cfg.Train, textworld.Test: w.cfg.Test, textworld.TestOOD: w.cfg.TestOOD}[s]
-}
-
 // stateKey is everything Step may change except the step count and the
 // observation.
 func stateKey(env textworld.Env) string {
@@ -38,7 +34,7 @@ func stateKey(env textworld.Env) string {
 func TestExpertSolvesEverySplit(t *testing.T) {
 	w := world(t)
 	for _, split := range splits {
-		textworldtest.ExpertSolves(t, w, split, splitSize(w, split))
+		textworldtest.ExpertSolves(t, w, split, w.cfg.Sizes().Size(split))
 	}
 }
 
@@ -128,7 +124,7 @@ func TestSplitsDisjointAndOOD(t *testing.T) {
 	unusual := 0
 	for _, split := range splits {
 		types := map[TaskType]int{}
-		for i := 0; i < splitSize(w, split); i++ {
+		for i := 0; i < w.cfg.Sizes().Size(split); i++ {
 			in, err := w.Instance(split, i)
 			require.NoError(t, err)
 			fp := in.Fingerprint()

@@ -19,7 +19,7 @@ import (
 func TestBaselines(t *testing.T) {
 	w := world(t)
 	for _, split := range splits {
-		n := splitSize(w, split)
+		n := w.cfg.Sizes().Size(split)
 		for _, p := range []textworld.Policy{textworld.RandomAdmissible{}, textworld.Expert{}} {
 			r, err := textworld.Evaluate(w.Env(split), n, p, textworld.History, rand.New(rand.NewPCG(7, 7)))
 			require.NoError(t, err)

@@ -22,13 +22,6 @@ func lab(t testing.TB) *World {
 
 var splits = []textworld.Split{textworld.Train, textworld.Test}
 
-func splitSize(w *World, s textworld.Split) int {
-	if s == textworld.Train {
-		return w.cfg.Train
-	}
-	return w.cfg.Test
-}
-
 func stateKey(env textworld.Env) string {
 	e := env.(*Env)
 	return fmt.Sprintf("%v|%d|%v|%v|%v", e.things, e.room, e.focused, e.failed, e.success)
@@ -39,9 +32,9 @@ func stateKey(env textworld.Env) string {
 func TestExpertSolvesEverySplit(t *testing.T) {
 	w := lab(t)
 	for _, split := range splits {
-		textworldtest.ExpertSolves(t, w, split, splitSize(w, split))
+		textworldtest.ExpertSolves(t, w, split, w.cfg.sizes().Size(split))
 		procs := map[Procedure]int{}
-		for i := 0; i < splitSize(w, split); i++ {
+		for i := 0; i < w.cfg.sizes().Size(split); i++ {
 			in, err := w.Instance(split, i)
 			require.NoError(t, err)
 			procs[in.Procedure]++
@@ -93,7 +86,7 @@ func TestDeterminismAndSplits(t *testing.T) {
 	a, b := lab(t), lab(t)
 	seen := map[string]bool{}
 	for _, split := range splits {
-		for i := 0; i < splitSize(a, split); i++ {
+		for i := 0; i < a.cfg.sizes().Size(split); i++ {
 			x, err := a.Instance(split, i)
 			require.NoError(t, err)
 			y, err := b.Instance(split, i)

@@ -72,24 +72,29 @@ type Sizes struct {
 	Train, Test, TestOOD int
 }
 
+// Size is how many instances split holds (0 for an unknown split).
+func (z Sizes) Size(split Split) int {
+	switch split {
+	case Train:
+		return z.Train
+	case Test:
+		return z.Test
+	case TestOOD:
+		return z.TestOOD
+	}
+	return 0
+}
+
 // Check validates index against the size of split (a size of 0 means the
 // environment has no such split).
 func (z Sizes) Check(split Split, index int) error {
-	n := 0
-	switch split {
-	case Train:
-		n = z.Train
-	case Test:
-		n = z.Test
-	case TestOOD:
-		n = z.TestOOD
-	default:
+	n := z.Size(split)
+	switch {
+	case split > TestOOD:
 		return fmt.Errorf("unknown split %v", split)
-	}
-	if n == 0 {
+	case n == 0:
 		return fmt.Errorf("this environment has no %v split", split)
-	}
-	if index < 0 || index >= n {
+	case index < 0 || index >= n:
 		return fmt.Errorf("instance %d outside the %v split [0, %d)", index, split, n)
 	}
 	return nil

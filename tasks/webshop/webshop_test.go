@@ -22,13 +22,6 @@ func store(t testing.TB) *World {
 
 var splits = []textworld.Split{textworld.Train, textworld.Test}
 
-func splitSize(w *World, s textworld.Split) int {
-	if s == textworld.Train {
-		return w.cfg.Train
-	}
-	return w.cfg.Test
-}
-
 func stateKey(env textworld.Env) string {
 	e := env.(*Env)
 	return fmt.Sprintf("%v|%v|%v|%d|%d|%s|%s|%v|%v", e.page, e.query, e.results, e.pageNo, e.item, e.colour, e.size, e.bought, e.reward)
@@ -39,7 +32,7 @@ func stateKey(env textworld.Env) string {
 func TestExpertSolvesEverySplit(t *testing.T) {
 	w := store(t)
 	for _, split := range splits {
-		textworldtest.ExpertSolves(t, w, split, splitSize(w, split))
+		textworldtest.ExpertSolves(t, w, split, w.cfg.sizes().Size(split))
 	}
 }
 
@@ -82,7 +75,7 @@ func TestDeterminismAndSplits(t *testing.T) {
 	require.Equal(t, a.catalogue, b.catalogue)
 	train := map[string]bool{}
 	for _, split := range splits {
-		for i := 0; i < splitSize(a, split); i++ {
+		for i := 0; i < a.cfg.sizes().Size(split); i++ {
 			x, err := a.Instruction(split, i)
 			require.NoError(t, err)
 			y, err := b.Instruction(split, i)

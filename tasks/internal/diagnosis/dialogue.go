@@ -12,8 +12,8 @@ import (
 	"arew/tasks"
 )
 
-// Dialogue describes a diagnosis task to the shared parts; the task embeds
-// it (it memoises the best constant answer).
+// Dialogue describes a diagnosis task to the shared parts; the task makes
+// one in New and keeps it (it memoises the best constant answer).
 type Dialogue struct {
 	Name       string // prefixes the policies' errors: "flodial", "mediq"
 	Hypotheses int    // K, the faults or options a belief weighs

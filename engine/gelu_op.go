@@ -14,8 +14,12 @@ import (
 // GELU applies the tanh approximation of GELU (GPT-2's, PyTorch's
 // nn.GELU(approximate="tanh")) elementwise to a float32 tensor of any
 // shape, as one differentiable node backed by kernels.GELUForward and
-// GELUBackward. The backward recomputes from x, so this op keeps no state;
-// its value and gradient live in op-owned buffers reused by the next run.
+// GELUBackward. Once the graph has its backward node, the forward keeps
+// the exponentials its values were computed from (kernels.GELUForwardExp)
+// and the backward reads them (GELUBackwardExp) instead of computing them
+// again: the same bits, in under half the backward's time. That state is
+// the forward op's, read as op_common.go describes; values, gradients and
+// exponentials live in op-owned buffers reused by the next run.
 func GELU(x *G.Node) (*G.Node, error) {
 	if err := checkFloat32Node("gelu: x", x, -1); err != nil {
 		return nil, err
@@ -28,17 +32,22 @@ func GELU(x *G.Node) (*G.Node, error) {
 }
 
 // geluOp is the forward node (grad false) or its backward (grad true, with
-// children x and dy).
+// children x, dy and the forward's output, which orders it after the
+// forward whose exps it reads).
 type geluOp struct {
 	customOp
 	shape tensor.Shape
 	grad  bool
 	out   *tensor.Dense
+
+	keep bool      // forward: a backward reads exps (set by SymDiff)
+	exps []float32 // forward: e^(−2u(x)) of the last run, when keep
+	fwd  *geluOp   // backward: its forward
 }
 
 func (op *geluOp) Arity() int {
 	if op.grad {
-		return 2
+		return 3
 	}
 	return 1
 }
@@ -46,7 +55,7 @@ func (op *geluOp) Arity() int {
 func (op *geluOp) Type() hm.Type {
 	t := tensorType(op.shape.Dims())
 	if op.grad {
-		return hm.NewFnType(t, t, t)
+		return hm.NewFnType(t, t, t, t)
 	}
 	return hm.NewFnType(t, t)
 }
@@ -66,13 +75,22 @@ func (op *geluOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	if !op.grad {
-		return out, kernels.GELUForward(x, out.Float32s())
+		if !op.keep {
+			return out, kernels.GELUForward(x, out.Float32s())
+		}
+		if len(op.exps) != len(x) {
+			op.exps = make([]float32, len(x))
+		}
+		return out, kernels.GELUForwardExp(x, out.Float32s(), op.exps)
 	}
 	dy, err := float32Value("gelu: dy", vs[1], op.shape)
 	if err != nil {
 		return nil, err
 	}
-	return out, kernels.GELUBackward(x, dy, out.Float32s())
+	if len(op.fwd.exps) != len(x) {
+		return nil, fmt.Errorf("%v: the forward has not run", op)
+	}
+	return out, kernels.GELUBackwardExp(x, op.fwd.exps, dy, out.Float32s())
 }
 
 func (op *geluOp) String() string {
@@ -86,16 +104,17 @@ func (op *geluOp) Hashcode() uint32      { return opHashcode(op) }
 
 func (op *geluOp) DiffWRT(n int) []bool { return unaryDiffWRT(n, op.grad) }
 
-// SymDiff gives the backward node GELUGrad(x, dy); it needs only x, so
-// unlike LayerNorm's it does not wait on the forward output.
-func (op *geluOp) SymDiff(inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+// SymDiff gives the backward node GELUGrad(x, dy, y), which reads the
+// forward's exps; from now on the forward keeps them.
+func (op *geluOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if op.grad {
 		return nil, fmt.Errorf("gelu: second derivatives are not implemented")
 	}
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("gelu backward: want 1 input, got %d", len(inputs))
 	}
-	dx, err := G.ApplyOp(&geluOp{shape: op.shape, grad: true}, inputs[0], grad)
+	op.keep = true
+	dx, err := G.ApplyOp(&geluOp{shape: op.shape, grad: true, fwd: op}, inputs[0], grad, output)
 	if err != nil {
 		return nil, fmt.Errorf("gelu backward: %w", err)
 	}

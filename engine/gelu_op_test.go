@@ -65,3 +65,32 @@ func TestGELUOpRejectsBadInput(t *testing.T) {
 	_, err = GELU(nil)
 	assert.ErrorContains(t, err, "nil")
 }
+
+// The forward that keeps its exponentials and the backward that reads
+// them give kernels.GELUForward's and GELUBackward's bits, run after run
+// on new inputs, through the engine's machine.
+func TestGELUOpIsTheKernelsBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 1))
+	x := opsTensor(rng, 0, 2, 64, 37)
+	g := G.NewGraph()
+	xn := G.NodeFromAny(g, x, G.WithName("x"))
+	y, err := GELU(xn)
+	require.NoError(t, err)
+	loss, err := weightedSumSeeded(g, y, 5)
+	require.NoError(t, err)
+	grads, err := G.Grad(loss, xn)
+	require.NoError(t, err)
+	m, err := NewMachine(g)
+	require.NoError(t, err)
+	defer m.Close()
+	w := opsTensor(rand.New(rand.NewPCG(5, 99)), 0, 1, 64, 37).Float32s()
+	for run := range 3 {
+		copy(x.Float32s(), opsTensor(rng, float64(run), 3, 64, 37).Float32s())
+		require.NoError(t, m.Run())
+		wantY, wantDx := make([]float32, x.Size()), make([]float32, x.Size())
+		require.NoError(t, kernels.GELUForward(x.Float32s(), wantY))
+		require.NoError(t, kernels.GELUBackward(x.Float32s(), w, wantDx))
+		assert.Equal(t, wantY, y.Value().Data(), "run %d", run)
+		assert.Equal(t, wantDx, grads[0].Value().Data(), "run %d", run)
+	}
+}

@@ -12,6 +12,9 @@ func gemvNAVX2(p, a []float32, n int, y []float32)      { panic("kernels: AVX2 a
 func geluFwdAVX2(x, y *float32, n int)      { panic("kernels: AVX2 assembly not built") }
 func geluBwdAVX2(x, dy, dx *float32, n int) { panic("kernels: AVX2 assembly not built") }
 
+func geluFwdExpAVX2(x, y, e *float32, n int)      { panic("kernels: AVX2 assembly not built") }
+func geluBwdExpAVX2(x, e, dy, dx *float32, n int) { panic("kernels: AVX2 assembly not built") }
+
 func softmaxRowAVX2(x *float32, n int, scale float32, p *float32) {
 	panic("kernels: AVX2 assembly not built")
 }
@@ -52,6 +55,11 @@ func gemvN16AVX512(p, a []float32, n int, y []float32) { panic("kernels: AVX-512
 
 func geluFwdAVX512(x, y *float32, n int)      { panic("kernels: AVX-512 assembly not built") }
 func geluBwdAVX512(x, dy, dx *float32, n int) { panic("kernels: AVX-512 assembly not built") }
+
+func geluFwdExpAVX512(x, y, e *float32, n int) { panic("kernels: AVX-512 assembly not built") }
+func geluBwdExpAVX512(x, e, dy, dx *float32, n int) {
+	panic("kernels: AVX-512 assembly not built")
+}
 
 func softmaxRowAVX512(x *float32, n int, scale float32, p *float32) {
 	panic("kernels: AVX-512 assembly not built")

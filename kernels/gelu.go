@@ -110,18 +110,24 @@ func geluBackwardRange(x, dy, dx []float32, lo, hi int) {
 		ds, out := dy[b:b+len(xs)], dx[b:b+len(xs)]
 		e := geluExps(xs, z[:len(xs)])
 		for i, v := range xs {
-			xd := float64(v)
-			s := 1 / (1 + float64(e[i]))
-			g := s
-			if ss := s * (1 - s); ss != 0 {
-				g += xd * ss * (2 * geluK) * (1 + 3*geluA*xd*xd)
-			}
-			if v > math.MaxFloat32 || v < -math.MaxFloat32 {
-				g = geluGradRef(xd)
-			}
-			out[i] = float32(float64(ds[i]) * g)
+			out[i] = geluGradFromExp(v, e[i], ds[i])
 		}
 	}
+}
+
+// geluGradFromExp is dy·gelu'(x) for one value, from its e = e^(−2u(x)):
+// the Go loop's steps, which the assembly does lane by lane.
+func geluGradFromExp(v, e, dy float32) float32 {
+	xd := float64(v)
+	s := 1 / (1 + float64(e))
+	g := s
+	if ss := s * (1 - s); ss != 0 {
+		g += xd * ss * (2 * geluK) * (1 + 3*geluA*xd*xd)
+	}
+	if v > math.MaxFloat32 || v < -math.MaxFloat32 {
+		g = geluGradRef(xd)
+	}
+	return float32(float64(dy) * g)
 }
 
 // geluExps writes e^(−2u(x)) for each x into z and returns it; −2u is

@@ -12,6 +12,15 @@ func geluFwdAVX2(x, y *float32, n int)
 //go:noescape
 func geluBwdAVX2(x, dy, dx *float32, n int)
 
+// The same with the exponentials kept by the forward and read by the
+// backward (gelu_exp.go).
+
+//go:noescape
+func geluFwdExpAVX2(x, y, e *float32, n int)
+
+//go:noescape
+func geluBwdExpAVX2(x, e, dy, dx *float32, n int)
+
 // The AVX-512 versions (gelu_avx512_amd64.s), bitwise the AVX2 ones.
 
 //go:noescape
@@ -19,3 +28,9 @@ func geluFwdAVX512(x, y *float32, n int)
 
 //go:noescape
 func geluBwdAVX512(x, dy, dx *float32, n int)
+
+//go:noescape
+func geluFwdExpAVX512(x, y, e *float32, n int)
+
+//go:noescape
+func geluBwdExpAVX512(x, e, dy, dx *float32, n int)

@@ -136,3 +136,76 @@ bwdloop:
 bwddone:
 	VZEROUPPER
 	RET
+
+// func geluFwdExpAVX2(x, y, e *float32, n int)
+// geluFwdAVX2 that also stores the exponentials e = e^z it divides by.
+TEXT ·geluFwdExpAVX2(SB), NOSPLIT, $0-32
+	MOVQ    x+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    e+16(FP), BX
+	MOVQ    n+24(FP), CX
+	VMOVUPS expLo<>(SB), Y8
+	VMOVUPS expHi<>(SB), Y9
+	VMOVUPS posInf<>(SB), Y10
+	VMOVUPS expOne<>(SB), Y12
+	VMOVUPS negMax<>(SB), Y13
+	VXORPS  Y14, Y14, Y14
+
+kfwdloop:
+	CMPQ      CX, $8
+	JL        kfwddone
+	VMOVUPS   (SI), Y0
+	EXPZ
+	VMOVUPS   Y6, (BX)
+	VADDPS    Y12, Y6, Y6
+	VDIVPS    Y6, Y0, Y7
+	VCMPPS    $0x11, Y13, Y0, Y5
+	VBLENDVPS Y5, Y14, Y7, Y7
+	VMOVUPS   Y7, (DI)
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	ADDQ      $32, BX
+	SUBQ      $8, CX
+	JMP       kfwdloop
+
+kfwddone:
+	VZEROUPPER
+	RET
+
+// func geluBwdExpAVX2(x, e, dy, dx *float32, n int)
+// geluBwdAVX2 with the exponentials e read (geluFwdExpAVX2's) instead of
+// computed.
+TEXT ·geluBwdExpAVX2(SB), NOSPLIT, $0-40
+	MOVQ    x+0(FP), SI
+	MOVQ    e+8(FP), R8
+	MOVQ    dy+16(FP), BX
+	MOVQ    dx+24(FP), DI
+	MOVQ    n+32(FP), CX
+	VMOVUPD geluOne<>(SB), Y12
+	VXORPD  Y14, Y14, Y14
+
+kbwdloop:
+	CMPQ         CX, $8
+	JL           kbwddone
+	VMOVUPS      (SI), Y0
+	VMOVUPS      (R8), Y6
+	VMOVUPS      (BX), Y13
+	VCVTPS2PD    X0, Y1
+	GRADHALF(Y1, X6, X13, X15)
+	VEXTRACTF128 $1, Y0, X2
+	VCVTPS2PD    X2, Y1
+	VEXTRACTF128 $1, Y6, X6
+	VEXTRACTF128 $1, Y13, X13
+	GRADHALF(Y1, X6, X13, X2)
+	VINSERTF128  $1, X2, Y15, Y15
+	VMOVUPS      Y15, (DI)
+	ADDQ         $32, SI
+	ADDQ         $32, R8
+	ADDQ         $32, BX
+	ADDQ         $32, DI
+	SUBQ         $8, CX
+	JMP          kbwdloop
+
+kbwddone:
+	VZEROUPPER
+	RET

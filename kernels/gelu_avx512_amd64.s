@@ -189,3 +189,88 @@ b5loop:
 b5done:
 	VZEROUPPER
 	RET
+
+// func geluFwdExpAVX512(x, y, e *float32, n int)
+// geluFwdAVX512 that also stores the exponentials e = e^z it divides by.
+TEXT ·geluFwdExpAVX512(SB), NOSPLIT, $0-32
+	MOVQ    x+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    e+16(FP), DX
+	MOVQ    n+24(FP), CX
+	VMOVUPS expLo<>(SB), Y8
+	VMOVUPS expHi<>(SB), Y9
+	VMOVUPS posInf<>(SB), Y10
+	VMOVUPS expOne<>(SB), Y12
+	VMOVUPS negMax<>(SB), Y13
+	VXORPS  Y14, Y14, Y14
+	CONST16
+	VBROADCASTSS expOne<>(SB), Z21
+	VBROADCASTSS negMax<>(SB), Z22
+	VPXORD       Z23, Z23, Z23
+
+xf16loop:
+	CMPQ      CX, $16
+	JL        xf5loop
+	VMOVUPS   (SI), Z0
+	EXPZ16
+	VMOVUPS   Z6, (DX)
+	VADDPS    Z21, Z6, Z6
+	VDIVPS    Z6, Z0, Z7
+	VCMPPS    $0x11, Z22, Z0, K3
+	VMOVAPS   Z23, K3, Z7
+	VMOVUPS   Z7, (DI)
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	ADDQ      $64, DX
+	SUBQ      $16, CX
+	JMP       xf16loop
+
+xf5loop:
+	CMPQ      CX, $8
+	JL        xf5done
+	VMOVUPS   (SI), Y0
+	EXPZ512
+	VMOVUPS   Y6, (DX)
+	VADDPS    Y12, Y6, Y6
+	VDIVPS    Y6, Y0, Y7
+	VCMPPS    $0x11, Y13, Y0, Y5
+	VBLENDVPS Y5, Y14, Y7, Y7
+	VMOVUPS   Y7, (DI)
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	ADDQ      $32, DX
+	SUBQ      $8, CX
+	JMP       xf5loop
+
+xf5done:
+	VZEROUPPER
+	RET
+
+// func geluBwdExpAVX512(x, e, dy, dx *float32, n int)
+// geluBwdAVX512 with the exponentials e read (geluFwdExpAVX512's) instead
+// of computed: 8 values at a time through GRAD8.
+TEXT ·geluBwdExpAVX512(SB), NOSPLIT, $0-40
+	MOVQ    x+0(FP), SI
+	MOVQ    e+8(FP), R8
+	MOVQ    dy+16(FP), BX
+	MOVQ    dx+24(FP), DI
+	MOVQ    n+32(FP), CX
+	VMOVUPD g5One<>(SB), Z12
+	VPXORQ  Z14, Z14, Z14
+
+xb8loop:
+	CMPQ      CX, $8
+	JL        xb8done
+	VCVTPS2PD (SI), Z1
+	VMOVUPS   (R8), Y6
+	GRAD8(Y6, Z1, (BX), (DI), Z3, Z4, Z5, Z7, Z11, Y4)
+	ADDQ      $32, SI
+	ADDQ      $32, R8
+	ADDQ      $32, BX
+	ADDQ      $32, DI
+	SUBQ      $8, CX
+	JMP       xb8loop
+
+xb8done:
+	VZEROUPPER
+	RET

@@ -65,7 +65,7 @@ func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
 		{"-study", "smoke", "-resume", "-force"},
 		{"-study", "table1"},
 		{"-study", "telecom"},
-		{"-study", "table1-mediq"},
+		{"-study", "table1-flodial-hard"},
 		{"-build-base", "no-such-base"},
 		{"-build-base", "flodial-easy-locked", "-study", "smoke"},
 		{"-build-base", "flodial-easy-locked", "-resume"},

@@ -65,8 +65,7 @@ func TestTable1AndTelecomShapes(t *testing.T) {
 func TestTable1RefusesWhatIsMissing(t *testing.T) {
 	for _, tc := range []struct{ preset, has string }{
 		{"table1-pe-g-s2", "pe-g-s2: no base: no layout gives the plain policy the capability"},
-		{"table1-mediq", "vanilla-tuned not selected (§8 step 4: -study tune-vanilla-mediq); AREW's λ not selected (§8 step 4: -study tune-lambda-mediq)"},
-		{"table1-flodial-hard", "flodial-hard: vanilla-tuned not selected"},
+		{"table1-flodial-hard", "vanilla-tuned not selected (§8 step 4: -study tune-vanilla-flodial-hard); AREW's λ not selected (§8 step 4: -study tune-lambda-flodial-hard)"},
 		{"telecom-solo", "telecom-solo: no base"},
 		{"telecom-dual", "tool-turn ratio"},
 	} {

@@ -287,7 +287,17 @@ func thresholdKey(t float64) string {
 // (nested objects field by field, lists whole), the rest stay, so a
 // study.json repeats a study and a few fields vary a preset. Unknown
 // fields and trailing data are errors.
+//
+// Named arms replace c's arms outright: encoding/json decodes a list's
+// elements onto the old ones, so without the reset an arm given without
+// its "ppo" would silently keep the preset's arm's recipe.
 func DecodeConfig(data []byte, c *Config) error {
+	var named map[string]json.RawMessage
+	if json.Unmarshal(data, &named) == nil {
+		if _, ok := named["arms"]; ok {
+			c.Arms = nil
+		}
+	}
 	if err := rl.DecodeStrict(data, c); err != nil {
 		return fmt.Errorf("study config: %w", err)
 	}

@@ -142,6 +142,15 @@ func TestDecodeConfigOverlaysAPreset(t *testing.T) {
 	assert.Equal(t, Smoke().PPO.Policy, c.PPO.Policy, "fields not named stay")
 	assert.Equal(t, "flodial-easy", c.Task)
 
+	// Arms named replace the preset's whole: the first preset arm's
+	// recipe does not leak into an arm that gives none.
+	c = TuneVanilla()
+	require.NotEmpty(t, c.Arms[0].PPO)
+	require.NoError(t, DecodeConfig([]byte(`{"arms": [{"name": "x", "arew": {"critiques": "as+bt", "lambda": 3, "mode": "step"}}]}`), &c))
+	require.Len(t, c.Arms, 1)
+	assert.Equal(t, "x", c.Arms[0].Name)
+	assert.Empty(t, c.Arms[0].PPO, "an arm given without its ppo has none")
+
 	// A whole config decodes to itself.
 	data := []byte(mustJSON(t, Smoke()))
 	var again Config

@@ -17,7 +17,9 @@ import (
 // GELUBackward. Once the graph has its backward node, the forward keeps
 // the exponentials its values were computed from (kernels.GELUForwardExp)
 // and the backward reads them (GELUBackwardExp) instead of computing them
-// again: the same bits, in under half the backward's time. That state is
+// again: the same bits, in under half the backward's time. Where that
+// pair has no vector loops (kernels.GELUKeepsExp: under NEON) the forward
+// keeps none and the backward computes them, as the plain pair does. That state is
 // the forward op's, read as op_common.go describes; values, gradients and
 // exponentials live in op-owned buffers reused by the next run.
 func GELU(x *G.Node) (*G.Node, error) {
@@ -40,8 +42,8 @@ type geluOp struct {
 	grad  bool
 	out   *tensor.Dense
 
-	keep bool      // forward: a backward reads exps (set by SymDiff)
-	exps []float32 // forward: e^(−2u(x)) of the last run, when keep
+	keep bool      // forward: a backward will run (set by SymDiff)
+	exps []float32 // forward: e^(−2u(x)) of the last run; nil when it kept none
 	fwd  *geluOp   // backward: its forward
 }
 
@@ -75,7 +77,8 @@ func (op *geluOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	if !op.grad {
-		if !op.keep {
+		if !op.keep || !kernels.GELUKeepsExp() {
+			op.exps = nil // the backward computes its own
 			return out, kernels.GELUForward(x, out.Float32s())
 		}
 		if len(op.exps) != len(x) {
@@ -87,8 +90,11 @@ func (op *geluOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if op.fwd.exps == nil {
+		return out, kernels.GELUBackward(x, dy, out.Float32s())
+	}
 	if len(op.fwd.exps) != len(x) {
-		return nil, fmt.Errorf("%v: the forward has not run", op)
+		return nil, fmt.Errorf("%v: the forward has not run on this shape", op)
 	}
 	return out, kernels.GELUBackwardExp(x, op.fwd.exps, dy, out.Float32s())
 }

@@ -59,12 +59,18 @@ func geluForwardRange(x, y []float32, lo, hi int) {
 		ys := y[b : b+len(xs)]
 		e := geluExps(xs, z[:len(xs)])
 		for i, v := range xs {
-			ys[i] = v / (1 + e[i])    // float32, as the assembly: the paths agree bitwise
-			if v < -math.MaxFloat32 { // −Inf/(1 + e) is −Inf; the limit is 0
-				ys[i] = 0
-			}
+			ys[i] = geluFromExp(v, e[i])
 		}
 	}
+}
+
+// geluFromExp is gelu(x) for one value, from its e = e^(−2u(x)): x/(1 + e)
+// in float32, as the assembly computes it, so the paths agree bitwise.
+func geluFromExp(v, e float32) float32 {
+	if v < -math.MaxFloat32 { // −Inf/(1 + e) is −Inf; the limit is 0
+		return 0
+	}
+	return v / (1 + e)
 }
 
 // GELUBackward is the fast GELU backward (dx = dy·gelu'(x), overwriting

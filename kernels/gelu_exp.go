@@ -1,9 +1,6 @@
 package kernels
 
-import (
-	"math"
-	"sync"
-)
+import "sync"
 
 // The backward of GELU needs σ(2u) = 1/(1 + e), e = e^(−2u(x)), the same
 // exponential the forward divides by, and computing e is most of either
@@ -15,6 +12,13 @@ import (
 // GELUBackward, so the results are theirs bit for bit
 // (TestGELUExpMatchesGELUBitwise), and the AVX2 and AVX-512 loops are
 // those files' loops with a store or a load of e in place of the exp.
+
+// GELUKeepsExp reports whether the pair below runs on the same vector
+// loops as GELUForward and GELUBackward on this CPU: everywhere but under
+// NEON, where the pair has no loops of its own and would fall back to Go
+// while the plain pair runs NEON. A caller keeps the exponentials only
+// when it is true.
+func GELUKeepsExp() bool { return !useNEON }
 
 // GELUForwardExp is GELUForward that also writes e[i] = e^(−2u(x[i])),
 // the float32 exponential y[i] = x[i]/(1 + e[i]) was computed from; e
@@ -51,10 +55,7 @@ func geluForwardExpRange(x, y, e []float32, lo, hi int) {
 	xs, ys := x[lo:hi], y[lo:hi]
 	es := geluExps(xs, e[lo:hi])
 	for i, v := range xs {
-		ys[i] = v / (1 + es[i])
-		if v < -math.MaxFloat32 {
-			ys[i] = 0
-		}
+		ys[i] = geluFromExp(v, es[i])
 	}
 }
 

@@ -131,16 +131,14 @@ func (d *Decoder) Append(seqs []int, tokens [][]int32) ([]float32, error) {
 			return nil, err
 		}
 	}
-	// The final LayerNorm and the LM head, on each slot's last row only.
+	// The final LayerNorm and the LM head, on each slot's last row only:
+	// the last block left them in rows 0 … n−1 (lastRows; the all-rows
+	// reference moves them there now).
 	n := len(seqs)
-	r := 0
-	for i := range seqs {
-		r += len(tokens[i])
-		if rows == n { // the last block kept only these rows (lastRows)
-			r = i + 1
-		}
-		copy(d.last[i*C:(i+1)*C], d.x[(r-1)*C:r*C])
+	if d.allRows {
+		d.lastRows(tokens)
 	}
+	copy(d.last[:n*C], d.x[:n*C])
 	if err := kernels.LayerNormForward(d.last, n, C, d.m.param(NameFinalNormWeight), d.m.param(NameFinalNormBias),
 		LayerNormEps, d.last, d.mean[:n], d.rstd[:n]); err != nil {
 		return nil, err

@@ -112,6 +112,29 @@ func TestConsistentCritiques(t *testing.T) {
 	assert.InDelta(t, 1.0/7, m.ASProxy, 1e-12)
 }
 
+// Every rule of the mass critiques: the consistent AS rule, and the
+// belief's mass on C after the reply against the last valid belief's. C is
+// all four options until "fn1 present" leaves only B.
+func TestMassCritiques(t *testing.T) {
+	task := handTask(t, "mass", 6)
+	e := handEpisode(task)
+	diagnosistest.Script(t, task.vocab, e, []diagnosistest.Turn{
+		{Action: "fn2", Z: -1, Reply: "unknown"},                // cannot split C → −1
+		{Action: "9 0 0 0 <cf> 0 9 0 0", Z: 1, Reply: "<ask>"},  // all of it on C (every option) → +1
+		{Action: "fn1", Z: 1, Reply: "present"},                 // splits C → +1; C = {B}
+		{Action: "9 0 0 0 <cf> 0 9 0 0", Z: -1, Reply: "<ask>"}, // as little on C as before, after an elimination → −1
+		{Action: "fn3", Z: 0, Reply: "REP", Repeat: true},       // |C| = 1 → 0
+		{Action: "1 9 1 1 <cf> 9 0 0 0", Z: 1, Reply: "<ask>"},  // more on C (3/4 > 0) → +1, the cf unjudged
+		{Action: "fn0", Z: 0, Reply: "absent"},                  // |C| = 1 → 0; nothing eliminated
+		{Action: "1 5 1 1 <cf> 0 9 0 0", Z: -1, Reply: "<ask>"}, // less on C (5/8 < 3/4) → −1
+		{Action: "fn0", Z: 0, Reply: "REP", Repeat: true},
+		{Action: "0 9 0 0 <cf>", Z: -1, Reply: "BAD", Malformed: true}, // malformed → −1
+		{Action: "fn1", Z: 0, Reply: "REP", Repeat: true},
+		{Action: "1 5 1 1 <cf> 0 9 0 0", Z: 0}, // as much as the last valid belief, nothing eliminated → 0
+	})
+	assert.True(t, e.Measures().Success)
+}
+
 func TestCounterfactualRule(t *testing.T) {
 	u := tasks.Uniform(4)
 	a := tasks.Belief{0.7, 0.1, 0.1, 0.1}

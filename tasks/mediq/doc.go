@@ -132,9 +132,19 @@
 //	    eliminated something; else 0. The counterfactual part is parsed but
 //	    not judged.
 //
-// TestSpecCritiques and TestConsistentCritiques play a hand-built knowledge
-// base and patient through every rule; TestCounterfactualRule tables the BT
-// rule.
+// Critiques "mass": the consistent AS rule above, and one sign per belief
+// turn from the belief's mass on C after the reply (tasks.MassBT, the rule
+// FloDial's "mass" uses): +1 if all of it is on C or more of it than the
+// last valid belief's (flat before the first); −1 if less, or as much
+// after a reply that eliminated an option; else 0; malformed −1. It reads
+// no hidden truth, only C, which the replies fix; the counterfactual part
+// is parsed but not judged. Unlike the counterfactual rule it is a
+// direction: a belief that moves off the options the facts left earns −1
+// however far it moved.
+//
+// TestSpecCritiques, TestConsistentCritiques and TestMassCritiques play a
+// hand-built knowledge base and patient through every rule;
+// TestCounterfactualRule tables the BT rule.
 //
 // # Scripted policies and baselines
 //

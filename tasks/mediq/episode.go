@@ -127,7 +127,7 @@ func (e *episode) query(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	e.lastFact = reply != t.bad && reply != t.rep && reply != t.unk
 	e.lastElim = tasks.Eliminated(before, tasks.Plausible(e.post, t.cfg.RuleOut))
 	switch {
-	case t.cfg.Critiques == "consistent":
+	case t.cfg.Critiques != "spec":
 		s.Z = tasks.ConsistentAS(tasks.Count(before), s.Malformed, s.Repeat, splits)
 	case e.lastFact:
 		s.Z = 1 // the spec: +1 if new facts arrived
@@ -167,6 +167,8 @@ func (e *episode) belief(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 		s.Text = "malformed belief: " + t.vocab.Decode(action)
 	case t.cfg.Critiques == "consistent":
 		s.Z = tasks.ConsistentBT(b, false, tasks.Plausible(e.post, t.cfg.RuleOut), e.lastElim)
+	case t.cfg.Critiques == "mass":
+		s.Z = tasks.MassBT(b, e.stated, false, tasks.Plausible(e.post, t.cfg.RuleOut), e.lastElim)
 	default:
 		s.Z = counterfactualBT(e.lastFact, e.stated, b, cf, e.p.truth)
 	}

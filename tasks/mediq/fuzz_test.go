@@ -16,7 +16,7 @@ import (
 func FuzzEpisode(f *testing.F) {
 	const sep = taskstest.TurnSeparator
 	var all []tasks.Task
-	for _, critiques := range []string{"spec", "consistent"} {
+	for _, critiques := range CritiqueRules {
 		cfg := DefaultConfig()
 		cfg.Critiques = critiques
 		task, err := New("fuzz", cfg)

@@ -3,6 +3,7 @@ package mediq
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"arew/tasks"
 	"arew/tasks/internal/diagnosis"
@@ -45,8 +46,10 @@ type Config struct {
 	// RuleOut is the odds below which an option counts as ruled out for the
 	// consistent-set critiques: C = {o : P(o | replies) ≥ RuleOut·max}.
 	RuleOut float64
-	// Critiques selects "spec" (the paper's rules, with the counterfactual
-	// BT critique) or "consistent" (the consistent-set rules).
+	// Critiques selects the critique rules, one of CritiqueRules: "spec"
+	// (the paper's rules, with the counterfactual BT critique),
+	// "consistent" (the consistent-set rules) or "mass" (the consistent AS
+	// rule and the belief's mass on the consistent set; package doc).
 	Critiques string
 	// Seed is the task seed: the knowledge base and every instance derive
 	// from it.
@@ -56,6 +59,9 @@ type Config struct {
 	// shared mechanism of the locked bases (package doc, "Styles").
 	Style string
 }
+
+// CritiqueRules are the critique rules a Config may name.
+var CritiqueRules = []string{"spec", "consistent", "mass"}
 
 // DefaultConfig is the mediq setting.
 func DefaultConfig() Config {
@@ -90,8 +96,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Levels must lie in [2, 10], got %d", c.Levels)
 	case !(c.RuleOut > 0 && c.RuleOut <= 1):
 		return fmt.Errorf("RuleOut must lie in (0, 1], got %v", c.RuleOut)
-	case c.Critiques != "spec" && c.Critiques != "consistent":
-		return fmt.Errorf(`Critiques must be "spec" or "consistent", got %q`, c.Critiques)
+	case !slices.Contains(CritiqueRules, c.Critiques):
+		return fmt.Errorf("Critiques must be one of %q, got %q", CritiqueRules, c.Critiques)
 	}
 	return tasks.CheckStyle(c.Style)
 }

@@ -2,6 +2,7 @@ package study
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,7 +30,8 @@ func readCommittedSummary(t *testing.T, name string) *Summary {
 // -resume of them continues them, and their selections are theirs).
 func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
 	for _, name := range []string{"tune-vanilla-flodial", "tune-lambda-flodial", "flodial-critiques", "robust-flodial-bt006",
-		"robust-flodial-bt015", "table2-flodial", "lambda-flodial", "algos-flodial-grpo", "algos-flodial-gspo"} {
+		"robust-flodial-bt015", "table2-flodial", "lambda-flodial", "algos-flodial-grpo", "algos-flodial-gspo",
+		"tune-vanilla-mediq", "tune-lambda-mediq", "table1-flodial-easy"} {
 		c, err := Preset(name)
 		require.NoError(t, err)
 		want, err := json.MarshalIndent(c, "", "  ")
@@ -37,6 +39,21 @@ func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
 		have, err := os.ReadFile(filepath.Join(committedResults, name, run.SweepFile))
 		require.NoError(t, err)
 		assert.JSONEq(t, string(have), string(want), name)
+	}
+}
+
+// A Table 1 setting's vanilla-tuned and λ are what the selection rule
+// picked from its committed tuning sweeps.
+func TestTable1FollowsTheSweeps(t *testing.T) {
+	seeds := len(TuningSeeds)
+	for _, s := range Table1Settings() {
+		if s.Name == "flodial-easy" || s.Vanilla == nil {
+			continue // §7's sweeps (TestLadderFollowsTheSweeps), or not tuned yet
+		}
+		sel := readCommittedSummary(t, "tune-vanilla-"+s.Name).Selected(seeds)
+		assert.Equal(t, s.Vanilla.Name, sel[""], "%s: vanilla-tuned", s.Name)
+		sel = readCommittedSummary(t, "tune-lambda-"+s.Name).Selected(seeds)
+		assert.Equal(t, fmt.Sprintf("arew-l%g", s.Lambda), sel[""], "%s: λ", s.Name)
 	}
 }
 

@@ -34,6 +34,9 @@ type Setting struct {
 	// where the paper's rule does not separate and a finer one does (§8
 	// step 5 reports both).
 	Finer []Arm
+	// FinerRule names a finer critique rule whose λ is tuned by a sweep of
+	// its own (TuneLambdaFiner; "" for none).
+	FinerRule string
 	// Published are the paper's numbers for the setting's arms, in order
 	// (outcome reward × 100; docs/arew.md §5), for shape.
 	Published []float64
@@ -77,6 +80,11 @@ func (s Setting) baseReady() error {
 		return fmt.Errorf("%s: %w", s.Name, checkShipped(s.Base))
 	}
 	return nil
+}
+
+// finerRule is FinerRule as an arm's task config.
+func (s Setting) finerRule() json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"Critiques": %q}`, s.FinerRule))
 }
 
 // rlStudy is the setting's study of the given arms: the RL recipe of the
@@ -161,7 +169,7 @@ func Table1Settings() []Setting {
 		pe("pe-g-s2", 24.00, 46.00, 49.33), pe("pe-g-s3", 18.33, 32.00, 80.33),
 		pe("pe-f-d8", 30.52, 39.62, 47.89), pe("pe-f-d6", 32.03, 42.10, 44.47),
 		{Name: "mediq", Task: "mediq", TaskConfig: hastyLayout, Published: []float64{50.50, 57.25, 61.25}, Base: "mediq-locked",
-			Vanilla: &mediqVanilla, Lambda: 1},
+			Vanilla: &mediqVanilla, Lambda: 1, FinerRule: "mass"},
 		{Name: "flodial-easy", Task: "flodial-easy", TaskConfig: hastyPerFault, Rule: specRule, Base: "flodial-easy-locked",
 			Published: []float64{37.33, 43.67, 41.00}, Vanilla: &vanilla, Lambda: SelectedLambda["spec"],
 			Finer: []Arm{ruleArm(AdoptedRule, "arew-"+AdoptedRule, SelectedLambda[AdoptedRule])}},
@@ -235,8 +243,9 @@ func gate(name string) error {
 }
 
 // init registers every suite member as a study preset of its own, and
-// the tuning sweeps (§8 step 4) of every table1 setting that has none
-// yet, each behind its gate.
+// the tuning sweeps (§8 step 4) of every table1 setting but FloDial-Easy
+// (whose are §7's), selected or not, so that a committed sweep can be
+// made again, each behind its gate.
 func init() {
 	for _, suite := range Suites {
 		s := suite()
@@ -247,10 +256,14 @@ func init() {
 		}
 	}
 	for _, set := range Table1Settings() {
-		if set.Vanilla != nil {
-			continue // FloDial-Easy: tune-vanilla-flodial and tune-lambda-flodial
+		if set.Name == "flodial-easy" {
+			continue // §7's own sweeps: tune-vanilla-flodial and tune-lambda-flodial
 		}
-		for _, c := range []Config{TuneVanillaSetting(set), TuneLambdaSetting(set)} {
+		sweeps := []Config{TuneVanillaSetting(set), TuneLambdaSetting(set)}
+		if set.FinerRule != "" {
+			sweeps = append(sweeps, TuneLambdaFiner(set))
+		}
+		for _, c := range sweeps {
 			Presets[c.Name] = func() Config { return c }
 			gates[c.Name] = set.baseReady
 		}

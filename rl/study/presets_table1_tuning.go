@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"arew/kernels"
@@ -21,12 +22,26 @@ func TuneVanillaSetting(s Setting) Config {
 // (arew-l<λ>), one family. Its selection is the setting's λ, for AS+BT
 // and AS-only alike.
 func TuneLambdaSetting(s Setting) Config {
+	return s.tuning("tune-lambda-"+s.Name, lambdaSweep(s.Rule))
+}
+
+// TuneLambdaFiner is the same λ sweep under the setting's finer critique
+// rule (Setting.FinerRule; tune-lambda-<setting>-<rule>): its selection is
+// the λ of the setting's finer-rule arms. The finer rule gets the three λ
+// the paper's rule got, and vanilla-tuned is the same for both.
+func TuneLambdaFiner(s Setting) Config {
+	return s.tuning("tune-lambda-"+s.Name+"-"+s.FinerRule, lambdaSweep(s.finerRule()))
+}
+
+// lambdaSweep is AREW AS+BT under the task config rule at each λ of
+// SweepLambdas (arew-l<λ>), one family.
+func lambdaSweep(rule json.RawMessage) []Arm {
 	var arms []Arm
 	for _, lambda := range SweepLambdas {
-		arms = append(arms, Arm{Name: fmt.Sprintf("arew-l%g", lambda), TaskConfig: s.Rule,
+		arms = append(arms, Arm{Name: fmt.Sprintf("arew-l%g", lambda), TaskConfig: rule,
 			AREW: rl.AREW{Critiques: rl.CritiquesBoth, Lambda: lambda, Mode: kernels.MarginStep}})
 	}
-	return s.tuning("tune-lambda-"+s.Name, arms)
+	return arms
 }
 
 // tuning is tuningRecipe on the setting's task, task config and base.

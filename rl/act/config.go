@@ -51,7 +51,9 @@ type Config struct {
 	// the same number of optimiser steps (TrainEarlyExperience).
 	IL rl.SFTConfig `json:"il"`
 	// ACT is the critic stage; its KL anchor to the policy it starts from
-	// is ACT.GRPO.Policy.KLCoef (DefaultACTStage: DefaultACTKL, k3).
+	// is ACT.GRPO.Policy.KLCoef (DefaultACTStage: DefaultACTKL, k3), on
+	// the critic prompt. ACT.Actor (default none) adds an SFT term on the
+	// actor's own prompt at the expert pairs' states (ActorTerm).
 	ACT GRPOStage `json:"act"`
 	RL  GRPOStage `json:"rl"` // RL, RL w/ ACT
 	// Decoder is how every row writes its actions (ParseDecoding):
@@ -116,6 +118,14 @@ func (c Config) Validate() error {
 		if err := s.Shaping.Validate(); err != nil {
 			return fmt.Errorf("act: %w", err)
 		}
+	}
+	if c.ACT.Actor != nil {
+		if err := c.ACT.Actor.Validate(); err != nil {
+			return fmt.Errorf("act: %w", err)
+		}
+	}
+	if c.RL.Actor != nil {
+		return fmt.Errorf("act: the actor term is the ACT stage's only (rl.actor must be absent)")
 	}
 	for _, r := range c.Rows {
 		if !slices.Contains(AllRows, r) {

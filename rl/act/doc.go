@@ -297,6 +297,30 @@
 // TestACTLearnsTheALFWorldChoice asserts the climb on the real critic data:
 // 0.52 → 0.65 held out in 100 updates, sampled 0.48 → 0.69.
 //
+// # The actor term
+//
+// The ACT stage's GRPO samples answers to the critic prompt (candidates,
+// then the state) and its KL anchor is on that prompt too; the actor's own
+// prompt (the state alone, then the action) is never in its loss, yet the
+// shared weights move it. GRPOStage.Actor (an ActorTerm, off by default)
+// adds, after each GRPO update, a few SFT steps on the actor's prompt at
+// the training states, with a target of one of two kinds:
+//
+//   - the expert's action (ActorExpert): L = −log π_θ(a* | s), the IL loss
+//     mixed into the stage;
+//   - an action drawn from the policy the stage starts from (ActorAnchor,
+//     one per state, drawn when the stage begins): L = −log π_θ(a | s),
+//     a ∼ π_start(· | s). Its expectation is
+//     KL(π_start ‖ π_θ) + H(π_start), so its expected gradient,
+//     −Σ_a π_start(a | s) ∇ log π_θ(a | s) = −∇ Σ_a π_θ(a | s) = 0 at
+//     π_θ = π_start, vanishes where the actor has not moved and pulls it
+//     back where it has. One sample per state is a noisy estimate: it also
+//     pulls towards that sample.
+//
+// The steps have their own AdamW state, at the GRPO stage's rate unless
+// set. TestActorAnchorHoldsAndPullsBack and TestACTStageActorTerm check
+// both; docs/act.md §15 measures them.
+//
 // # Studies
 //
 // RunStudy runs a StudyConfig (the presets of cmd/train -act: act-table1,

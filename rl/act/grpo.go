@@ -3,6 +3,7 @@ package act
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"arew/model"
@@ -23,20 +24,59 @@ import (
 // it; the same loss and gradient to float32 rounding) whenever the whole
 // batch is one minibatch, as in DefaultGRPOStage. PlainPrompts turns that
 // off: every answer after its own copy of the prompt, rl's plain path.
+//
+// Actor (the ACT stage only; nil: none) mixes an SFT term on the actor's
+// own prompt into the stage (ActorTerm).
 type GRPOStage struct {
 	Updates      int           `json:"updates"`
 	GRPO         rl.GRPOConfig `json:"grpo"`
 	Shaping      Shaping       `json:"shaping"`
 	PlainPrompts bool          `json:"plain_prompts,omitempty"`
+	Actor        *ActorTerm    `json:"actor,omitempty"`
 }
 
-func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task tasks.Task, n int) (*model.Model, []rl.Metrics, error) {
+// ACTExtras is what TrainACTWith takes beside TrainACT's arguments.
+type ACTExtras struct {
+	// Pairs, Decoding and MaxAction give the actor term's states and how
+	// ActorAnchor samples at them (needed when the stage has an Actor).
+	Pairs     []textworld.Pair
+	Decoding  Decoding
+	MaxAction int
+	// Each, if not nil, is called after every update (its actor steps
+	// included) with the update's number from 1, the model being trained
+	// and the actor term's mean loss (NaN without one); an error it
+	// returns ends the stage.
+	Each func(update int, m *model.Model, actorLoss float64) error
+
+	env *Env
+}
+
+func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task tasks.Task, n int, x ACTExtras) (*model.Model, []rl.Metrics, error) {
 	if s.Updates < 0 {
 		return nil, nil, fmt.Errorf("%s: updates must be ≥ 0, got %d", name, s.Updates)
+	}
+	if s.Actor != nil {
+		if err := s.Actor.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(x.Pairs) == 0 {
+			return nil, nil, fmt.Errorf("%s: the actor term needs the expert pairs", name)
+		}
 	}
 	m, err := init.Clone()
 	if err != nil {
 		return nil, nil, err
+	}
+	var actor *actorStepper
+	if s.Actor != nil {
+		data, err := ActorData(*s.Actor, x.env, x.Decoding, init, x.Pairs, x.MaxAction, rand.New(rand.NewPCG(s.GRPO.Seed, 0xa2c4)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if actor, err = newActorStepper(*s.Actor, m, data, s.GRPO.Policy.Optim.LR, s.GRPO.Seed); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer actor.Close()
 	}
 	if task.MaxTokens() > m.Config.Context {
 		return nil, nil, fmt.Errorf("%s: prompts of up to %d tokens with their answer exceed the context %d", name, task.MaxTokens(), m.Config.Context)
@@ -60,6 +100,17 @@ func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task
 			return nil, ms, fmt.Errorf("%s: %w", name, err)
 		}
 		ms = append(ms, mt)
+		actorLoss := math.NaN()
+		if actor != nil {
+			if actorLoss, err = actor.step(); err != nil {
+				return nil, ms, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		if x.Each != nil {
+			if err := x.Each(len(ms), m, actorLoss); err != nil {
+				return nil, ms, err
+			}
+		}
 	}
 	return m, ms, nil
 }
@@ -68,11 +119,18 @@ func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task
 // of D_critic (held-out examples may be empty). Each update's Success is
 // the share of sampled choices that picked the expert's action.
 func TrainACT(ctx context.Context, init *model.Model, env *Env, format ChoiceFormat, data []CriticExample, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
+	return TrainACTWith(ctx, init, env, format, data, stage, ACTExtras{})
+}
+
+// TrainACTWith is TrainACT with the stage's actor term (stage.Actor, on
+// x's pairs) and a hook after every update (x.Each).
+func TrainACTWith(ctx context.Context, init *model.Model, env *Env, format ChoiceFormat, data []CriticExample, stage GRPOStage, x ACTExtras) (*model.Model, []rl.Metrics, error) {
 	task, err := ChoiceTask(env, format, stage.Shaping, shuffled(data, stage.GRPO.Seed), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("act: %w", err)
 	}
-	return stage.run(ctx, "act", init, task, len(data))
+	x.env = env
+	return stage.run(ctx, "act", init, task, len(data), x)
 }
 
 // TrainRL is RL action training: GRPO of a copy of init generating the
@@ -82,11 +140,14 @@ func TrainACT(ctx context.Context, init *model.Model, env *Env, format ChoiceFor
 // policy renormalised over the allowed tokens and the GRPO ratio and
 // gradient are taken under the same mask (rl.MaskedTask).
 func TrainRL(ctx context.Context, init *model.Model, env *Env, d Decoding, pairs []textworld.Pair, maxAction int, stage GRPOStage) (*model.Model, []rl.Metrics, error) {
+	if stage.Actor != nil {
+		return nil, nil, fmt.Errorf("rl: the actor term is the ACT stage's only")
+	}
 	task, err := ActionTask(env, stage.Shaping, d, maxAction, shuffled(pairs, stage.GRPO.Seed), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rl: %w", err)
 	}
-	return stage.run(ctx, "rl", init, task, len(pairs))
+	return stage.run(ctx, "rl", init, task, len(pairs), ACTExtras{})
 }
 
 // shuffled is a copy of xs in an order drawn from seed.

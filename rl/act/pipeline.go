@@ -136,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if cfg.needs(RowACT) {
 		if err := grpo(RowACT, pi0, func(m *model.Model) (*model.Model, []rl.Metrics, error) {
-			return TrainACT(ctx, m, env, cfg.Choice, data, cfg.ACT)
+			return TrainACTWith(ctx, m, env, cfg.Choice, data, cfg.ACT, ACTExtras{Pairs: pairs, Decoding: dec, MaxAction: cfg.Collect.MaxAction})
 		}); err != nil {
 			return nil, err
 		}

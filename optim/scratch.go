@@ -1,7 +1,7 @@
 package optim
 
 // scratch hands out the float64 work slices of one objective, kept from
-// one call to the next: the graph nodes (nodes.go) call their objective on
+// one call to the next: the graph nodes (graph.go) call their objective on
 // every forward and backward run with slices of the same length, and
 // allocating them afresh cost ~4 MB per PPO update of the small preset. A
 // nil *scratch allocates, as the exported functions do, whose results the

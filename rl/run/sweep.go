@@ -10,8 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"time"
 
+	"arew/rl"
 	"arew/rl/progress"
 )
 
@@ -90,7 +92,10 @@ type Sweep struct {
 
 // Open makes the sweep's folder, which must not exist or be empty, and
 // writes its config there; with resume it checks instead that the folder
-// holds a sweep of the same config. Both are InputErrors.
+// holds a sweep of the same config: its SweepFile, decoded as Config's
+// type (unknown fields refused), encodes as Config does, so a file written
+// with its fields in another order, or without fields added since (zero),
+// still matches. Both are InputErrors.
 func (s *Sweep) Open(resume bool) error {
 	s.resume = resume
 	path := filepath.Join(s.Dir, SweepFile)
@@ -100,15 +105,20 @@ func (s *Sweep) Open(resume bool) error {
 		}
 		return WriteJSON(path, s.Config)
 	}
-	have, err := ReadConfigFile(path)
+	data, err := ReadConfigFile(path)
 	if err != nil {
 		return InputErrorf("%s: resume: %v", s.Kind, err)
 	}
-	want, err := json.MarshalIndent(s.Config, "", "  ")
-	if err != nil {
+	have := reflect.New(reflect.TypeOf(s.Config))
+	if err := rl.DecodeStrict(data, have.Interface()); err != nil {
+		return InputErrorf("%s: resume: %s: %v", s.Kind, path, err)
+	}
+	a, aerr := json.Marshal(have.Elem().Interface())
+	b, berr := json.Marshal(s.Config)
+	if err := errors.Join(aerr, berr); err != nil {
 		return fmt.Errorf("%s: resume: %w", s.Kind, err)
 	}
-	if !bytes.Equal(bytes.TrimSpace(have), want) {
+	if !bytes.Equal(a, b) {
 		return InputErrorf("%s: resume: %s holds a different %s (its %s differs from this config)", s.Kind, s.Dir, s.Kind, SweepFile)
 	}
 	return nil

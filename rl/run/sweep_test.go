@@ -82,3 +82,26 @@ func TestSweepKeepsContinuesAndRedoes(t *testing.T) {
 	assert.ErrorAs(t, other.Open(true), &input, "another config")
 	assert.ErrorAs(t, sweep(nil, "", nil).Open(false), &input, "a folder that is not empty")
 }
+
+// A resumed sweep's study.json matches by what it decodes to: its keys in
+// another order, or a field added since missing (zero), still match; a
+// changed value or an unknown field does not.
+func TestSweepOpenComparesDecodedConfigs(t *testing.T) {
+	type config struct {
+		A int   `json:"a"`
+		B []int `json:"b,omitempty"`
+		C bool  `json:"c"` // in no file below: added since
+	}
+	dir := t.TempDir()
+	for file, same := range map[string]bool{`{"b": [2], "a": 1}`: true, `{"a": 1, "b": [2]}`: true, `{"b": [2]}`: false,
+		`{"a": 1}`: false, `{"a": 2, "b": [2]}`: false, `{"a": 1, "b": [2], "d": 3}`: false} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, SweepFile), []byte(file), 0o644))
+		err := (&Sweep{Kind: "test sweep", Dir: dir, Config: config{A: 1, B: []int{2}}}).Open(true)
+		if same {
+			assert.NoError(t, err, file)
+		} else {
+			var input *InputError
+			assert.ErrorAs(t, err, &input, file)
+		}
+	}
+}

@@ -74,8 +74,11 @@ tdone:
 
 // func gemvNAVX2(p, a []float32, n int, y []float32)
 // y[j] = Σ_{s<n} p[s]·a[s·hdp + j], hdp = len(y). Blocks of 32 columns
-// (four accumulators, s in order); then blocks of 8 columns with s unrolled
-// by four into four accumulators summed at the end ((a0+a1)+(a2+a3)).
+// (four accumulators, s in order); then the columns left, 8 at a time,
+// with s unrolled by four into four accumulators (the last n mod 4 terms
+// into the first) summed at the end ((a0+a1)+(a2+a3)). Two such 8-column
+// blocks run side by side while 16 columns are left (eight independent
+// chains instead of four, each column's sums the same), then one.
 TEXT ·gemvNAVX2(SB), NOSPLIT, $0-80
 	MOVQ p_base+0(FP), SI
 	MOVQ a_base+24(FP), DI
@@ -89,7 +92,7 @@ TEXT ·gemvNAVX2(SB), NOSPLIT, $0-80
 nloop32:
 	LEAQ   32(R10), R11
 	CMPQ   R11, R8
-	JGT    nloop8
+	JGT    nloop16
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -118,6 +121,68 @@ nstore32:
 	VMOVUPS Y3, 96(DX)(R10*4)
 	MOVQ    R11, R10
 	JMP     nloop32
+
+nloop16:
+	LEAQ   16(R10), R11
+	CMPQ   R11, R8
+	JGT    nloop8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	LEAQ   (DI)(R10*4), R12
+	MOVQ   SI, R13
+	MOVQ   CX, R14
+
+ninner16x4:
+	CMPQ         R14, $4
+	JLT          ninner16x1
+	VBROADCASTSS (R13), Y8
+	VBROADCASTSS 4(R13), Y9
+	VBROADCASTSS 8(R13), Y10
+	VBROADCASTSS 12(R13), Y11
+	VFMADD231PS  (R12), Y8, Y0
+	VFMADD231PS  32(R12), Y8, Y4
+	ADDQ         R9, R12
+	VFMADD231PS  (R12), Y9, Y1
+	VFMADD231PS  32(R12), Y9, Y5
+	ADDQ         R9, R12
+	VFMADD231PS  (R12), Y10, Y2
+	VFMADD231PS  32(R12), Y10, Y6
+	ADDQ         R9, R12
+	VFMADD231PS  (R12), Y11, Y3
+	VFMADD231PS  32(R12), Y11, Y7
+	ADDQ         R9, R12
+	ADDQ         $16, R13
+	SUBQ         $4, R14
+	JMP          ninner16x4
+
+ninner16x1:
+	TESTQ        R14, R14
+	JZ           nstore16
+	VBROADCASTSS (R13), Y8
+	VFMADD231PS  (R12), Y8, Y0
+	VFMADD231PS  32(R12), Y8, Y4
+	ADDQ         R9, R12
+	ADDQ         $4, R13
+	DECQ         R14
+	JMP          ninner16x1
+
+nstore16:
+	VADDPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VADDPS  Y2, Y0, Y0
+	VADDPS  Y5, Y4, Y4
+	VADDPS  Y7, Y6, Y6
+	VADDPS  Y6, Y4, Y4
+	VMOVUPS Y0, (DX)(R10*4)
+	VMOVUPS Y4, 32(DX)(R10*4)
+	MOVQ    R11, R10
+	JMP     nloop16
 
 nloop8:
 	CMPQ   R10, R8

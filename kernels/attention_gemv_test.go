@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // productPaths lists the implementations of the attention products this
@@ -63,6 +65,34 @@ func TestAttentionProductsMatchPlainLoops(t *testing.T) {
 				assertClose32(t, wantT, gotT[:n], 1e-5, 1e-5, name+" gemvT")
 				assertClose32(t, []float32{42}, gotT[n:n+1], 0, 0, name+" gemvT bound")
 				assertClose32(t, wantN, gotN, 1e-5, 1e-5, name+" gemvN")
+			}
+		}
+	}
+}
+
+// gemvNAVX2 runs its columns after the blocks of 32 two 8-column blocks
+// at a time while 16 are left: each column must get the sums the
+// one-block loop gives it, which a matrix of that block's 8 columns alone
+// (every column after the 32-blocks goes through it) takes.
+func TestGemvNAVX2PairedBlocksBitwise(t *testing.T) {
+	if !hasAVX2FMA || !asmBuilt {
+		t.Skip("no AVX2 assembly")
+	}
+	rng := rand.New(rand.NewPCG(63, 64))
+	for _, hdp := range []int{16, 24, 40, 48, 56} {
+		for _, n := range []int{0, 1, 3, 4, 5, 8, 13, 64, 149} {
+			p := opsRandn(rng, n, 0, 1)
+			a := opsRandn(rng, n*hdp, 0, 1)
+			got := make([]float32, hdp)
+			gemvNAVX2(p, a, n, got)
+			for j0 := hdp / 32 * 32; j0 < hdp; j0 += 8 {
+				blk := make([]float32, n*8)
+				for s := range n {
+					copy(blk[s*8:][:8], a[s*hdp+j0:][:8])
+				}
+				want := make([]float32, 8)
+				gemvNAVX2(p, blk, n, want)
+				assert.Equal(t, want, got[j0:j0+8], "hdp=%d n=%d columns %d..", hdp, n, j0)
 			}
 		}
 	}

@@ -39,15 +39,11 @@ func commitOfBinary() (string, error) {
 	if !ok {
 		return "", fmt.Errorf("the binary carries no build information")
 	}
-	stamp := map[string]string{}
-	for _, s := range bi.Settings {
-		stamp[s.Key] = s.Value
-	}
-	if rev := stamp["vcs.revision"]; rev != "" {
-		if stamp["vcs.modified"] == "true" {
-			return "", fmt.Errorf("the binary was built from %s with modified files", rev)
-		}
-		return rev, nil
+	switch c := stampedCommit(bi.Settings); {
+	case strings.HasSuffix(c, "+dirty"):
+		return "", fmt.Errorf("the binary was built from %s with modified files", strings.TrimSuffix(c, "+dirty"))
+	case c != "":
+		return c, nil
 	}
 	return checkoutCommit(bi.Main.Path)
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -38,4 +39,18 @@ func TestCheckoutCommitNamesOnlyACleanCheckout(t *testing.T) {
 	_, err = checkoutCommit("example.org/m")
 	assert.ErrorContains(t, err, "differs from its commit", "an untracked file")
 	assert.Equal(t, head+"+dirty", gitCommit())
+}
+
+// A stamped binary records its stamp, whatever directory it runs in.
+func TestStampedCommit(t *testing.T) {
+	stamp := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	assert.Equal(t, "", stampedCommit(stamp("-tags", "gpu")))
+	assert.Equal(t, "abc", stampedCommit(stamp("vcs", "git", "vcs.revision", "abc", "vcs.modified", "false")))
+	assert.Equal(t, "abc+dirty", stampedCommit(stamp("vcs.modified", "true", "vcs.revision", "abc")))
 }

@@ -6,16 +6,18 @@ package run
 
 import (
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"arew/kernels"
 )
 
-// Provenance is where and when a run (or a study) ran. Commit is the git
-// HEAD of the working directory the command ran in, with "+dirty" when
-// files differ from it (git status), or "unknown" where git or a checkout is
-// missing (a binary may run far from its source: the field says what the
-// directory held, which is what `go run` builds).
+// Provenance is where and when a run (or a study) ran. Commit is the
+// commit the binary's VCS stamp names, with "+dirty" when it was built
+// from modified files; a binary without a stamp (go run, -buildvcs=false)
+// records the git HEAD of the working directory it ran in instead, with
+// "+dirty" when files differ from it (git status: what `go run` builds),
+// or "unknown" where git or a checkout is missing.
 type Provenance struct {
 	Commit      string    `json:"commit"`
 	KernelSet   string    `json:"kernel_set"` // kernels.Impl: avx512, avx2, neon or go
@@ -50,9 +52,15 @@ func (p *Provenance) Finish(end time.Time, wall time.Duration) {
 	p.WallSeconds = wall.Round(time.Millisecond).Seconds()
 }
 
-// gitCommit is HEAD of the working directory's checkout ("+dirty" when a
-// file differs from it: checkout), or "unknown".
+// gitCommit is the binary's stamped commit (stampedCommit), else HEAD of
+// the working directory's checkout ("+dirty" when a file differs from it:
+// checkout), else "unknown".
 func gitCommit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if c := stampedCommit(bi.Settings); c != "" {
+			return c
+		}
+	}
 	head, dirty, _, err := checkout()
 	switch {
 	case err != nil:
@@ -61,4 +69,22 @@ func gitCommit() string {
 		return head + "+dirty"
 	}
 	return head
+}
+
+// stampedCommit is the commit a build's VCS stamp names, "+dirty" when it
+// was built with modified files; "" without a stamp.
+func stampedCommit(settings []debug.BuildSetting) string {
+	rev, modified := "", false
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" && modified {
+		return rev + "+dirty"
+	}
+	return rev
 }

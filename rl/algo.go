@@ -84,6 +84,9 @@ func (a *Algorithm) Normalise(seed uint64) error {
 
 // Validate checks the algo's config (after Normalise).
 func (a Algorithm) Validate() error {
+	if _, err := ParseAlgo(string(a.Algo)); err != nil {
+		return err
+	}
 	switch {
 	case a.Algo == AlgoPPO && a.PPO != nil && a.GRPO == nil:
 		return a.PPO.Validate()
@@ -93,7 +96,11 @@ func (a Algorithm) Validate() error {
 		}
 		return a.GRPO.Validate()
 	}
-	return fmt.Errorf("algo %q needs its config, and only its (normalise it)", a.Algo)
+	section := "grpo"
+	if a.Algo == AlgoPPO {
+		section = "ppo"
+	}
+	return fmt.Errorf("algo %s needs the %s section and no other", a.Algo, section)
 }
 
 // New builds the algorithm's trainer on task from policy (PPO's separate

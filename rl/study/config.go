@@ -31,12 +31,11 @@ type Config struct {
 	Arms  []Arm    `json:"arms"`
 	Seeds []uint64 `json:"seeds"`
 
-	// Algo is ppo, grpo or gspo; exactly one of PPO and GRPO is set. Its
-	// Seed and Advantage.AREW are overwritten by each run's seed and arm.
-	Algo    string         `json:"algo"`
-	Updates int            `json:"updates"`
-	PPO     *rl.PPOConfig  `json:"ppo,omitempty"`
-	GRPO    *rl.GRPOConfig `json:"grpo,omitempty"`
+	// Algorithm is algo (ppo, grpo or gspo) and its config, exactly one
+	// of ppo and grpo (whose objective is the algo), as a run's. Its seed
+	// and advantage.arew are overwritten by each run's seed and arm.
+	rl.Algorithm
+	Updates int `json:"updates"`
 
 	Eval EvalConfig `json:"eval"`
 
@@ -164,20 +163,8 @@ func (c *Config) Validate() error {
 	if err := c.Eval.validate(); err != nil {
 		return err
 	}
-	switch c.Algo {
-	case "ppo":
-		if c.PPO == nil || c.GRPO != nil {
-			return fmt.Errorf("study: algo ppo needs the ppo section and no grpo section")
-		}
-	case "grpo", "gspo":
-		if c.GRPO == nil || c.PPO != nil {
-			return fmt.Errorf("study: algo %s needs the grpo section and no ppo section", c.Algo)
-		}
-		if c.GRPO.Objective != c.Algo {
-			return fmt.Errorf("study: algo %s needs grpo.objective %q, got %q", c.Algo, c.Algo, c.GRPO.Objective)
-		}
-	default:
-		return fmt.Errorf("study: algo must be ppo, grpo or gspo, got %q", c.Algo)
+	if err := c.Algorithm.Validate(); err != nil {
+		return fmt.Errorf("study: %w", err)
 	}
 	for _, a := range c.Arms {
 		if _, err := c.runConfig(a, c.Seeds[0], "base.safetensors"); err != nil { // the base is checked when the study starts

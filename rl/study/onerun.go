@@ -31,7 +31,7 @@ func (c *Config) runConfig(a Arm, seed uint64, base string) (run.Config, error) 
 	if err != nil {
 		return run.Config{}, fmt.Errorf("task_config: %w", err)
 	}
-	algo := rl.Algorithm{Algo: rl.Algo(c.Algo)}
+	algo := rl.Algorithm{Algo: c.Algo}
 	if c.PPO != nil {
 		if algo.PPO, err = patched(c.PPO, a.PPO); err != nil {
 			return run.Config{}, fmt.Errorf("ppo: %w", err)

@@ -65,12 +65,11 @@ func Smoke() Config {
 		Task: "flodial-easy",
 		Base: Base{Build: &rl.BaseConfig{Task: "flodial-easy", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
 			{Name: "weak", Policy: tasks.PolicySpec{Kind: "weak", QAS: 0.2, QBT: 0.2}, Demos: 64}}}},
-		Arms:    StandardArms(0.5, kernels.MarginStep),
-		Seeds:   []uint64{1, 2},
-		Algo:    "ppo",
-		Updates: 6,
-		PPO:     &p,
-		Eval:    EvalConfig{Every: 2, Episodes: 16, Modes: "both", Thresholds: DefaultThresholds},
+		Arms:      StandardArms(0.5, kernels.MarginStep),
+		Seeds:     []uint64{1, 2},
+		Algorithm: rl.Algorithm{Algo: rl.AlgoPPO, PPO: &p},
+		Updates:   6,
+		Eval:      EvalConfig{Every: 2, Episodes: 16, Modes: "both", Thresholds: DefaultThresholds},
 	}
 }
 
@@ -91,7 +90,7 @@ func flodialRecipe(name string, arms []Arm, seeds []uint64, updates, every int) 
 	return Config{
 		Name: name, Task: "flodial-easy", TaskConfig: hastyPerFault,
 		Base: Base{Shipped: "flodial-easy-locked"},
-		Arms: arms, Seeds: seeds, Algo: "ppo", Updates: updates, PPO: &p,
+		Arms: arms, Seeds: seeds, Algorithm: rl.Algorithm{Algo: rl.AlgoPPO, PPO: &p}, Updates: updates,
 		Eval: EvalConfig{Every: every, Episodes: 200, Modes: "both", Split: "val", Thresholds: DefaultThresholds, Test: FinalTestEpisodes},
 	}
 }

@@ -22,7 +22,7 @@ func TestTable1AndTelecomShapes(t *testing.T) {
 	for _, c := range table.Members() {
 		names = append(names, c.Name)
 		assert.Equal(t, []uint64{301, 302, 303}, c.Seeds, c.Name)
-		assert.Equal(t, "ppo", c.Algo, c.Name)
+		assert.Equal(t, rl.AlgoPPO, c.Algo, c.Name)
 		assert.Equal(t, 200, c.Updates, c.Name)
 		assert.Equal(t, EvalConfig{Every: 20, Episodes: 200, Modes: "both", Split: "val", Thresholds: DefaultThresholds,
 			Test: FinalTestEpisodes}, c.Eval, c.Name)

@@ -81,11 +81,10 @@ func LambdaTable(rule string) Config {
 // defaults but the PPO recipe's learning rate 3e-4, on TableSeeds, paired
 // against vanilla.
 func Algos(algo rl.Algo, rule string) Config {
-	a := rl.DefaultAlgorithm(algo)
-	a.GRPO.Policy.Optim.LR = 3e-4
 	arew := ruleArm(rule, "arew-"+rule, SelectedLambda[rule])
 	c := flodialRecipe(fmt.Sprintf("algos-flodial-%s", algo), []Arm{StandardArms(0, kernels.MarginStep)[0], arew}, TableSeeds, 200, 20)
-	c.Algo, c.PPO, c.GRPO = string(algo), nil, a.GRPO
+	c.Algorithm = rl.DefaultAlgorithm(algo)
+	c.GRPO.Policy.Optim.LR = 3e-4
 	c.Reference, c.Margin = "vanilla", LadderMargin
 	return c
 }

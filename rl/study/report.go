@@ -27,7 +27,7 @@ func report(c Config, s *Summary, plots []string, samples map[string][]run.Sampl
 	}
 	fmt.Fprintf(&b, "- task: %s\n", task)
 	fmt.Fprintf(&b, "- base: %s\n", baseLine(c))
-	algo := c.algorithm()
+	algo := &c.Algorithm
 	fmt.Fprintf(&b, "- RL: %s, %d updates × %d episodes, lr %g\n", c.Algo, c.Updates, int(algo.EpisodesPerUpdate()), algo.Policy().Optim.LR)
 	fmt.Fprintf(&b, "- arms: %s\n", armsLine(c))
 	fmt.Fprintf(&b, "- seeds: %s\n", seedsLine(c.Seeds))

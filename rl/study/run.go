@@ -252,12 +252,12 @@ func (s *study) fits(p *model.Model) error {
 	if s.cfg.PPO != nil && s.cfg.PPO.Critic.Mode == "shared" && !p.Config.ValueHead {
 		return fmt.Errorf("a shared critic needs a policy with a value head; this one has none")
 	}
-	_, err := rl.NewRoller(p, s.task, *s.cfg.algorithm().Rollout())
+	_, err := rl.NewRoller(p, s.task, *s.cfg.Rollout())
 	return err
 }
 
 func newSummary(c Config) *Summary {
-	s := &Summary{Name: c.Name, Task: c.Task, Algo: c.Algo, Updates: c.Updates, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
+	s := &Summary{Name: c.Name, Task: c.Task, Algo: string(c.Algo), Updates: c.Updates, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
 		Split: c.Eval.split().String(), Test: c.Eval.Test,
 		Thresholds: c.thresholds(), Status: "running", Arms: map[string]*ArmSum{}, Baselines: []run.Baseline{}}
 	for _, a := range c.Arms {
@@ -273,9 +273,4 @@ func (c *Config) thresholds() []float64 {
 		return DefaultThresholds
 	}
 	return c.Eval.Thresholds
-}
-
-// algorithm is the study's RL config as rl's front door sees it.
-func (c *Config) algorithm() *rl.Algorithm {
-	return &rl.Algorithm{Algo: rl.Algo(c.Algo), PPO: c.PPO, GRPO: c.GRPO}
 }

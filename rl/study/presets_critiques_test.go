@@ -54,6 +54,16 @@ func TestTable1FollowsTheSweeps(t *testing.T) {
 		assert.Equal(t, s.Vanilla.Name, sel[""], "%s: vanilla-tuned", s.Name)
 		sel = readCommittedSummary(t, "tune-lambda-"+s.Name).Selected(seeds)
 		assert.Equal(t, fmt.Sprintf("arew-l%g", s.Lambda), sel[""], "%s: λ", s.Name)
+		if s.FinerRule == "" {
+			continue
+		}
+		sel = readCommittedSummary(t, "tune-lambda-"+s.Name+"-"+s.FinerRule).Selected(seeds)
+		require.Len(t, s.Finer, 2, "%s: the finer rule's arm and its direction control", s.Name)
+		for _, a := range s.Finer {
+			assert.Equal(t, fmt.Sprintf("arew-l%g", a.AREW.Lambda), sel[""], "%s: %s's λ", s.Name, a.Name)
+			assert.JSONEq(t, fmt.Sprintf(`{"Critiques": %q}`, s.FinerRule), string(a.TaskConfig), a.Name)
+		}
+		assert.Equal(t, DirectionControlFlip, s.Finer[1].AREW.Perturb.Flip, "the control flips signs")
 	}
 }
 

@@ -159,7 +159,8 @@ const pePending = "no layout gives the plain policy the capability yet (§8 step
 // (docs/arew.md §8, "Step 3: the locked bases"); MediQ's vanilla-tuned
 // (actor lr 1e-4, no entropy bonus, 8 steps) and λ (1) are what its
 // tuning sweeps selected by §7's rule (docs/results/tune-vanilla-mediq,
-// tune-lambda-mediq).
+// tune-lambda-mediq), and its finer-rule arms' λ (1) the mass rule's sweep
+// (tune-lambda-mediq-mass; docs/arew.md §8, "MediQ under a finer rule").
 func Table1Settings() []Setting {
 	pe := func(task string, paper ...float64) Setting {
 		return Setting{Name: task, Task: task, TaskConfig: hastyLayout, Pending: pePending, Published: paper}
@@ -169,13 +170,23 @@ func Table1Settings() []Setting {
 		pe("pe-g-s2", 24.00, 46.00, 49.33), pe("pe-g-s3", 18.33, 32.00, 80.33),
 		pe("pe-f-d8", 30.52, 39.62, 47.89), pe("pe-f-d6", 32.03, 42.10, 44.47),
 		{Name: "mediq", Task: "mediq", TaskConfig: hastyLayout, Published: []float64{50.50, 57.25, 61.25}, Base: "mediq-locked",
-			Vanilla: &mediqVanilla, Lambda: 1, FinerRule: "mass"},
+			Vanilla: &mediqVanilla, Lambda: 1, FinerRule: "mass", Finer: finerArms("mass", 1)},
 		{Name: "flodial-easy", Task: "flodial-easy", TaskConfig: hastyPerFault, Rule: specRule, Base: "flodial-easy-locked",
 			Published: []float64{37.33, 43.67, 41.00}, Vanilla: &vanilla, Lambda: SelectedLambda["spec"],
 			Finer: []Arm{ruleArm(AdoptedRule, "arew-"+AdoptedRule, SelectedLambda[AdoptedRule])}},
 		{Name: "flodial-hard", Task: "flodial-hard", TaskConfig: hastyPerFault, Rule: specRule, Published: []float64{21.33, 36.00, 42.33},
 			Base: "flodial-hard-locked"},
 	}
+}
+
+// finerArms are a setting's arms under its finer rule at the λ its own
+// sweep selected (TuneLambdaFiner): AREW AS+BT (arew-<rule>) and the
+// direction control random-<rule>, the same arm with every critique's sign
+// flipped with probability DirectionControlFlip.
+func finerArms(rule string, lambda float64) []Arm {
+	random := ruleArm(rule, "random-"+rule, lambda)
+	random.AREW.Perturb.Flip = DirectionControlFlip
+	return []Arm{ruleArm(rule, "arew-"+rule, lambda), random}
 }
 
 // TelecomSettings are the two telecom settings of the paper's telecom

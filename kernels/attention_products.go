@@ -94,15 +94,15 @@ func (w *headWork) tile(kern *sgemmKernelSet, mr, rows, cols, kc int, a []float3
 // fused chain over the head's dimensions in order from +0 that gemvT makes
 // (so the same bits), then each row's softmax and p-weighted sum of V as
 // in the row-by-row loop. Scores past a row's own position are computed
-// into the block's scratch and never read.
+// into the block's scratch and never read. The rows of P are only
+// written here, so nothing asks for them ahead (prefetchRows is for
+// reading them back).
 func (w *headWork) forwardTiled(kern *sgemmKernelSet, qkv []float32, ld, c, off int, scale float32, att, out []float32) {
 	T, hd := w.T, w.hd
 	mr := w.blockRows(kern)
-	prefetchRows(att, T, 0, mr)
 	for r0 := 0; r0 < T; r0 += mr {
 		r1 := min(r0+mr, T)
 		w.scoreBlock(kern, qkv[off:], ld, r0, r1, mr, w.bkt)
-		prefetchRows(att, T, r1, r1+mr) // the rows written next
 		for t := r0; t < r1; t++ {
 			row := att[t*T:][:t+1]
 			softmaxRow(w.sblk[(t-r0)*w.sld:][:t+1], scale, row)

@@ -90,22 +90,15 @@ func StandardArms(lambda float64, mode kernels.MarginMode) []Arm {
 	return []Arm{v, arm("arew", "as+bt"), arm("arew-as", "as"), arm("arew-bt", "bt")}
 }
 
-// EvalConfig is the evaluation of every run. In training: the first
-// Episodes instances of Split (val, the default, or train; never test),
-// played at update 0 (the base), every Every updates (0: only at the ends)
-// and after the last update, in each of Modes (greedy, sampled at
-// temperature 1, or both); every tuning and selection rule reads these.
-// Thresholds are the sampled success rates whose first crossing the
-// summary records (updates_to). Test > 0 adds the study's final numbers:
-// the first Test instances of the test split, played greedy and sampled
-// once, after the last update; nothing else reads the test split.
+// EvalConfig is the evaluation of every run, a run's (run.EvalConfig:
+// Episodes instances of Split at update 0, every Every updates and after
+// the last, in each of Modes; Test > 0 adds the final numbers on the test
+// split), which every tuning and selection rule reads; its TaskConfig and
+// Baselines are the study's to set (Validate). Thresholds are the sampled
+// success rates whose first crossing the summary records (updates_to).
 type EvalConfig struct {
-	Every      int       `json:"every"`
-	Episodes   int       `json:"episodes"`
-	Modes      string    `json:"modes"`           // greedy, sampled or both
-	Split      string    `json:"split,omitempty"` // val ("" too) or train
+	run.EvalConfig
 	Thresholds []float64 `json:"thresholds"`
-	Test       int       `json:"test,omitempty"`
 }
 
 // split is the in-training evaluation's split.
@@ -251,9 +244,13 @@ func (b Base) validate() error {
 	return nil
 }
 
-// validate checks the thresholds; the rest of the evaluation is every
-// run's (run.Config.Validate, through runConfig).
+// validate checks the thresholds and that the fields the study sets are
+// unset; the rest of the evaluation is every run's (run.Config.Validate,
+// through runConfig).
 func (e EvalConfig) validate() error {
+	if len(e.TaskConfig) > 0 || e.Baselines {
+		return fmt.Errorf("study: eval: task_config and baselines are set by the study (the arms are measured on the study's task config; the scripted policies play once, beside the runs)")
+	}
 	for _, t := range e.Thresholds {
 		if !(t > 0 && t <= 1) {
 			return fmt.Errorf("study: eval: thresholds must lie in (0, 1], got %v", t)

@@ -40,6 +40,8 @@ func TestValidateRejectsBadConfigs(t *testing.T) {
 		{"eval every", func(c *Config) { c.Eval.Every = -1 }, "every"},
 		{"eval modes", func(c *Config) { c.Eval.Modes = "all" }, "modes"},
 		{"threshold", func(c *Config) { c.Eval.Thresholds = []float64{1.5} }, "thresholds"},
+		{"eval baselines", func(c *Config) { c.Eval.Baselines = true }, "baselines"},
+		{"eval task config", func(c *Config) { c.Eval.TaskConfig = []byte(`{}`) }, "task_config"},
 		{"unknown algo", func(c *Config) { c.Algo = "dqn" }, "algo"},
 		{"ppo without its section", func(c *Config) { c.PPO = nil }, "ppo section"},
 		{"grpo with ppo's section", func(c *Config) { c.Algo = "grpo" }, "grpo section"},

@@ -45,8 +45,7 @@ func (c *Config) runConfig(a Arm, seed uint64, base string) (run.Config, error) 
 	}
 	r := run.Config{Name: runName(seed), Seed: seed, Task: c.Task, TaskConfig: task,
 		Model: run.ModelConfig{Init: base}, Algorithm: algo, Updates: c.Updates,
-		Eval: run.EvalConfig{Every: c.Eval.Every, Episodes: c.Eval.Episodes, Modes: c.Eval.Modes,
-			Split: c.Eval.Split, Test: c.Eval.Test}}
+		Eval: c.Eval.EvalConfig}
 	if !isEmptyJSON(a.TaskConfig) {
 		r.Eval.TaskConfig = c.TaskConfig
 	}

@@ -69,7 +69,7 @@ func Smoke() Config {
 		Seeds:     []uint64{1, 2},
 		Algorithm: rl.Algorithm{Algo: rl.AlgoPPO, PPO: &p},
 		Updates:   6,
-		Eval:      EvalConfig{Every: 2, Episodes: 16, Modes: "both", Thresholds: DefaultThresholds},
+		Eval:      EvalConfig{run.EvalConfig{Every: 2, Episodes: 16, Modes: "both"}, DefaultThresholds},
 	}
 }
 
@@ -91,7 +91,7 @@ func flodialRecipe(name string, arms []Arm, seeds []uint64, updates, every int) 
 		Name: name, Task: "flodial-easy", TaskConfig: hastyPerFault,
 		Base: Base{Shipped: "flodial-easy-locked"},
 		Arms: arms, Seeds: seeds, Algorithm: rl.Algorithm{Algo: rl.AlgoPPO, PPO: &p}, Updates: updates,
-		Eval: EvalConfig{Every: every, Episodes: 200, Modes: "both", Split: "val", Thresholds: DefaultThresholds, Test: FinalTestEpisodes},
+		Eval: EvalConfig{run.EvalConfig{Every: every, Episodes: 200, Modes: "both", Split: "val", Test: FinalTestEpisodes}, DefaultThresholds},
 	}
 }
 

@@ -34,11 +34,8 @@ func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
 		"tune-vanilla-mediq", "tune-lambda-mediq", "table1-flodial-easy"} {
 		c, err := Preset(name)
 		require.NoError(t, err)
-		want, err := json.MarshalIndent(c, "", "  ")
-		require.NoError(t, err)
-		have, err := os.ReadFile(filepath.Join(committedResults, name, run.SweepFile))
-		require.NoError(t, err)
-		assert.JSONEq(t, string(have), string(want), name)
+		sw := &run.Sweep{Kind: "study", Dir: filepath.Join(committedResults, name), Config: c}
+		assert.NoError(t, sw.Open(true), name) // as -resume checks its study.json
 	}
 }
 

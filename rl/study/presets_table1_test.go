@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
+	"arew/rl/run"
 	"arew/tasks"
 )
 
@@ -24,8 +25,8 @@ func TestTable1AndTelecomShapes(t *testing.T) {
 		assert.Equal(t, []uint64{301, 302, 303}, c.Seeds, c.Name)
 		assert.Equal(t, rl.AlgoPPO, c.Algo, c.Name)
 		assert.Equal(t, 200, c.Updates, c.Name)
-		assert.Equal(t, EvalConfig{Every: 20, Episodes: 200, Modes: "both", Split: "val", Thresholds: DefaultThresholds,
-			Test: FinalTestEpisodes}, c.Eval, c.Name)
+		assert.Equal(t, EvalConfig{run.EvalConfig{Every: 20, Episodes: 200, Modes: "both", Split: "val", Test: FinalTestEpisodes},
+			DefaultThresholds}, c.Eval, c.Name)
 		assert.Equal(t, "vanilla-tuned", c.Reference, c.Name)
 		require.GreaterOrEqual(t, len(c.Arms), 3, c.Name)
 		v, as, both := c.Arms[0], c.Arms[1], c.Arms[2]

@@ -310,10 +310,14 @@ func (j *sgemmJob) awaitDone(n int) {
 // panel from the packed B panel; abuf receives the packed A block and tmp
 // (one tile) the edge tiles.
 //
-// A is not packed, except for a last partial sliver: the kernel reads a
-// full sliver in place (inPlaceA), which saves a copy of A that costs as
-// much as 15–35% of the kernel time when n is 64..192 (A is then reused
-// only n/16 times).
+// A is not packed: the kernel reads a full sliver in place (inPlaceA),
+// which saves a copy of A that costs as much as 15–35% of the kernel time
+// when n is 64..192 (A is then reused only n/16 times). A last partial
+// sliver of mr < MR rows is read in place too, as the full sliver that
+// ends at the block's last row (m ≥ MR): its tile goes through tmp and
+// only its last mr rows are kept. Each row of C is the same sum whatever
+// other rows its tile holds, so this gives the bits a zero-padded packed
+// sliver gives; only when m < MR is the sliver packed.
 func (j *sgemmJob) block(ph sgemmPhase, abuf, tmp []float32, i0, i1, j0, j1 int) {
 	g, tile, bp, jc, pc, kc := &j.sgemmArgs, j.kern.tile, j.bp, ph.jc, ph.pc, ph.kc
 	beta := g.beta
@@ -322,7 +326,8 @@ func (j *sgemmJob) block(ph sgemmPhase, abuf, tmp []float32, i0, i1, j0, j1 int)
 	}
 	mc := i1 - i0
 	full := mc / sgemmMR * sgemmMR // rows in full slivers
-	if full < mc {
+	shifted := full < mc && g.m >= sgemmMR
+	if full < mc && !shifted {
 		sgemmPackA(abuf[full*kc:], g.transA, g.a, g.lda, i0+full, mc-full, pc, kc)
 	}
 	for jr := j0; jr < j1; jr += sgemmNR {
@@ -331,17 +336,22 @@ func (j *sgemmJob) block(ph sgemmPhase, abuf, tmp []float32, i0, i1, j0, j1 int)
 		pair := j.kern.tile2 != nil && jr+2*sgemmNR <= j1 // two full slivers: the 6×32 kernel
 		for ir := 0; ir < mc; ir += sgemmMR {
 			as, rs, ks := abuf[ir*kc:], 1, sgemmMR
-			if ir < full {
-				as, rs, ks = j.inPlaceA(i0+ir, pc)
-			}
 			mr := min(sgemmMR, mc-ir)
+			skip := 0 // rows of the tile above the sliver's own (shifted)
+			switch {
+			case ir < full:
+				as, rs, ks = j.inPlaceA(i0+ir, pc)
+			case shifted:
+				skip = sgemmMR - mr
+				as, rs, ks = j.inPlaceA(i1-sgemmMR, pc)
+			}
 			ci := (i0+ir)*g.ldc + jc + jr
 			switch {
 			case pair && mr == sgemmMR:
 				j.kern.tile2(kc, as, rs, ks, bs, bs[kc*sgemmNR:], g.c[ci:], g.ldc, g.alpha, beta)
 			case pair:
-				j.edge(kc, as, rs, ks, bs, tmp, ci, mr, sgemmNR, beta)
-				j.edge(kc, as, rs, ks, bs[kc*sgemmNR:], tmp, ci+sgemmNR, mr, sgemmNR, beta)
+				j.edge(kc, as, rs, ks, bs, tmp, ci, skip, mr, sgemmNR, beta)
+				j.edge(kc, as, rs, ks, bs[kc*sgemmNR:], tmp, ci+sgemmNR, skip, mr, sgemmNR, beta)
 			case nr == sgemmNR && j.kern.tile12 != nil && ir+2*sgemmMR <= full:
 				// Two full A slivers, both in place or both packed: the 12×16 kernel.
 				as1, _, _ := j.inPlaceA(i0+ir+sgemmMR, pc)
@@ -350,7 +360,7 @@ func (j *sgemmJob) block(ph sgemmPhase, abuf, tmp []float32, i0, i1, j0, j1 int)
 			case mr == sgemmMR && nr == sgemmNR:
 				tile(kc, as, rs, ks, bs, g.c[ci:], g.ldc, g.alpha, beta)
 			default:
-				j.edge(kc, as, rs, ks, bs, tmp, ci, mr, nr, beta)
+				j.edge(kc, as, rs, ks, bs, tmp, ci, skip, mr, nr, beta)
 			}
 		}
 		if pair {
@@ -372,14 +382,15 @@ func (j *sgemmJob) inPlaceA(i, pc int) (as []float32, rs, ks int) {
 
 // edge is a tile of C cut by the matrix's edge (mr ≤ MR rows, nr ≤ NR
 // columns at c[ci]): the full tile is computed into tmp and only the valid
-// part kept.
-func (j *sgemmJob) edge(kc int, as []float32, rs, ks int, bs, tmp []float32, ci, mr, nr int, beta float32) {
+// part kept, its rows from skip on (a sliver read from skip rows above
+// the first row it is for).
+func (j *sgemmJob) edge(kc int, as []float32, rs, ks int, bs, tmp []float32, ci, skip, mr, nr int, beta float32) {
 	g := &j.sgemmArgs
 	j.kern.tile(kc, as, rs, ks, bs, tmp, sgemmNR, 1, 0)
 	for r := range mr {
 		row := g.c[ci+r*g.ldc : ci+r*g.ldc+nr]
 		for c := range row {
-			v := g.alpha * tmp[r*sgemmNR+c]
+			v := g.alpha * tmp[(skip+r)*sgemmNR+c]
 			if beta != 0 {
 				v += beta * row[c]
 			}

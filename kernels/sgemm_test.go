@@ -247,6 +247,46 @@ func TestSgemmDeterministicAcrossWorkers(t *testing.T) {
 	}
 }
 
+func TestSgemmPartialSliverBitwise(t *testing.T) {
+	// A last sliver of fewer than MR rows is read in place as the full
+	// sliver that ends at the block's last row. Each row of C is its own
+	// sum, so the first m rows of a product with more rows of A (every
+	// sliver whole) are the same bits, and the rows past m are not touched.
+	rng := rand.New(rand.NewPCG(17, 18))
+	for name, kern := range sgemmTestSets() {
+		for _, tc := range []sgemmCase{
+			{m: 64, n: 192, k: 2*sgemmKC + 50, transA: true, alpha: 1, beta: 0},
+			{m: 64, n: 64, k: 300, transA: true, alpha: 1, beta: 1},
+			{m: 13, n: 200, k: 64, transA: true, transB: true, alpha: -1, beta: 0.5, pad: 2},
+			{m: 7, n: 40, k: 9, alpha: 0.5, beta: 0},
+			{m: 301, n: 77, k: 300, alpha: 1, beta: 1, pad: 1},
+			{m: 40, n: sgemmNC + 40, k: sgemmKC + 7, transB: true, alpha: 0.5, beta: 1},
+		} {
+			whole := tc
+			whole.m = ceilDiv(tc.m, sgemmMR) * sgemmMR
+			o := newSgemmOperands(rng, whole)
+			for _, w := range []int{1, 2, 3} {
+				want := append([]float32(nil), o.c...)
+				got := append([]float32(nil), o.c...)
+				require.NoError(t, sgemmWith(kern, w, tc.transA, tc.transB, whole.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, want, o.ldc))
+				require.NoError(t, sgemmWith(kern, w, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got, o.ldc))
+				assert.Equal(t, float32Bits(want[:tc.m*o.ldc]), float32Bits(got[:tc.m*o.ldc]), "%s %v workers=%d", name, tc, w)
+				assert.Equal(t, float32Bits(o.c[tc.m*o.ldc:]), float32Bits(got[tc.m*o.ldc:]), "%s %v workers=%d: rows past m", name, tc, w)
+			}
+		}
+	}
+}
+
+// float32Bits is x's bit patterns, which compare equal where x holds the
+// same NaNs.
+func float32Bits(x []float32) []uint32 {
+	b := make([]uint32, len(x))
+	for i, v := range x {
+		b[i] = math.Float32bits(v)
+	}
+	return b
+}
+
 func TestSgemmDegenerate(t *testing.T) {
 	nan := float32(math.NaN())
 	t.Run("k=0 scales C by beta", func(t *testing.T) {

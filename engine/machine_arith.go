@@ -5,6 +5,8 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"arew/kernels"
 )
 
 // Elementwise arithmetic into a preallocated output, as a plain loop.
@@ -19,9 +21,10 @@ import (
 // How. For two plain float32 tensors of one shape, written into a third of
 // the same shape and data order, that dispatch ends in the tensor package's
 // "Recv" loop, out[i] = a[i] ∘ b[i], one IEEE operation per element.
-// directArith runs that loop itself, so the bits are the same
-// (TestDirectArithMatchesGorgonia); for any other operands it declines and
-// the op's own path runs.
+// directArith runs that loop itself (kernels.Elementwise, 8 lanes at a
+// time with AVX2: the same operation on each element), so the bits are
+// the same (TestDirectArithMatchesGorgonia); for any other operands it
+// declines and the op's own path runs.
 
 // arith is which elementwise operation an op is (0: none of them).
 type arith uint8
@@ -71,25 +74,8 @@ func directArith(k arith, out G.Value, args []G.Value) bool {
 	if len(x) != n || len(y) != n || len(z) != n || !sameOrDisjoint(z, x) || !sameOrDisjoint(z, y) {
 		return false
 	}
-	switch k {
-	case arithAdd:
-		for i := range z {
-			z[i] = x[i] + y[i]
-		}
-	case arithSub:
-		for i := range z {
-			z[i] = x[i] - y[i]
-		}
-	case arithMul:
-		for i := range z {
-			z[i] = x[i] * y[i]
-		}
-	case arithDiv:
-		for i := range z {
-			z[i] = x[i] / y[i]
-		}
-	}
-	return true
+	// arith's order is kernels.ElementwiseOp's, one after.
+	return kernels.Elementwise(kernels.ElementwiseOp(k-arithAdd), x, y, z) == nil
 }
 
 // plainF32 is v as a non-scalar float32 dense tensor that needs no iterator.

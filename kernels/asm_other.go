@@ -6,6 +6,8 @@ package kernels
 // every assembly routine of the package is a stub that panics: the CPU
 // switch (cpu.go) is then off, so the Go paths run and none is called.
 
+func elementwiseAVX2(op int, x, y, z *float32, n int) { panic("kernels: AVX2 assembly not built") }
+
 func gemvTAVX2(x, at []float32, ld, n int, y []float32) { panic("kernels: AVX2 assembly not built") }
 func gemvNAVX2(p, a []float32, n int, y []float32)      { panic("kernels: AVX2 assembly not built") }
 

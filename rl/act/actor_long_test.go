@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,7 +39,8 @@ type probeArm struct {
 // tableRun), then prompting (π_θ0), the ACT stage as the preset has it
 // ("act"), with the expert term ("expert") or the anchor term ("anchor"),
 // S steps of minibatch 16 after each update at the stage's rate, and the
-// control ("control": π_θ0 given the expert term's steps alone, no GRPO).
+// controls ("control": π_θ0 given the expert term's steps alone, no GRPO;
+// "anchor-control": the anchor term's steps alone, on the same samples).
 // Each is measured at the end on act-table1's held-out states (next-action
 // accuracy under the trie), its held-out critic examples (choice
 // accuracy) and its online success (ALFWorld ID, WebShop; ScienceWorld's
@@ -138,10 +140,16 @@ func TestActorTermProbe(t *testing.T) {
 			}}
 			m, _, err = TrainACTWith(ctx, pi0, env, cfg.Choice, data, stage, x)
 			require.NoError(t, err)
-		case "control":
+		case "control", "anchor-control":
 			m, err = pi0.Clone()
 			require.NoError(t, err)
-			s, err := newActorStepper(*term(ActorExpert), m, ILData(env.Vocab, pairs), cfg.ACT.GRPO.Policy.Optim.LR, cfg.ACT.GRPO.Seed)
+			a := *term(ActorExpert)
+			if arm == "anchor-control" {
+				a = *term(ActorAnchor)
+			}
+			td, err := ActorData(a, env, DecodeTrie, pi0, pairs, maxAction, rand.New(rand.NewPCG(cfg.ACT.GRPO.Seed, 0xa2c4)))
+			require.NoError(t, err)
+			s, err := newActorStepper(a, m, td, cfg.ACT.GRPO.Policy.Optim.LR, cfg.ACT.GRPO.Seed)
 			require.NoError(t, err)
 			for u := 1; u <= updates; u++ {
 				loss, err := s.step()

@@ -19,6 +19,11 @@ const (
 	// 1, under the run's decoding): a Monte-Carlo forward
 	// KL(π_start ‖ π_θ) on the actor's prompt.
 	ActorAnchor = "anchor"
+	// ActorGreedy: the start policy's greedy action at each training
+	// state under the run's decoding, drawn when the stage begins: it
+	// holds the actor's decisions (what greedy evaluation plays), not its
+	// distribution, and has no sampling noise.
+	ActorGreedy = "greedy"
 )
 
 // ActorTerm is an SFT term on the actor's own prompt (the state alone,
@@ -43,8 +48,8 @@ type ActorTerm struct {
 
 // Validate reports the first bad field.
 func (a ActorTerm) Validate() error {
-	if a.Source != ActorExpert && a.Source != ActorAnchor {
-		return fmt.Errorf("actor term: source must be %q or %q, got %q", ActorExpert, ActorAnchor, a.Source)
+	if a.Source != ActorExpert && a.Source != ActorAnchor && a.Source != ActorGreedy {
+		return fmt.Errorf("actor term: source must be %q, %q or %q, got %q", ActorExpert, ActorAnchor, ActorGreedy, a.Source)
 	}
 	if a.Steps < 1 || a.MiniBatch < 1 || !(a.LR >= 0) || a.LR > rl.MaxRate {
 		return fmt.Errorf("actor term: need steps ≥ 1, mini_batch ≥ 1, 0 ≤ lr ≤ %.3g; got %d, %d, %v", rl.MaxRate, a.Steps, a.MiniBatch, a.LR)
@@ -53,14 +58,18 @@ func (a ActorTerm) Validate() error {
 }
 
 // ActorData is the term's examples at the expert pairs' states: the
-// expert's actions (ActorExpert), or one action per state sampled from
-// start under decoding d with rng (ActorAnchor; a state whose sample does
-// not end within maxAction tokens is left out).
+// expert's actions (ActorExpert), or one action per state from start under
+// decoding d, sampled with rng (ActorAnchor) or greedy (ActorGreedy); a
+// state whose action does not end within maxAction tokens is left out.
 func ActorData(a ActorTerm, env *Env, d Decoding, start *model.Model, pairs []textworld.Pair, maxAction int, rng *rand.Rand) ([]*rl.Trajectory, error) {
 	if a.Source == ActorExpert {
 		return ILData(env.Vocab, pairs), nil
 	}
-	p, err := NewEnvPolicy("start", start, env, d, maxAction, 1)
+	temperature := 1.0
+	if a.Source == ActorGreedy {
+		temperature, rng = 0, nil
+	}
+	p, err := NewEnvPolicy("start", start, env, d, maxAction, temperature)
 	if err != nil {
 		return nil, err
 	}

@@ -37,10 +37,12 @@ type probeArm struct {
 // TestActorTermProbe makes docs/act.md §15's table: on one environment and
 // seed, one π_θ0 and one D_critic (act-table1's run for that environment,
 // tableRun), then prompting (π_θ0), the ACT stage as the preset has it
-// ("act"), with the expert term ("expert") or the anchor term ("anchor"),
+// ("act"), with the expert term ("expert"), the anchor term ("anchor") or
+// the greedy term ("greedy"),
 // S steps of minibatch 16 after each update at the stage's rate, and the
 // controls ("control": π_θ0 given the expert term's steps alone, no GRPO;
-// "anchor-control": the anchor term's steps alone, on the same samples).
+// "anchor-control" and "greedy-control": the anchor's or the greedy
+// term's steps alone, on the same targets).
 // Each is measured at the end on act-table1's held-out states (next-action
 // accuracy under the trie), its held-out critic examples (choice
 // accuracy) and its online success (ALFWorld ID, WebShop; ScienceWorld's
@@ -123,10 +125,10 @@ func TestActorTermProbe(t *testing.T) {
 		r := probeArm{Drift: []float64{start}}
 		var m *model.Model
 		switch arm {
-		case "act", "expert", "anchor":
+		case "act", "expert", "anchor", "greedy":
 			stage := cfg.ACT
 			if arm != "act" {
-				stage.Actor = term(map[string]string{"expert": ActorExpert, "anchor": ActorAnchor}[arm])
+				stage.Actor = term(map[string]string{"expert": ActorExpert, "anchor": ActorAnchor, "greedy": ActorGreedy}[arm])
 			}
 			x := ACTExtras{Pairs: pairs, Decoding: DecodeTrie, MaxAction: maxAction, Each: func(u int, m *model.Model, loss float64) error {
 				if u%every == 0 {
@@ -140,13 +142,10 @@ func TestActorTermProbe(t *testing.T) {
 			}}
 			m, _, err = TrainACTWith(ctx, pi0, env, cfg.Choice, data, stage, x)
 			require.NoError(t, err)
-		case "control", "anchor-control":
+		case "control", "anchor-control", "greedy-control":
 			m, err = pi0.Clone()
 			require.NoError(t, err)
-			a := *term(ActorExpert)
-			if arm == "anchor-control" {
-				a = *term(ActorAnchor)
-			}
+			a := *term(map[string]string{"control": ActorExpert, "anchor-control": ActorAnchor, "greedy-control": ActorGreedy}[arm])
 			td, err := ActorData(a, env, DecodeTrie, pi0, pairs, maxAction, rand.New(rand.NewPCG(cfg.ACT.GRPO.Seed, 0xa2c4)))
 			require.NoError(t, err)
 			s, err := newActorStepper(a, m, td, cfg.ACT.GRPO.Policy.Optim.LR, cfg.ACT.GRPO.Seed)

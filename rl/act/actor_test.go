@@ -121,6 +121,27 @@ func TestActorAnchorHoldsAndPullsBack(t *testing.T) {
 	klBack := admissibleKL(t, m, back, v, f.pairs)
 	t.Logf("after the anchor's steps from the pushed model: %.4f", klBack)
 	assert.Less(t, klBack, klPushed/2, "the anchor pulls the actor back to the start")
+
+	// The greedy term's targets are the start's greedy actions, which the
+	// pushed model has left and its steps restore.
+	greedy := ActorTerm{Source: ActorGreedy, Steps: 1, MiniBatch: 16, LR: 1e-2}
+	data, err := ActorData(greedy, f.env, DecodeTrie, m, f.pairs, DefaultCollect().MaxAction, nil)
+	require.NoError(t, err)
+	own := make([]textworld.Pair, len(data))
+	for i, tr := range data {
+		k := tr.Steps[0].Start
+		own[i] = textworld.Pair{State: f.pairs[i].State, Expert: tr.Tokens[k : len(tr.Tokens)-1]}
+	}
+	agree := func(mm *model.Model) float64 {
+		acc, err := NextActionAccuracy(mm, f.env, DecodeTrie, own, DefaultCollect().MaxAction)
+		require.NoError(t, err)
+		return acc
+	}
+	require.Equal(t, 1.0, agree(m), "the targets are the start's greedy actions")
+	restored := actorSteps(t, greedy, f, m, pushed, 30, 8)
+	t.Logf("agreement with the start's greedy actions: pushed %.2f, after the greedy term %.2f", agree(pushed), agree(restored))
+	assert.Less(t, agree(pushed), 0.8)
+	assert.Greater(t, agree(restored), agree(pushed)+0.2)
 }
 
 // TestACTStageActorTerm: with the expert term the ACT stage raises the

@@ -20,7 +20,7 @@ const neonBuilt = true
 // and the portable one agree bitwise there (TestSgemmNEONMatchesGoBitwise).
 func init() {
 	sgemmNEON = &sgemmKernelSet{name: "neon", tile: sgemmTileNEON, dot: sdotNEONSlice, axpy: saxpyNEONSlice,
-		pack16: sgemmPack16NEONSlice}
+		pack16: sgemmPack16NEONSlice, packT16: sgemmPackT16Go}
 }
 
 //go:noescape

@@ -9,7 +9,7 @@ package kernels
 // lone sliver with two full A slivers.
 func init() {
 	sgemmAVX2 = &sgemmKernelSet{name: "avx2", tile: sgemmTileAVX2, dot: sdotAVX2Slice, axpy: saxpyAVX2Slice,
-		pack16: sgemmPack16AVX2Slice}
+		pack16: sgemmPack16AVX2Slice, packT16: sgemmPackT16AVX2}
 	avx512 := *sgemmAVX2
 	avx512.name, avx512.tile2, avx512.tile12 = "avx512", sgemmTile2AVX512, sgemmTile12AVX512
 	sgemmAVX512 = &avx512
@@ -81,4 +81,21 @@ func sgemmPack16AVX2Slice(dst, src []float32, kc, ld int) {
 	_ = dst[kc*sgemmNR-1]
 	_ = src[(kc-1)*ld+sgemmNR-1]
 	sgemmPack16AVX2(&dst[0], &src[0], kc, ld)
+}
+
+// sgemmPackT16AVX2 is sgemmPackT16Go by 8×8 block transposes
+// (transpose8AVX2), the last kc mod 8 columns in Go: the same copies.
+func sgemmPackT16AVX2(dst, src []float32, kc, ld int) {
+	_ = src[(sgemmNR-1)*ld+kc-1]
+	_ = dst[kc*sgemmNR-1]
+	p := 0
+	for ; p+8 <= kc; p += 8 {
+		transpose8AVX2(&dst[p*sgemmNR], &src[p], sgemmNR, ld)
+		transpose8AVX2(&dst[p*sgemmNR+8], &src[8*ld+p], sgemmNR, ld)
+	}
+	for ; p < kc; p++ {
+		for c := range sgemmNR {
+			dst[p*sgemmNR+c] = src[c*ld+p]
+		}
+	}
 }

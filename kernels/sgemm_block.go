@@ -57,6 +57,10 @@ type sgemmKernelSet struct {
 	// pack16 copies kc runs of 16 floats, src[p·ld:] to dst[p·16:]: the
 	// full-sliver case of packing a row-major B (sgemm_pack.go).
 	pack16 func(dst, src []float32, kc, ld int)
+
+	// packT16 copies 16 runs of kc floats, src[c·ld:], transposed to
+	// dst[p·16 + c]: the full-sliver case of packing a B stored (n,k).
+	packT16 func(dst, src []float32, kc, ld int)
 }
 
 // sgemmGo is the portable set; sgemmAVX2 and sgemmAVX512 the assembly
@@ -65,7 +69,7 @@ type sgemmKernelSet struct {
 // (neon_arm64.go); nil elsewhere.
 var (
 	sgemmGo = &sgemmKernelSet{name: "go", tile: sgemmTileGo, dot: sdotGo, axpy: saxpyGo,
-		pack16: sgemmPack16Go}
+		pack16: sgemmPack16Go, packT16: sgemmPackT16Go}
 	sgemmAVX2, sgemmAVX512, sgemmNEON *sgemmKernelSet
 )
 

@@ -64,6 +64,10 @@ func sgemmPackB(kern *sgemmKernelSet, dst []float32, transB bool, b []float32, l
 			continue
 		}
 		// B is stored (n,k): interleave 16 rows of the stored matrix.
+		if cols == sgemmNR {
+			kern.packT16(out, b[jb*ldb+p0:], kc, ldb)
+			continue
+		}
 		for c := 0; c < sgemmNR; c++ {
 			if c >= cols {
 				for p := 0; p < kc; p++ {
@@ -87,6 +91,17 @@ func sgemmPack16Go(dst, src []float32, kc, ld int) {
 		o := dst[p*sgemmNR : p*sgemmNR+sgemmNR : p*sgemmNR+sgemmNR]
 		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
 		o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15] = s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]
+	}
+}
+
+// sgemmPackT16Go copies 16 runs of kc floats, src[c·ld:][:kc], to
+// dst[p·16 + c].
+func sgemmPackT16Go(dst, src []float32, kc, ld int) {
+	_ = src[(sgemmNR-1)*ld+kc-1]
+	for c := range sgemmNR {
+		for p, v := range src[c*ld : c*ld+kc] {
+			dst[p*sgemmNR+c] = v
+		}
 	}
 }
 

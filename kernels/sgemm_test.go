@@ -535,6 +535,20 @@ func TestSgemmPackCopiers(t *testing.T) {
 			}
 			assert.Equal(t, sgemmSentinel, dst[kc*sgemmNR], "%s kc=%d wrote past the end", name, kc)
 		}
+		// The transposing copier: 16 rows of kc, every remainder of 8.
+		for _, kc := range []int{1, 7, 8, 9, 16, 23, 64} {
+			ld := kc + rng.IntN(5)
+			src, _ := randMatrix(rng, sgemmNR, ld, 0)
+			dst := make([]float32, kc*sgemmNR+1)
+			dst[kc*sgemmNR] = sgemmSentinel
+			kern.packT16(dst, src, kc, ld)
+			for p := range kc {
+				for c := range sgemmNR {
+					require.Equal(t, src[c*ld+p], dst[p*sgemmNR+c], "%s transposed kc=%d p=%d c=%d", name, kc, p, c)
+				}
+			}
+			assert.Equal(t, sgemmSentinel, dst[kc*sgemmNR], "%s transposed kc=%d wrote past the end", name, kc)
+		}
 	}
 }
 

@@ -98,6 +98,8 @@ func sgemmWith(kern *sgemmKernelSet, workers int, transA, transB bool, m, n, k i
 		sgemmScaleC(&g)
 	case m == 1 || n == 1:
 		sgemmVector(&g, kern)
+	case sgemmSwapPays(&g):
+		sgemmSwapped(g, kern, workers)
 	default:
 		sgemmBlocked(g, kern, workers)
 	}

@@ -315,7 +315,10 @@
 //     −Σ_a π_start(a | s) ∇ log π_θ(a | s) = −∇ Σ_a π_θ(a | s) = 0 at
 //     π_θ = π_start, vanishes where the actor has not moved and pulls it
 //     back where it has. One sample per state is a noisy estimate: it also
-//     pulls towards that sample.
+//     pulls towards that sample;
+//   - the start policy's greedy action (ActorGreedy): it holds the
+//     decisions greedy evaluation plays, with no sampling noise, but
+//     sharpens the actor rather than keeping its distribution.
 //
 // The steps have their own AdamW state, at the GRPO stage's rate unless
 // set. TestActorAnchorHoldsAndPullsBack and TestACTStageActorTerm check

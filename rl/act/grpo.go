@@ -47,33 +47,23 @@ type ACTExtras struct {
 	// and the actor term's mean loss (NaN without one); an error it
 	// returns ends the stage.
 	Each func(update int, m *model.Model, actorLoss float64) error
-
-	env *Env
 }
 
-func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task tasks.Task, n int, x ACTExtras) (*model.Model, []rl.Metrics, error) {
+// run trains a copy of init on task for s.Updates GRPO updates; with
+// actorData (s.Actor's examples, ActorData) each update is followed by the
+// actor term's steps, and each (if not nil) is called after every update.
+func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task tasks.Task, n int, actorData []*rl.Trajectory,
+	each func(update int, m *model.Model, actorLoss float64) error) (*model.Model, []rl.Metrics, error) {
 	if s.Updates < 0 {
 		return nil, nil, fmt.Errorf("%s: updates must be ≥ 0, got %d", name, s.Updates)
-	}
-	if s.Actor != nil {
-		if err := s.Actor.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(x.Pairs) == 0 {
-			return nil, nil, fmt.Errorf("%s: the actor term needs the expert pairs", name)
-		}
 	}
 	m, err := init.Clone()
 	if err != nil {
 		return nil, nil, err
 	}
 	var actor *actorStepper
-	if s.Actor != nil {
-		data, err := ActorData(*s.Actor, x.env, x.Decoding, init, x.Pairs, x.MaxAction, rand.New(rand.NewPCG(s.GRPO.Seed, 0xa2c4)))
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if actor, err = newActorStepper(*s.Actor, m, data, s.GRPO.Policy.Optim.LR, s.GRPO.Seed); err != nil {
+	if actorData != nil {
+		if actor, err = newActorStepper(*s.Actor, m, actorData, s.GRPO.Policy.Optim.LR, s.GRPO.Seed); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		defer actor.Close()
@@ -106,8 +96,8 @@ func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task
 				return nil, ms, fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		if x.Each != nil {
-			if err := x.Each(len(ms), m, actorLoss); err != nil {
+		if each != nil {
+			if err := each(len(ms), m, actorLoss); err != nil {
 				return nil, ms, err
 			}
 		}
@@ -129,8 +119,20 @@ func TrainACTWith(ctx context.Context, init *model.Model, env *Env, format Choic
 	if err != nil {
 		return nil, nil, fmt.Errorf("act: %w", err)
 	}
-	x.env = env
-	return stage.run(ctx, "act", init, task, len(data), x)
+	var actorData []*rl.Trajectory
+	if stage.Actor != nil {
+		if err := stage.Actor.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("act: %w", err)
+		}
+		if len(x.Pairs) == 0 {
+			return nil, nil, fmt.Errorf("act: the actor term needs the expert pairs")
+		}
+		rng := rand.New(rand.NewPCG(stage.GRPO.Seed, 0xa2c4))
+		if actorData, err = ActorData(*stage.Actor, env, x.Decoding, init, x.Pairs, x.MaxAction, rng); err != nil {
+			return nil, nil, fmt.Errorf("act: %w", err)
+		}
+	}
+	return stage.run(ctx, "act", init, task, len(data), actorData, x.Each)
 }
 
 // TrainRL is RL action training: GRPO of a copy of init generating the
@@ -147,7 +149,7 @@ func TrainRL(ctx context.Context, init *model.Model, env *Env, d Decoding, pairs
 	if err != nil {
 		return nil, nil, fmt.Errorf("rl: %w", err)
 	}
-	return stage.run(ctx, "rl", init, task, len(pairs), ACTExtras{})
+	return stage.run(ctx, "rl", init, task, len(pairs), nil, nil)
 }
 
 // shuffled is a copy of xs in an order drawn from seed.

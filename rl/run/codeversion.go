@@ -39,11 +39,11 @@ func commitOfBinary() (string, error) {
 	if !ok {
 		return "", fmt.Errorf("the binary carries no build information")
 	}
-	switch c := stampedCommit(bi.Settings); {
-	case strings.HasSuffix(c, "+dirty"):
-		return "", fmt.Errorf("the binary was built from %s with modified files", strings.TrimSuffix(c, "+dirty"))
-	case c != "":
-		return c, nil
+	switch rev, modified := stampedCommit(bi.Settings); {
+	case rev != "" && modified:
+		return "", fmt.Errorf("the binary was built from %s with modified files", rev)
+	case rev != "":
+		return rev, nil
 	}
 	return checkoutCommit(bi.Main.Path)
 }

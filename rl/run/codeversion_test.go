@@ -50,7 +50,8 @@ func TestStampedCommit(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, "", stampedCommit(stamp("-tags", "gpu")))
-	assert.Equal(t, "abc", stampedCommit(stamp("vcs", "git", "vcs.revision", "abc", "vcs.modified", "false")))
-	assert.Equal(t, "abc+dirty", stampedCommit(stamp("vcs.modified", "true", "vcs.revision", "abc")))
+	commit := func(s []debug.BuildSetting) string { return withDirty(stampedCommit(s)) }
+	assert.Equal(t, "", commit(stamp("-tags", "gpu")))
+	assert.Equal(t, "abc", commit(stamp("vcs", "git", "vcs.revision", "abc", "vcs.modified", "false")))
+	assert.Equal(t, "abc+dirty", commit(stamp("vcs.modified", "true", "vcs.revision", "abc")))
 }

@@ -53,28 +53,31 @@ func (p *Provenance) Finish(end time.Time, wall time.Duration) {
 }
 
 // gitCommit is the binary's stamped commit (stampedCommit), else HEAD of
-// the working directory's checkout ("+dirty" when a file differs from it:
-// checkout), else "unknown".
+// the working directory's checkout (checkout), else "unknown"; "+dirty"
+// when the files it names were modified.
 func gitCommit() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if c := stampedCommit(bi.Settings); c != "" {
-			return c
+		if rev, modified := stampedCommit(bi.Settings); rev != "" {
+			return withDirty(rev, modified)
 		}
 	}
 	head, dirty, _, err := checkout()
-	switch {
-	case err != nil:
+	if err != nil {
 		return "unknown"
-	case dirty:
-		return head + "+dirty"
 	}
-	return head
+	return withDirty(head, dirty)
 }
 
-// stampedCommit is the commit a build's VCS stamp names, "+dirty" when it
-// was built with modified files; "" without a stamp.
-func stampedCommit(settings []debug.BuildSetting) string {
-	rev, modified := "", false
+func withDirty(commit string, dirty bool) string {
+	if dirty {
+		return commit + "+dirty"
+	}
+	return commit
+}
+
+// stampedCommit is the commit a build's VCS stamp names ("" without a
+// stamp) and whether it was built with modified files.
+func stampedCommit(settings []debug.BuildSetting) (rev string, modified bool) {
 	for _, s := range settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -83,8 +86,5 @@ func stampedCommit(settings []debug.BuildSetting) string {
 			modified = s.Value == "true"
 		}
 	}
-	if rev != "" && modified {
-		return rev + "+dirty"
-	}
-	return rev
+	return rev, modified
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"unsafe"
 
 	G "gorgonia.org/gorgonia"
@@ -26,14 +27,15 @@ import (
 // the same (TestDirectArithMatchesGorgonia); for any other operands it
 // declines and the op's own path runs.
 
-// arith is which elementwise operation an op is (0: none of them).
+// arith is which elementwise operation an op is: kernels.ElementwiseOp
+// plus one (0: none of them).
 type arith uint8
 
 const (
-	arithAdd arith = iota + 1
-	arithSub
-	arithMul
-	arithDiv
+	arithAdd = arith(kernels.ElementwiseAdd) + 1
+	arithSub = arith(kernels.ElementwiseSub) + 1
+	arithMul = arith(kernels.ElementwiseMul) + 1
+	arithDiv = arith(kernels.ElementwiseDiv) + 1
 )
 
 // arithOf is the operation of gorgonia's elementwise arithmetic op on two
@@ -46,9 +48,12 @@ func arithOf(op G.Op) arith {
 		return 0
 	}
 	s := op.String()
-	for k, sym := range []string{"+ ", "- ", "⊙ ", "÷ "} {
-		if s[:len(sym)] == sym {
-			return arith(k + 1)
+	for _, c := range []struct {
+		sym string
+		k   arith
+	}{{"+ ", arithAdd}, {"- ", arithSub}, {"⊙ ", arithMul}, {"÷ ", arithDiv}} {
+		if strings.HasPrefix(s, c.sym) {
+			return c.k
 		}
 	}
 	return 0
@@ -74,8 +79,7 @@ func directArith(k arith, out G.Value, args []G.Value) bool {
 	if len(x) != n || len(y) != n || len(z) != n || !sameOrDisjoint(z, x) || !sameOrDisjoint(z, y) {
 		return false
 	}
-	// arith's order is kernels.ElementwiseOp's, one after.
-	return kernels.Elementwise(kernels.ElementwiseOp(k-arithAdd), x, y, z) == nil
+	return kernels.Elementwise(kernels.ElementwiseOp(k-1), x, y, z) == nil
 }
 
 // plainF32 is v as a non-scalar float32 dense tensor that needs no iterator.

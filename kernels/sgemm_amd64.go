@@ -93,9 +93,7 @@ func sgemmPackT16AVX2(dst, src []float32, kc, ld int) {
 		transpose8AVX2(&dst[p*sgemmNR], &src[p], sgemmNR, ld)
 		transpose8AVX2(&dst[p*sgemmNR+8], &src[8*ld+p], sgemmNR, ld)
 	}
-	for ; p < kc; p++ {
-		for c := range sgemmNR {
-			dst[p*sgemmNR+c] = src[c*ld+p]
-		}
+	if p < kc {
+		sgemmPackT16Go(dst[p*sgemmNR:], src[p:], kc-p, ld)
 	}
 }

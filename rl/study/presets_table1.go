@@ -82,11 +82,6 @@ func (s Setting) baseReady() error {
 	return nil
 }
 
-// finerRule is FinerRule as an arm's task config.
-func (s Setting) finerRule() json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"Critiques": %q}`, s.FinerRule))
-}
-
 // rlStudy is the setting's study of the given arms: the RL recipe of the
 // FloDial studies (flodialRecipe: PPO, 64 episodes per update, actor lr
 // 3e-4, 200 updates) on the setting's task from its base, the table seeds,
@@ -145,7 +140,7 @@ var (
 	hastyLayout = json.RawMessage(`{"Style": "hasty"}`)
 	// specRule is FloDial's paper rule as an arm's task config (the
 	// FloDial studies train on the per-fault rule's task config).
-	specRule = json.RawMessage(`{"Critiques": "spec"}`)
+	specRule = critiquesConfig("spec")
 )
 
 // pePending is why no PE setting has a base (§8, "Capability: measured").

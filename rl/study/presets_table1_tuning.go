@@ -30,7 +30,7 @@ func TuneLambdaSetting(s Setting) Config {
 // the λ of the setting's finer-rule arms. The finer rule gets the three λ
 // the paper's rule got, and vanilla-tuned is the same for both.
 func TuneLambdaFiner(s Setting) Config {
-	return s.tuning("tune-lambda-"+s.Name+"-"+s.FinerRule, lambdaSweep(s.finerRule()))
+	return s.tuning("tune-lambda-"+s.Name+"-"+s.FinerRule, lambdaSweep(critiquesConfig(s.FinerRule)))
 }
 
 // lambdaSweep is AREW AS+BT under the task config rule at each λ of

@@ -86,8 +86,13 @@ func lambdaArm(rule string, lambda float64) Arm {
 	a := StandardArms(lambda, kernels.MarginStep)[1]
 	a.Name = fmt.Sprintf("arew-%s-l%g", rule, lambda)
 	a.Family = rule
-	a.TaskConfig = json.RawMessage(fmt.Sprintf(`{"Critiques": %q}`, rule))
+	a.TaskConfig = critiquesConfig(rule)
 	return a
+}
+
+// critiquesConfig is the task config that selects a critique rule.
+func critiquesConfig(rule string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"Critiques": %q}`, rule))
 }
 
 // TuneLambda is the λ sweep on validation: AREW AS+BT under each of the

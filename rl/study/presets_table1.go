@@ -156,11 +156,16 @@ const pePending = "no layout gives the plain policy the capability yet (§8 step
 // tuning sweeps selected by §7's rule (docs/results/tune-vanilla-mediq,
 // tune-lambda-mediq), and its finer-rule arms' λ (1) the mass rule's sweep
 // (tune-lambda-mediq-mass; docs/arew.md §8, "MediQ under a finer rule").
+// FloDial-Hard's vanilla-tuned (lr 1e-3, entropy 0.01, 1 step) and λ (3)
+// are its sweeps' (tune-vanilla-flodial-hard, tune-lambda-flodial-hard);
+// its finer rule is mass, whose arms join once their λ sweep
+// (tune-lambda-flodial-hard-mass) has selected one (docs/arew.md §8,
+// "FloDial-Hard's row").
 func Table1Settings() []Setting {
 	pe := func(task string, paper ...float64) Setting {
 		return Setting{Name: task, Task: task, TaskConfig: hastyLayout, Pending: pePending, Published: paper}
 	}
-	vanilla, mediqVanilla := vanillaTuned(), vanillaArm(1e-4, 0, 8)
+	vanilla, mediqVanilla, hardVanilla := vanillaTuned(), vanillaArm(1e-4, 0, 8), vanillaArm(1e-3, 0.01, 1)
 	return []Setting{
 		pe("pe-g-s2", 24.00, 46.00, 49.33), pe("pe-g-s3", 18.33, 32.00, 80.33),
 		pe("pe-f-d8", 30.52, 39.62, 47.89), pe("pe-f-d6", 32.03, 42.10, 44.47),
@@ -170,7 +175,7 @@ func Table1Settings() []Setting {
 			Published: []float64{37.33, 43.67, 41.00}, Vanilla: &vanilla, Lambda: SelectedLambda["spec"],
 			Finer: []Arm{ruleArm(AdoptedRule, "arew-"+AdoptedRule, SelectedLambda[AdoptedRule])}},
 		{Name: "flodial-hard", Task: "flodial-hard", TaskConfig: hastyPerFault, Rule: specRule, Published: []float64{21.33, 36.00, 42.33},
-			Base: "flodial-hard-locked"},
+			Base: "flodial-hard-locked", Vanilla: &hardVanilla, Lambda: 3, FinerRule: "mass"},
 	}
 }
 

@@ -66,7 +66,6 @@ func TestTable1AndTelecomShapes(t *testing.T) {
 func TestTable1RefusesWhatIsMissing(t *testing.T) {
 	for _, tc := range []struct{ preset, has string }{
 		{"table1-pe-g-s2", "pe-g-s2: no base: no layout gives the plain policy the capability"},
-		{"table1-flodial-hard", "vanilla-tuned not selected (§8 step 4: -study tune-vanilla-flodial-hard); AREW's λ not selected (§8 step 4: -study tune-lambda-flodial-hard)"},
 		{"telecom-solo", "telecom-solo: no base"},
 		{"telecom-dual", "tool-turn ratio"},
 	} {
@@ -82,6 +81,10 @@ func TestTable1RefusesWhatIsMissing(t *testing.T) {
 	}
 	_, err = Preset("telecom")
 	assert.ErrorContains(t, err, "telecom-dual: no base")
+
+	untuned := Setting{Name: "flodial-hard", Base: "flodial-hard-locked"}
+	assert.ErrorContains(t, untuned.Ready(), "vanilla-tuned not selected (§8 step 4: -study tune-vanilla-flodial-hard); "+
+		"AREW's λ not selected (§8 step 4: -study tune-lambda-flodial-hard)", "a shipped base without its selections")
 
 	s := Setting{Name: "x", Base: "mediq-locked", Vanilla: &Arm{}, Lambda: 1}
 	if !Shipped("mediq-locked") {

@@ -92,6 +92,19 @@ func DefaultConfig() Config {
 		Decoder: DecodeTrie.String(), Episodes: 20, OODEpisodes: 20, Rows: AllRows}
 }
 
+// UnmarshalJSON decodes c afresh, refusing unknown fields. A config
+// without choice_format has the slot format: it was written before the
+// setting existed, when the critic answered with the slot only.
+func (c *Config) UnmarshalJSON(data []byte) error {
+	type fields Config // without this method
+	f := fields{Choice: ChoiceSlot}
+	if err := rl.DecodeStrict(data, &f); err != nil {
+		return err
+	}
+	*c = Config(f)
+	return nil
+}
+
 // Validate reports the first bad field (the stages' own configs are
 // checked when they start).
 func (c Config) Validate() error {

@@ -190,7 +190,7 @@ func (s *SFT) Epoch(train []*Trajectory) (SFTMetrics, error) {
 			return m, fmt.Errorf("sft: %w", err)
 		}
 		m.LR = sched.LR(s.steps)
-		norm, skipped, err := step(s.g, s.policy, s.opt, s.cfg.Optim.MaxGradNorm, m.LR)
+		norm, skipped, err := step(s.g, s.policy, s.opt, s.cfg.Optim.MaxGradNorm, m.LR, nil)
 		if err == nil {
 			err = s.guard.record(skipped)
 		}

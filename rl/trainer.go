@@ -62,6 +62,7 @@ type trainer struct {
 	spare    []*Trajectory // the last update's trajectories, recorded over by the next rollout
 	batch    *Batch        // the last update's batch, packed over by the next
 	prefix   *prefixGraphs // the shared-prompt graphs, or nil (then rows, actor and refG)
+	extra    ExtraLoss     // a term added to the policy's loss at every step, or nil
 }
 
 // newTrainer validates the models against the spec and builds everything
@@ -339,7 +340,7 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 				sum.ValueLoss += a.val.Loss
 				sum.ValueClipFrac += a.val.ClipFrac
 			}
-			norm, err := t.stepNet(a.g, t.policy, t.actorOpt, s.policy.Optim.MaxGradNorm, m.LR, m)
+			norm, err := t.stepNet(a.g, t.policy, t.actorOpt, s.policy.Optim.MaxGradNorm, m.LR, t.extra, m)
 			if err != nil {
 				return 0, err
 			}
@@ -354,7 +355,7 @@ func (t *trainer) optimise(b *Batch, ref []float32, u int, m *Metrics) (int, err
 				}
 				sum.ValueLoss += cg.val.Loss
 				sum.ValueClipFrac += cg.val.ClipFrac
-				norm, err := t.stepNet(cg.g, t.critic, t.critOpt, s.critic.Optim.MaxGradNorm, m.CriticLR, m)
+				norm, err := t.stepNet(cg.g, t.critic, t.critOpt, s.critic.Optim.MaxGradNorm, m.CriticLR, nil, m)
 				if err != nil {
 					return 0, err
 				}

@@ -164,17 +164,23 @@ func setInputs(g *model.Graph, r *rows) error {
 }
 
 // step turns the gradients of the graph's last Run into one optimiser step:
-// zero, accumulate, clip the global norm, step. It returns the norm before
+// zero, accumulate (the graph's, then extra's when not nil), clip the
+// global norm, step. It returns the norm before
 // clipping and whether the step was skipped (a non-finite loss or norm:
 // the gradients are zeroed and the weights left alone, as verl does; the
 // trainer's skipGuard ends training after too many in a row).
-func step(g *model.Graph, m *model.Model, opt *optim.AdamW, maxNorm, lr float64) (float64, bool, error) {
+func step(g *model.Graph, m *model.Model, opt *optim.AdamW, maxNorm, lr float64, extra ExtraLoss) (float64, bool, error) {
 	m.Params.ZeroGrad()
 	if loss, err := g.Loss(); err == nil && (math.IsNaN(loss) || math.IsInf(loss, 0)) {
 		return math.NaN(), true, nil
 	}
 	if err := g.AccumulateGrads(); err != nil {
 		return 0, false, err
+	}
+	if extra != nil {
+		if _, err := extra.Accumulate(); err != nil {
+			return 0, false, err
+		}
 	}
 	norm, err := optim.ClipGradNorm(m.Params.Params(), maxNorm)
 	if errors.Is(err, optim.ErrNonFiniteGrad) {
@@ -197,10 +203,11 @@ func step(g *model.Graph, m *model.Model, opt *optim.AdamW, maxNorm, lr float64)
 }
 
 // stepNet is one optimiser step of one network of the trainer, actor or
-// critic: step, then the divergence guard, and a skipped step counted in m.
-// It returns the gradient norm (NaN for a skipped step).
-func (t *trainer) stepNet(g *model.Graph, net *model.Model, opt *optim.AdamW, maxNorm, lr float64, m *Metrics) (float64, error) {
-	norm, skipped, err := step(g, net, opt, maxNorm, lr)
+// critic: step (with extra's gradient added, nil: none), then the
+// divergence guard, and a skipped step counted in m. It returns the
+// gradient norm (NaN for a skipped step).
+func (t *trainer) stepNet(g *model.Graph, net *model.Model, opt *optim.AdamW, maxNorm, lr float64, extra ExtraLoss, m *Metrics) (float64, error) {
+	norm, skipped, err := step(g, net, opt, maxNorm, lr, extra)
 	if err == nil {
 		err = t.guard.record(skipped)
 	}

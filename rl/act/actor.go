@@ -24,15 +24,27 @@ const (
 	// holds the actor's decisions (what greedy evaluation plays), not its
 	// distribution, and has no sampling noise.
 	ActorGreedy = "greedy"
+	// ActorKL: no SFT steps; β·KL(π_start ‖ π_θ) over each training
+	// state's listed commands under the trie mask, exact, added to every
+	// GRPO step's loss (actorKL).
+	ActorKL = "kl"
 )
 
-// ActorTerm is an SFT term on the actor's own prompt (the state alone,
-// answered by an action) mixed into the ACT stage: after each GRPO update,
+// ActorTerm is a term on the actor's own prompt (the state alone,
+// answered by an action) mixed into the ACT stage. The stage's GRPO trains
+// only the critic prompt (the candidates, then the state); this term is
+// what holds, or teaches, the actor's prompt (docs/act.md §15–16, doc.go
+// "The actor term").
+//
+// With ActorKL it is a KL anchor in the stage's loss: at every GRPO
+// policy step, Beta times the mean over MiniBatch training states (taken
+// in turn from one order drawn from the stage's seed) of
+// KL(π_start ‖ π_θ) over the state's listed commands, π_start the model
+// the stage starts from; Steps and LR are not used and must be 0.
+//
+// With the other sources it is an SFT term: after each GRPO update,
 // Steps optimiser steps of MiniBatch examples, the examples taken in turn
-// from one order of the term's data drawn from the stage's seed. The
-// stage's GRPO trains only the critic prompt (the candidates, then the
-// state); this term is what holds, or teaches, the actor's prompt
-// (docs/act.md §15, doc.go "The actor term").
+// from one order of the term's data drawn from the stage's seed.
 //
 // The steps are rl's SFT (token-mean NLL of the action and EOT) with an
 // optimiser of their own at LR, constant (0: the stage's GRPO rate). With
@@ -44,12 +56,25 @@ type ActorTerm struct {
 	Steps     int     `json:"steps"`
 	MiniBatch int     `json:"mini_batch"`
 	LR        float64 `json:"lr"`
+	Beta      float64 `json:"beta,omitempty"`
 }
 
 // Validate reports the first bad field.
 func (a ActorTerm) Validate() error {
+	if a.Source == ActorKL {
+		if !(a.Beta > 0) || a.Beta > rl.MaxRate || a.MiniBatch < 1 {
+			return fmt.Errorf("actor term: the KL anchor needs 0 < beta ≤ %.3g and mini_batch ≥ 1; got %v, %d", rl.MaxRate, a.Beta, a.MiniBatch)
+		}
+		if a.Steps != 0 || a.LR != 0 {
+			return fmt.Errorf("actor term: the KL anchor is in the GRPO steps' loss and takes no steps or lr of its own; got %d, %v", a.Steps, a.LR)
+		}
+		return nil
+	}
 	if a.Source != ActorExpert && a.Source != ActorAnchor && a.Source != ActorGreedy {
-		return fmt.Errorf("actor term: source must be %q, %q or %q, got %q", ActorExpert, ActorAnchor, ActorGreedy, a.Source)
+		return fmt.Errorf("actor term: source must be %q, %q, %q or %q, got %q", ActorExpert, ActorAnchor, ActorGreedy, ActorKL, a.Source)
+	}
+	if a.Beta != 0 {
+		return fmt.Errorf("actor term: beta is the KL anchor's (source %q) only; got %v with source %q", ActorKL, a.Beta, a.Source)
 	}
 	if a.Steps < 1 || a.MiniBatch < 1 || !(a.LR >= 0) || a.LR > rl.MaxRate {
 		return fmt.Errorf("actor term: need steps ≥ 1, mini_batch ≥ 1, 0 ≤ lr ≤ %.3g; got %d, %d, %v", rl.MaxRate, a.Steps, a.MiniBatch, a.LR)
@@ -62,8 +87,11 @@ func (a ActorTerm) Validate() error {
 // decoding d, sampled with rng (ActorAnchor) or greedy (ActorGreedy); a
 // state whose action does not end within maxAction tokens is left out.
 func ActorData(a ActorTerm, env *Env, d Decoding, start *model.Model, pairs []textworld.Pair, maxAction int, rng *rand.Rand) ([]*rl.Trajectory, error) {
-	if a.Source == ActorExpert {
+	switch a.Source {
+	case ActorExpert:
 		return ILData(env.Vocab, pairs), nil
+	case ActorKL:
+		return nil, fmt.Errorf("actor term: the KL anchor has no SFT examples")
 	}
 	temperature := 1.0
 	if a.Source == ActorGreedy {

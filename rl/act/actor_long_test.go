@@ -42,7 +42,9 @@ type probeArm struct {
 // S steps of minibatch 16 after each update at the stage's rate, and the
 // controls ("control": π_θ0 given the expert term's steps alone, no GRPO;
 // "anchor-control" and "greedy-control": the anchor's or the greedy
-// term's steps alone, on the same targets).
+// term's steps alone, on the same targets), and the KL anchor at β
+// ("kl:β", minibatch 16; its actor_loss is the mean KL to the start of
+// the update's steps, without β).
 // Each is measured at the end on act-table1's held-out states (next-action
 // accuracy under the trie), its held-out critic examples (choice
 // accuracy) and its online success (ALFWorld ID, WebShop; ScienceWorld's
@@ -124,8 +126,23 @@ func TestActorTermProbe(t *testing.T) {
 		t1 := time.Now()
 		r := probeArm{Drift: []float64{start}}
 		var m *model.Model
-		switch arm {
-		case "act", "expert", "anchor", "greedy":
+		switch {
+		case strings.HasPrefix(arm, "kl:"):
+			beta, err := strconv.ParseFloat(strings.TrimPrefix(arm, "kl:"), 64)
+			require.NoError(t, err, arm)
+			stage := cfg.ACT
+			stage.Actor = &ActorTerm{Source: ActorKL, Beta: beta, MiniBatch: 16}
+			x := ACTExtras{Pairs: pairs, Decoding: DecodeTrie, MaxAction: maxAction, Each: func(u int, m *model.Model, kl float64) error {
+				if u%every == 0 {
+					r.Drift = append(r.Drift, probe(m))
+					r.ActorLoss = append(r.ActorLoss, kl)
+					t.Logf("%s update %d: next action (subset) %.3f, KL to the start %.4f", arm, u, r.Drift[len(r.Drift)-1], kl)
+				}
+				return nil
+			}}
+			m, _, err = TrainACTWith(ctx, pi0, env, cfg.Choice, data, stage, x)
+			require.NoError(t, err)
+		case arm == "act" || arm == "expert" || arm == "anchor" || arm == "greedy":
 			stage := cfg.ACT
 			if arm != "act" {
 				stage.Actor = term(map[string]string{"expert": ActorExpert, "anchor": ActorAnchor, "greedy": ActorGreedy}[arm])
@@ -142,7 +159,7 @@ func TestActorTermProbe(t *testing.T) {
 			}}
 			m, _, err = TrainACTWith(ctx, pi0, env, cfg.Choice, data, stage, x)
 			require.NoError(t, err)
-		case "control", "anchor-control", "greedy-control":
+		case arm == "control" || arm == "anchor-control" || arm == "greedy-control":
 			m, err = pi0.Clone()
 			require.NoError(t, err)
 			a := *term(map[string]string{"control": ActorExpert, "anchor-control": ActorAnchor, "greedy-control": ActorGreedy}[arm])

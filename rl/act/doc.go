@@ -324,6 +324,31 @@
 // set. TestActorAnchorHoldsAndPullsBack and TestACTStageActorTerm check
 // both; docs/act.md §15 measures them.
 //
+// The fourth source (ActorKL) is the anchor made exact and put into the
+// stage's own loss. At state s let π(a | s) be the actor's probability of
+// command a under the trie: each token's softmax renormalised over the
+// tokens the tree allows after the prefix, so the commands listed at s
+// (those that fit) carry all the mass and π is what the trie decoder
+// samples. Every GRPO policy step then minimises
+//
+//	L_GRPO + β · (1/B) Σ_s Σ_a π_start(a | s) (log π_start(a | s) − log π_θ(a | s))
+//
+// over B training states, the sum over every listed command: the forward
+// KL(π_start ‖ π_θ), with no sampling noise. With π_start fixed (computed
+// once, from the model the stage starts from), its gradient is
+// −(β/B) Σ_s Σ_a π_start(a | s) ∇ log π_θ(a | s): a masked NLL of every
+// command weighted by the start's probability. The renormalisation over
+// the commands needs no term of its own, since it is the tree's, inside
+// each token's masked softmax; and at π_θ = π_start the gradient is
+// −(β/B) Σ_s ∇ Σ_a π_θ(a | s) = 0. The term runs on a masked prefix graph
+// (each state's prompt once, its commands as answer blocks) and adds its
+// gradient before the step's clipping (rl.ExtraLoss), so one AdamW step
+// is taken on the sum. TestActorKLMatchesPlainLoop checks the value and
+// the gradient along a random direction against a plain loop over the
+// commands (the decoder's logits one token at a time, MaskedLogSoftmax);
+// TestACTStageKLAnchor that the stage's actor stays near the start;
+// docs/act.md §16 measures it.
+//
 // # Studies
 //
 // RunStudy runs a StudyConfig (the presets of cmd/train -act: act-table1,

@@ -49,10 +49,20 @@ type ACTExtras struct {
 	Each func(update int, m *model.Model, actorLoss float64) error
 }
 
+// actorInput is what s.Actor trains on: its SFT examples (ActorData), or
+// the KL anchor's states (klStates); both nil without a term.
+type actorInput struct {
+	data []*rl.Trajectory
+	kl   []klState
+}
+
 // run trains a copy of init on task for s.Updates GRPO updates; with
-// actorData (s.Actor's examples, ActorData) each update is followed by the
-// actor term's steps, and each (if not nil) is called after every update.
-func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task tasks.Task, n int, actorData []*rl.Trajectory,
+// actor.data each update is followed by the actor term's steps, with
+// actor.kl every GRPO step's loss has the KL anchor (actorKL, its π_start
+// the copy before the first update), and each (if not nil) is called
+// after every update with the term's mean loss (the KL anchor's: its mean
+// KL, without β).
+func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task tasks.Task, n int, in actorInput,
 	each func(update int, m *model.Model, actorLoss float64) error) (*model.Model, []rl.Metrics, error) {
 	if s.Updates < 0 {
 		return nil, nil, fmt.Errorf("%s: updates must be ≥ 0, got %d", name, s.Updates)
@@ -62,11 +72,18 @@ func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task
 		return nil, nil, err
 	}
 	var actor *actorStepper
-	if actorData != nil {
-		if actor, err = newActorStepper(*s.Actor, m, actorData, s.GRPO.Policy.Optim.LR, s.GRPO.Seed); err != nil {
+	if in.data != nil {
+		if actor, err = newActorStepper(*s.Actor, m, in.data, s.GRPO.Policy.Optim.LR, s.GRPO.Seed); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		defer actor.Close()
+	}
+	var kl *actorKL
+	if in.kl != nil {
+		if kl, err = newActorKL(m, in.kl, s.Actor.Beta, s.Actor.MiniBatch, s.GRPO.Seed); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer kl.Close()
 	}
 	if task.MaxTokens() > m.Config.Context {
 		return nil, nil, fmt.Errorf("%s: prompts of up to %d tokens with their answer exceed the context %d", name, task.MaxTokens(), m.Config.Context)
@@ -80,6 +97,9 @@ func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer g.Close()
+	if kl != nil {
+		g.SetExtraLoss(kl)
+	}
 	var ms []rl.Metrics
 	for range s.Updates {
 		if err := ctx.Err(); err != nil {
@@ -95,6 +115,9 @@ func (s GRPOStage) run(ctx context.Context, name string, init *model.Model, task
 			if actorLoss, err = actor.step(); err != nil {
 				return nil, ms, fmt.Errorf("%s: %w", name, err)
 			}
+		}
+		if kl != nil {
+			actorLoss = kl.Mean()
 		}
 		if each != nil {
 			if err := each(len(ms), m, actorLoss); err != nil {
@@ -119,7 +142,7 @@ func TrainACTWith(ctx context.Context, init *model.Model, env *Env, format Choic
 	if err != nil {
 		return nil, nil, fmt.Errorf("act: %w", err)
 	}
-	var actorData []*rl.Trajectory
+	var in actorInput
 	if stage.Actor != nil {
 		if err := stage.Actor.Validate(); err != nil {
 			return nil, nil, fmt.Errorf("act: %w", err)
@@ -127,12 +150,21 @@ func TrainACTWith(ctx context.Context, init *model.Model, env *Env, format Choic
 		if len(x.Pairs) == 0 {
 			return nil, nil, fmt.Errorf("act: the actor term needs the expert pairs")
 		}
-		rng := rand.New(rand.NewPCG(stage.GRPO.Seed, 0xa2c4))
-		if actorData, err = ActorData(*stage.Actor, env, x.Decoding, init, x.Pairs, x.MaxAction, rng); err != nil {
-			return nil, nil, fmt.Errorf("act: %w", err)
+		if stage.Actor.Source == ActorKL {
+			if x.Decoding != DecodeTrie {
+				return nil, nil, fmt.Errorf("act: the KL anchor is over the trie's commands; the run decodes with %v", x.Decoding)
+			}
+			if in.kl, err = klStates(env, x.Pairs, x.MaxAction); err != nil {
+				return nil, nil, fmt.Errorf("act: %w", err)
+			}
+		} else {
+			rng := rand.New(rand.NewPCG(stage.GRPO.Seed, 0xa2c4))
+			if in.data, err = ActorData(*stage.Actor, env, x.Decoding, init, x.Pairs, x.MaxAction, rng); err != nil {
+				return nil, nil, fmt.Errorf("act: %w", err)
+			}
 		}
 	}
-	return stage.run(ctx, "act", init, task, len(data), actorData, x.Each)
+	return stage.run(ctx, "act", init, task, len(data), in, x.Each)
 }
 
 // TrainRL is RL action training: GRPO of a copy of init generating the
@@ -149,7 +181,7 @@ func TrainRL(ctx context.Context, init *model.Model, env *Env, d Decoding, pairs
 	if err != nil {
 		return nil, nil, fmt.Errorf("rl: %w", err)
 	}
-	return stage.run(ctx, "rl", init, task, len(pairs), nil, nil)
+	return stage.run(ctx, "rl", init, task, len(pairs), actorInput{}, nil)
 }
 
 // shuffled is a copy of xs in an order drawn from seed.

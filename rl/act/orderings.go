@@ -95,7 +95,7 @@ func (s *Summary) finishTransfer(cfg StudyConfig) {
 		for _, arm := range []string{ArmOwn, ArmTransfer} {
 			tr := TableRow{Row: row, Arm: arm}
 			for _, c := range s.cols {
-				tr.Cells = append(tr.Cells, cellOf(s.rowValues(arm, row, c)))
+				tr.Cells = append(tr.Cells, cellOf(s.rowValues(arm, row, c.pick)))
 			}
 			s.Table = append(s.Table, tr)
 		}

@@ -98,10 +98,11 @@ func (s *Summary) tablePlot(path string) error {
 		p.Y.Min, p.Y.Max = 0, 100
 		p.Add(plotter.NewGrid())
 		vals, errs := make(plotter.Values, len(s.Table)), make(plotter.YErrors, len(s.Table))
-		var paper plotter.XYs
+		var tops, paper plotter.XYs // the bars' tops at x = 0, 1, …, the paper's numbers
 		for i, t := range s.Table {
 			c := t.Cells[ci]
 			vals[i] = finite(float64(c.Mean))
+			tops = append(tops, plotter.XY{X: float64(i), Y: vals[i]})
 			e := finite(float64(c.Std))
 			errs[i].Low, errs[i].High = e, e
 			if c.Paper != nil {
@@ -117,7 +118,7 @@ func (s *Summary) tablePlot(path string) error {
 		whisk, err := plotter.NewYErrorBars(struct {
 			plotter.XYs
 			plotter.YErrors
-		}{xys0(vals), errs})
+		}{tops, errs})
 		if err != nil {
 			return err
 		}
@@ -142,13 +143,4 @@ func (s *Summary) tablePlot(path string) error {
 		panels = append(panels, p)
 	}
 	return run.SavePNG(path, vg.Length(len(panels))*8*vg.Centimeter+5*vg.Centimeter, 10*vg.Centimeter, [][]*plot.Plot{panels}, legend)
-}
-
-// xys0 places values at x = 0, 1, … (the bar chart's positions).
-func xys0(vals plotter.Values) plotter.XYs {
-	out := make(plotter.XYs, len(vals))
-	for i, v := range vals {
-		out[i] = plotter.XY{X: float64(i), Y: v}
-	}
-	return out
 }

@@ -26,21 +26,40 @@ func (s *Summary) write(dir string) error {
 // num writes x with prec decimals, or – (run.Fixed).
 func num(x run.Num, prec int) string { return run.Fixed(float64(x), prec) }
 
+// String is "mean ± std" (the mean alone for one seed, – for none), then
+// the paper's number in parentheses if the cell has one.
 func (c Cell) String() string {
-	if math.IsNaN(float64(c.Mean)) {
-		return "–"
+	paper := ""
+	if c.Paper != nil {
+		paper = fmt.Sprintf(" (%.1f)", *c.Paper)
 	}
-	if math.IsNaN(float64(c.Std)) {
-		return num(c.Mean, 1)
+	switch {
+	case math.IsNaN(float64(c.Mean)):
+		return "–" + paper
+	case math.IsNaN(float64(c.Std)):
+		return num(c.Mean, 1) + paper
 	}
-	return num(c.Mean, 1) + " ± " + num(c.Std, 1)
+	return num(c.Mean, 1) + " ± " + num(c.Std, 1) + paper
 }
 
-func (c Cell) paper() string {
-	if c.Paper == nil {
-		return ""
+// cellText is c's String, – for no cell.
+func cellText(c *Cell) string {
+	if c == nil {
+		return "–"
 	}
-	return fmt.Sprintf(" (%.1f)", *c.Paper)
+	return c.String()
+}
+
+// cells is the row's name (and arm), then its cells.
+func (t TableRow) cells(arm bool) []string {
+	out := []string{t.Row}
+	if arm {
+		out = append(out, t.Arm)
+	}
+	for _, c := range t.Cells {
+		out = append(out, c.String())
+	}
+	return out
 }
 
 // Report is report.md: the table (ours, mean ± std over the seeds, the
@@ -63,11 +82,7 @@ func (s *Summary) Report() string {
 		b.WriteString("\n## Offline measures\n\nGreedy next-action accuracy on held-out expert states and greedy choice accuracy on held-out critic examples, per environment (percent, mean ± std):\n\n")
 		var orows [][]string
 		for _, t := range s.Offline {
-			r := []string{t.Row}
-			for _, c := range t.Cells {
-				r = append(r, c.String())
-			}
-			orows = append(orows, r)
+			orows = append(orows, t.cells(false))
 		}
 		b.WriteString(run.MarkdownTable(append([]string{"row"}, s.OfflineColumns...), 1, orows))
 	}
@@ -116,25 +131,9 @@ func (s *Summary) mainTable() string {
 	}
 	var rows [][]string
 	for _, t := range s.Table {
-		r := []string{t.Row}
-		if s.Kind == KindTransfer {
-			r = append(r, t.Arm)
-		}
-		for _, c := range t.Cells {
-			r = append(r, c.String()+c.paper())
-		}
+		r := t.cells(s.Kind == KindTransfer)
 		if s.Kind == KindTable1 {
-			avg, rep, reward := "–", "–", "–"
-			if t.Average != nil {
-				avg = t.Average.String() + t.Average.paper()
-			}
-			if t.Repeated != nil {
-				rep = t.Repeated.String()
-			}
-			if t.WebShopReward != nil {
-				reward = t.WebShopReward.String()
-			}
-			r = append(r, avg, rep, reward)
+			r = append(r, cellText(t.Average), cellText(t.Repeated), cellText(t.WebShopReward))
 		}
 		rows = append(rows, r)
 	}

@@ -2,6 +2,7 @@ package act
 
 import (
 	"math"
+	"slices"
 
 	"arew/rl/run"
 )
@@ -180,15 +181,15 @@ func (s *Summary) add(group string, r *Report) {
 	}
 }
 
-// rowValues is column c of row over the seeds of group (NaN where a seed's
+// rowValues is pick of row over the seeds of group (NaN where a seed's
 // run does not have the row).
-func (s *Summary) rowValues(group, row string, c Column) []float64 {
+func (s *Summary) rowValues(group, row string, pick func(RowResult) float64) []float64 {
 	var xs []float64
 	for _, rep := range s.Runs[group] {
 		x := math.NaN()
 		for _, r := range rep.Rows {
 			if r.Row == row {
-				x = c.pick(r)
+				x = pick(r)
 			}
 		}
 		xs = append(xs, x)
@@ -198,15 +199,7 @@ func (s *Summary) rowValues(group, row string, c Column) []float64 {
 
 // rows is the rows the study's runs have, in the table's order.
 func rows(cfg Config) []string {
-	var out []string
-	for _, r := range AllRows {
-		for _, x := range cfg.Rows {
-			if r == x {
-				out = append(out, r)
-			}
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(AllRows), func(r string) bool { return !slices.Contains(cfg.Rows, r) })
 }
 
 // finish builds the table, the curves and the orderings from the runs.
@@ -248,23 +241,21 @@ func (s *Summary) finish(cfg StudyConfig) {
 	for _, row := range rows(cfg.Runs[0]) {
 		tr := TableRow{Row: row}
 		perCol := map[string][]float64{}
+		p, published := Published[row]
 		for ci, c := range s.cols {
-			xs := s.rowValues(c.Env, row, c)
+			xs := s.rowValues(c.Env, row, c.pick)
 			perCol[c.Key] = xs
-			cell := cellOf(xs)
-			if p, ok := Published[row]; ok {
-				v := p[ci]
-				cell.Paper = &v
+			tr.Cells = append(tr.Cells, cellOf(xs))
+			if published {
+				tr.Cells[ci].Paper = &p[ci]
 			}
-			tr.Cells = append(tr.Cells, cell)
 		}
-		avg := averageOf(perCol, len(s.Seeds))
-		c := cellOf(avg)
-		if p, ok := Published[row]; ok {
+		avg := cellOf(averageOf(perCol, len(s.Seeds)))
+		if published {
 			v := (p[0] + p[2] + p[3]) / 3
-			c.Paper = &v
+			avg.Paper = &v
 		}
-		tr.Average = &c
+		tr.Average = &avg
 		tr.Repeated = s.online("alfworld", row, RowResult.freeID, func(o *Online) float64 { return o.RepeatedFailures })
 		tr.WebShopReward = s.online("webshop", row, RowResult.id, func(o *Online) float64 { return 100 * o.MeanReward })
 		s.Table = append(s.Table, tr)
@@ -289,7 +280,7 @@ func (s *Summary) offlineTable(cfg StudyConfig) {
 	for _, row := range rows(cfg.Runs[0]) {
 		tr := TableRow{Row: row}
 		for _, c := range cols {
-			tr.Cells = append(tr.Cells, cellOf(s.rowValues(c.Env, row, c)))
+			tr.Cells = append(tr.Cells, cellOf(s.rowValues(c.Env, row, c.pick)))
 		}
 		s.Offline = append(s.Offline, tr)
 	}
@@ -299,13 +290,12 @@ func (s *Summary) offlineTable(cfg StudyConfig) {
 // which picks: under the run's decoder, or free) over the seeds, nil when
 // the study has no such runs.
 func (s *Summary) online(env, row string, which func(RowResult) *Online, measure func(*Online) float64) *Cell {
-	xs := s.rowValues(env, row, Column{pick: func(r RowResult) float64 {
-		o := which(r)
-		if o == nil {
-			return math.NaN()
+	xs := s.rowValues(env, row, func(r RowResult) float64 {
+		if o := which(r); o != nil {
+			return measure(o)
 		}
-		return measure(o)
-	}})
+		return math.NaN()
+	})
 	if len(xs) == 0 {
 		return nil
 	}

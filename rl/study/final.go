@@ -17,7 +17,7 @@ func (s *Summary) TestTable() string {
 	var rows [][]string
 	for _, name := range s.ArmOrder {
 		for _, mode := range []string{"greedy", "sampled"} {
-			evals := s.testEvals(name, mode)
+			evals := s.evals(name, mode, func(r *RunSum) *run.Modes { return r.Test })
 			if len(evals) == 0 {
 				continue
 			}
@@ -51,18 +51,6 @@ func (s *Summary) TestSeedTable(seeds []uint64) string {
 		return ""
 	}
 	return run.MarkdownTable(header, 2, rows)
-}
-
-func (s *Summary) testEvals(arm, mode string) []*run.Measures {
-	var out []*run.Measures
-	for _, r := range s.Arms[arm].Runs {
-		if r.Test != nil {
-			if m := r.Test.Get(mode); m != nil {
-				out = append(out, m)
-			}
-		}
-	}
-	return out
 }
 
 func (s *Summary) run(arm string, seed uint64) *RunSum {

@@ -12,30 +12,35 @@ func (s *Summary) Table() string {
 	header := run.ReportedHeader("arm", "policy", "mode", "runs")
 	var rows [][]string
 	for _, name := range s.ArmOrder {
-		runs := s.Arms[name].Runs
 		for _, phase := range []string{"base", "final"} {
 			for _, mode := range []string{"greedy", "sampled"} {
-				var evals []*run.Measures
-				for _, r := range runs {
-					ev := r.Base
-					if phase == "final" {
-						if r.Final == nil {
-							continue
-						}
-						ev = *r.Final
+				evals := s.evals(name, mode, func(r *RunSum) *run.Modes {
+					if phase == "base" {
+						return &r.Base
 					}
-					if m := ev.Get(mode); m != nil {
-						evals = append(evals, m)
-					}
+					return r.Final
+				})
+				if len(evals) > 0 {
+					rows = append(rows, append([]string{name, phase, mode, fmt.Sprint(len(evals))}, meanStdCells(evals)...))
 				}
-				if len(evals) == 0 {
-					continue
-				}
-				rows = append(rows, append([]string{name, phase, mode, fmt.Sprint(len(evals))}, meanStdCells(evals)...))
 			}
 		}
 	}
 	return run.MarkdownTable(header, 3, rows)
+}
+
+// evals are the evaluations in mode that of picks from arm's runs (nil:
+// none), in seed order.
+func (s *Summary) evals(arm, mode string, of func(*RunSum) *run.Modes) []*run.Measures {
+	var out []*run.Measures
+	for i := range s.Arms[arm].Runs {
+		if ev := of(&s.Arms[arm].Runs[i]); ev != nil {
+			if m := ev.Get(mode); m != nil {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // meanStdCells are "mean ± std" over evals of each Reported measure.

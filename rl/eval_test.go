@@ -45,3 +45,33 @@ func TestEvaluate(t *testing.T) {
 	_, err = Evaluate(policy, task, cfg)
 	assert.Error(t, err)
 }
+
+// An evaluation averages the task's own counts beside the measures:
+// telecom's tool errors and tool-turn ratio, each the mean of its
+// episodes' (tasks.Summarize), here from an untrained policy's
+// malformed and random turns.
+func TestEvaluateAveragesTheTasksCounts(t *testing.T) {
+	task, err := tasks.New("telecom-solo", nil)
+	require.NoError(t, err)
+	cfg := DefaultEvalConfig()
+	cfg.Episodes = 4
+	cfg.Rollout.Sampler = SamplerConfig{Temperature: 1}
+	res, err := Evaluate(tinyPolicy(t, task, 41, false), task, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.Summary.Extra, 6)
+	var errs float64
+	for _, tr := range res.Trajectories {
+		errs += tr.Measures.Extra["tool_errors"]
+	}
+	assert.InDelta(t, errs/4, res.Summary.Extra["tool_errors"], 1e-12)
+	assert.Nil(t, evalFloDial(t).Summary.Extra, "a task without counts of its own has none")
+}
+
+func evalFloDial(t *testing.T) EvalResult {
+	task := flodialEasy(t)
+	cfg := DefaultEvalConfig()
+	cfg.Episodes = 2
+	res, err := Evaluate(tinyPolicy(t, task, 40, false), task, cfg)
+	require.NoError(t, err)
+	return res
+}

@@ -39,6 +39,9 @@ type Summary struct {
 	Turns     float64
 	Malformed float64
 	Repeats   float64
+	// Extra are the means of the episodes' Extra counts, each over the
+	// episodes that define it (NaN values skipped); nil when none has any.
+	Extra map[string]float64
 }
 
 // Summarize averages a list of per-episode measures.
@@ -67,6 +70,21 @@ func Summarize(ms []Measures) Summary {
 	s.Turns = mean(func(m Measures) float64 { return float64(m.Turns) })
 	s.Malformed = mean(func(m Measures) float64 { return float64(m.Malformed) })
 	s.Repeats = mean(func(m Measures) float64 { return float64(m.Repeats) })
+	for _, m := range ms {
+		for k := range m.Extra {
+			if _, done := s.Extra[k]; !done {
+				if s.Extra == nil {
+					s.Extra = map[string]float64{}
+				}
+				s.Extra[k] = mean(func(m Measures) float64 {
+					if x, ok := m.Extra[k]; ok {
+						return x
+					}
+					return math.NaN()
+				})
+			}
+		}
+	}
 	return s
 }
 

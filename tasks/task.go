@@ -86,6 +86,10 @@ type Measures struct {
 	Turns     int
 	Malformed int
 	Repeats   int
+	// Extra are counts a task defines beyond the measures above, by name
+	// (telecom: tool errors, the tool-turn ratio); nil for a task without
+	// any. Summarize averages each over the episodes that define it.
+	Extra map[string]float64
 }
 
 // Episode is one instance of a task being played.

@@ -14,7 +14,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -70,6 +72,7 @@ func run(args []string, out io.Writer) error {
 		{Kind: "weak", QAS: *qas, QBT: *qbt},
 		{Kind: "strong"},
 	}
+	var counted []string // rows of the tasks' own counts, after the table
 	for _, name := range list {
 		task, err := tasks.New(strings.TrimSpace(name), json.RawMessage(*config))
 		if err != nil {
@@ -86,7 +89,29 @@ func run(args []string, out io.Writer) error {
 				fmt.Fprintf(tw, "%s\t", arewrun.Fixed(float64(x), 3))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t\n", arewrun.Fixed(float64(m.Turns), 1), arewrun.Fixed(float64(m.Malformed), 2))
+			if len(m.Extra) > 0 {
+				counted = append(counted, countsLine(task.Name(), b.Name, m.Extra))
+			}
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(counted) > 0 {
+		fmt.Fprintln(out, "\nthe tasks' own counts, per episode:")
+		fmt.Fprint(out, strings.Join(counted, ""))
+	}
+	return nil
+}
+
+// countsLine is one policy's own counts of a task (run.Measures.Extra),
+// by name in sorted order.
+func countsLine(task, policy string, extra map[string]arewrun.Num) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s:", task, policy)
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		fmt.Fprintf(&b, "  %s %s", k, arewrun.Fixed(float64(extra[k]), 2))
+	}
+	b.WriteString("\n")
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBadFlagsAreErrors(t *testing.T) {
@@ -20,4 +21,14 @@ func TestBadFlagsAreErrors(t *testing.T) {
 		var out bytes.Buffer
 		assert.Error(t, run(args, &out), "%v", args)
 	}
+}
+
+// A task with counts of its own (telecom) gets them printed after the
+// table, per policy; one without (flodial) does not.
+func TestTheTasksOwnCounts(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"-tasks", "telecom-dual,flodial-easy", "-n", "3"}, &out))
+	assert.Contains(t, out.String(), "telecom-dual  scripted strong:  message_turns ")
+	assert.Contains(t, out.String(), "tool_turn_ratio ")
+	assert.NotContains(t, out.String(), "flodial-easy  scripted strong:")
 }

@@ -55,13 +55,23 @@ type Measures struct {
 	Turns     Num `json:"turns"`
 	Malformed Num `json:"malformed"`
 	Repeats   Num `json:"repeats"`
+	// Extra are the task's own counts (tasks.Summary.Extra: telecom's tool
+	// errors and tool-turn ratio), absent for a task without any.
+	Extra map[string]Num `json:"extra,omitempty"`
 }
 
 // MeasuresOf are the means of s.
 func MeasuresOf(s tasks.Summary) *Measures {
-	return &Measures{Success: Num(s.Success), ASProxy: Num(s.ASProxy), Evidence: Num(s.Evidence),
+	m := &Measures{Success: Num(s.Success), ASProxy: Num(s.ASProxy), Evidence: Num(s.Evidence),
 		IAS: Num(s.IAS), CBT: Num(s.CBT), Reward: Num(s.Reward), BTProxy: Num(s.BTProxy),
 		Turns: Num(s.Turns), Malformed: Num(s.Malformed), Repeats: Num(s.Repeats)}
+	if len(s.Extra) > 0 {
+		m.Extra = make(map[string]Num, len(s.Extra))
+		for k, v := range s.Extra {
+			m.Extra[k] = Num(v)
+		}
+	}
+	return m
 }
 
 // EvalRecord is one line of eval.jsonl: one evaluation of the policy in

@@ -3,6 +3,8 @@ package run
 import (
 	"arew/rl"
 	"arew/rl/run/tensorboard"
+	"maps"
+	"slices"
 )
 
 // The TensorBoard tags of a run's events (<run>/tb/): verl's names where
@@ -72,6 +74,9 @@ func evalScalars(prefix string, modes Modes) []tensorboard.Scalar {
 		}
 		for _, r := range append(Reported, Measure{"malformed", "malformed", func(m *Measures) float64 { return float64(m.Malformed) }}) {
 			out = append(out, tensorboard.Scalar{Tag: prefix + "/" + mode + "/" + r.Key, Value: r.Get(m)})
+		}
+		for _, k := range slices.Sorted(maps.Keys(m.Extra)) {
+			out = append(out, tensorboard.Scalar{Tag: prefix + "/" + mode + "/" + k, Value: float64(m.Extra[k])})
 		}
 	}
 	return out

@@ -116,6 +116,8 @@ type Measure struct {
 	Turns     int      `json:"turns"`
 	Malformed int      `json:"malformed"`
 	Repeats   int      `json:"repeats"`
+	// Extra are the task's own counts (tasks.Measures.Extra), if it has any.
+	Extra map[string]*float64 `json:"extra,omitempty"`
 }
 
 // StepRecord is one judged step in /state.
@@ -187,9 +189,16 @@ func number(x float64) *float64 {
 }
 
 func measureOf(m tasks.Measures) *Measure {
-	return &Measure{Reward: m.Reward, Success: m.Success, ASProxy: number(m.ASProxy), BTProxy: number(m.BTProxy),
+	out := &Measure{Reward: m.Reward, Success: m.Success, ASProxy: number(m.ASProxy), BTProxy: number(m.BTProxy),
 		IAS: number(m.IAS), CBT: number(m.CBT), Evidence: number(m.Evidence),
 		Turns: m.Turns, Malformed: m.Malformed, Repeats: m.Repeats}
+	if len(m.Extra) > 0 {
+		out.Extra = make(map[string]*float64, len(m.Extra))
+		for k, v := range m.Extra {
+			out.Extra[k] = number(v)
+		}
+	}
+	return out
 }
 
 func recordOf(s tasks.Step) StepRecord {

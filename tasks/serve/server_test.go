@@ -103,6 +103,9 @@ func TestPlayEqualsTokens(t *testing.T) {
 			require.NoError(t, json.Unmarshal(raw, &info))
 			require.NotNil(t, info.Measures)
 			assert.Equal(t, *measureOf(m), *info.Measures)
+			if strings.HasPrefix(name, "telecom-") {
+				assert.Len(t, info.Measures.Extra, 6, "telecom's own counts too")
+			}
 			assert.Equal(t, m.Reward, last.Reward)
 			assert.Nil(t, last.Observation.Turn)
 			assert.NotEmpty(t, first[0].Observation.System)

@@ -166,11 +166,14 @@
 //
 // # Stats
 //
-// Stats (StatsOf(ep), SummarizeStats, EvaluateStats) hold what the generic
-// Measures cannot: ToolTurns, MessageTurns, ToolErrors, NoEffectWrites,
-// UnexpectedWrites, AgentTokens and ToolTurnRatio — the paper's telecom
-// figures (tool-turn ratio in dual, ≈ 0.03 vanilla vs 0.20 AREW; tool errors
-// per trajectory in solo, ≈ 3–4 vs 0.5). A user-side-only agent can at best
+// Stats (Episode.Stats) count what the generic measures do not: ToolTurns,
+// MessageTurns, ToolErrors, NoEffectWrites, UnexpectedWrites, AgentTokens
+// and ToolTurnRatio — the paper's telecom figures (tool-turn ratio in dual,
+// ≈ 0.03 vanilla vs 0.20 AREW; tool errors per trajectory in solo, ≈ 3–4 vs
+// 0.5). An episode's Measures carry all but AgentTokens as Extra counts
+// (keys Extra*), so every evaluation averages them per episode (the ratio
+// over the episodes with turns), every eval.jsonl record holds them under
+// "extra", and cmd/baselines prints them after its table. A user-side-only agent can at best
 // fix the configurations whose repairs are all on the phone (or a transfer):
 // 0.31 of the prior mass.
 //
@@ -190,7 +193,11 @@
 //	telecom-dual  strong      1.000    0.969     0.927  1.000     5.6
 //	telecom-dual  constant    0.087    (roaming L*, say droam, done)
 //
-// Stats and the consistent critique on the same 1000 episodes (EvaluateStats):
+// Stats on the same 1000 episodes (the same command's counts), and the AS
+// proxy under the consistent critique (the same with -config
+// '{"Critiques":"consistent"}'); the constant rows are the constant policy
+// played through the same episodes (tasks.Evaluate with its PolicySpec, as
+// TestBestConstant plays it):
 //
 //	setting  policy      AS proxy (consistent)  tool turns  messages  tool-turn ratio  tool errors
 //	solo     random      0.181                  6.66        0         0.70             0.43

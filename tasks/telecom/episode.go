@@ -226,6 +226,7 @@ func (e *Episode) Measures() tasks.Measures {
 	m := tasks.Measures{
 		BTProxy: math.NaN(), CBT: math.NaN(),
 		Turns: len(e.steps), Malformed: e.stats.Malformed, Repeats: e.stats.Repeats,
+		Extra: e.stats.extra(),
 	}
 	if e.w == e.exp {
 		m.Reward, m.Success = 1, true

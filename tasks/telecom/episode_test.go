@@ -2,6 +2,7 @@ package telecom
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -216,8 +217,7 @@ func TestStats(t *testing.T) {
 		_, _, err := e.Step(toks(t, a))
 		require.NoError(t, err)
 	}
-	s, ok := StatsOf(e)
-	require.True(t, ok)
+	s := e.Stats()
 	assert.Equal(t, Stats{
 		Turns: 9, ToolTurns: 4, MessageTurns: 3, CloseTurns: 1,
 		ToolErrors: 2, NoEffectWrites: 1, UnexpectedWrites: 0, Malformed: 1,
@@ -226,12 +226,16 @@ func TestStats(t *testing.T) {
 	assert.InDelta(t, 4.0/9, s.ToolTurnRatio(), 1e-12)
 	assert.True(t, e.Measures().Success)
 
-	sum := SummarizeStats([]Stats{s, {Turns: 2, ToolTurns: 2, ToolErrors: 1}})
-	assert.Equal(t, 2, sum.Episodes)
-	assert.InDelta(t, 1.5, sum.ToolErrors, 1e-12)
-	assert.InDelta(t, (4.0/9+1)/2, sum.ToolTurnRatio, 1e-12)
-	_, ok = StatsOf(nil)
-	assert.False(t, ok)
+	assert.Equal(t, map[string]float64{ExtraToolTurns: 4, ExtraMessageTurns: 3, ExtraToolErrors: 2, ExtraNoEffectWrites: 1,
+		ExtraUnexpectedWrites: 0, ExtraToolTurnRatio: 4.0 / 9}, e.Measures().Extra, "the stats an evaluation averages")
+
+	// An evaluation averages them per episode; the ratio skips an episode
+	// without turns.
+	none := Stats{}.extra()
+	assert.True(t, math.IsNaN(none[ExtraToolTurnRatio]))
+	sum := tasks.Summarize([]tasks.Measures{e.Measures(), {Extra: Stats{Turns: 2, ToolTurns: 2, ToolErrors: 1}.extra()}, {Extra: none}})
+	assert.InDelta(t, 1, sum.Extra[ExtraToolErrors], 1e-12)
+	assert.InDelta(t, (4.0/9+1)/2, sum.Extra[ExtraToolTurnRatio], 1e-12)
 }
 
 func TestRegistryAndConfig(t *testing.T) {

@@ -17,16 +17,16 @@ func TestPolicyOrdering(t *testing.T) {
 			cfg.Critiques = crit
 			task, err := New(s, cfg)
 			require.NoError(t, err)
-			eval := func(spec tasks.PolicySpec) (tasks.Summary, StatsSummary) {
+			eval := func(spec tasks.PolicySpec) tasks.Summary {
 				pol, err := task.Scripted(spec)
 				require.NoError(t, err)
-				sum, st, err := EvaluateStats(task, pol, tasks.Test, 300, 1)
+				sum, err := tasks.Evaluate(task, pol, tasks.Test, 300, 1, maxTurnsLimit+1)
 				require.NoError(t, err)
-				return sum, st
+				return sum
 			}
-			strong, strongSt := eval(tasks.PolicySpec{Kind: "strong"})
-			random, _ := eval(tasks.PolicySpec{Kind: "random"})
-			weak, _ := eval(tasks.PolicySpec{Kind: "weak", QAS: 0.1, QBT: 0.1})
+			strong := eval(tasks.PolicySpec{Kind: "strong"})
+			random := eval(tasks.PolicySpec{Kind: "random"})
+			weak := eval(tasks.PolicySpec{Kind: "weak", QAS: 0.1, QBT: 0.1})
 			name := crit + " " + s
 			assert.GreaterOrEqual(t, strong.Success, 0.99, name)
 			assert.LessOrEqual(t, random.Success, 0.05, name)
@@ -35,10 +35,10 @@ func TestPolicyOrdering(t *testing.T) {
 			assert.Greater(t, strong.IAS, weak.IAS+0.3, name)
 			assert.Greater(t, strong.Evidence, 0.99, name)
 			assert.Less(t, weak.Evidence, 0.05, name)
-			assert.Zero(t, strongSt.ToolErrors, name)
+			assert.Zero(t, strong.Extra[ExtraToolErrors], name)
 			if s == "dual" {
-				assert.Greater(t, strongSt.MessageTurns, 1.0, "%s: the strong agent guides the user", name)
-				assert.InDelta(t, 0.45, strongSt.ToolTurnRatio, 0.1, name)
+				assert.Greater(t, strong.Extra[ExtraMessageTurns], 1.0, "%s: the strong agent guides the user", name)
+				assert.InDelta(t, 0.45, strong.Extra[ExtraToolTurnRatio], 0.1, name)
 			}
 		}
 	}

@@ -93,11 +93,7 @@ func (s *Summary) table1Orderings() []Ordering {
 func (s *Summary) finishTransfer(cfg StudyConfig) {
 	for _, row := range rows(cfg.Runs[0]) {
 		for _, arm := range []string{ArmOwn, ArmTransfer} {
-			tr := TableRow{Row: row, Arm: arm}
-			for _, c := range s.cols {
-				tr.Cells = append(tr.Cells, cellOf(s.rowValues(arm, row, c.pick)))
-			}
-			s.Table = append(s.Table, tr)
+			s.Table = append(s.Table, s.tableRow(row, arm, s.cols))
 		}
 	}
 	id := func(r, arm string) []run.Num {

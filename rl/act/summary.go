@@ -239,13 +239,11 @@ func (s *Summary) finish(cfg StudyConfig) {
 		return
 	}
 	for _, row := range rows(cfg.Runs[0]) {
-		tr := TableRow{Row: row}
+		tr := s.tableRow(row, "", s.cols)
 		perCol := map[string][]float64{}
 		p, published := Published[row]
 		for ci, c := range s.cols {
-			xs := s.rowValues(c.Env, row, c.pick)
-			perCol[c.Key] = xs
-			tr.Cells = append(tr.Cells, cellOf(xs))
+			perCol[c.Key] = floats(tr.Cells[ci].PerSeed)
 			if published {
 				tr.Cells[ci].Paper = &p[ci]
 			}
@@ -278,12 +276,22 @@ func (s *Summary) offlineTable(cfg StudyConfig) {
 		s.OfflineColumns = append(s.OfflineColumns, c.Label)
 	}
 	for _, row := range rows(cfg.Runs[0]) {
-		tr := TableRow{Row: row}
-		for _, c := range cols {
-			tr.Cells = append(tr.Cells, cellOf(s.rowValues(c.Env, row, c.pick)))
-		}
-		s.Offline = append(s.Offline, tr)
+		s.Offline = append(s.Offline, s.tableRow(row, "", cols))
 	}
+}
+
+// tableRow is row's cells in cols over the seeds, each column's from the
+// runs of its environment, or of arm when one is given (a transfer).
+func (s *Summary) tableRow(row, arm string, cols []Column) TableRow {
+	tr := TableRow{Row: row, Arm: arm}
+	for _, c := range cols {
+		group := c.Env
+		if arm != "" {
+			group = arm
+		}
+		tr.Cells = append(tr.Cells, cellOf(s.rowValues(group, row, c.pick)))
+	}
+	return tr
 }
 
 // online is a measure of row's online ID evaluation on env (the one

@@ -98,3 +98,27 @@ func (e *scriptedEpisode) playScripted(out []Token) ([]Token, error) {
 	}
 	return out, nil
 }
+
+// HasTurns reports whether task hands out turns of kind: whether an
+// episode of it, validation instance 0 played by its strong policy, has a
+// step of that kind (telecom has no BT turn; nothing for its hybrid to
+// play).
+func HasTurns(task Task, kind Kind) (bool, error) {
+	policy, err := task.Scripted(PolicySpec{Kind: "strong"})
+	if err != nil {
+		return false, err
+	}
+	ep, err := task.NewEpisode(Val, 0)
+	if err != nil {
+		return false, err
+	}
+	if _, err := Play(ep, policy, rand.New(rand.NewPCG(1, 0)), task.MaxTokens()); err != nil {
+		return false, err
+	}
+	for _, s := range ep.Steps() {
+		if s.Kind == kind {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -47,6 +48,8 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"mediq":              func() rl.BaseConfig { return capability("mediq", nil, 32768) },
 	"flodial-easy":       func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
 	"flodial-hard":       func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
+	"telecom-solo":       func() rl.BaseConfig { return capability("telecom-solo", nil, 32768) },
+	"telecom-dual":       func() rl.BaseConfig { return capability("telecom-dual", nil, 32768) },
 }
 
 // PE's layout options (tasks/pe doc, "Layout options"): the pairs layout
@@ -114,7 +117,7 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 	if err := policy.Save(filepath.Join(dir, "policy.safetensors"), map[string]string{"capability": name}); err != nil {
 		return nil, err
 	}
-	sum := &CapabilitySummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes}
+	sum := &CapabilitySummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes, Beliefs: run.Num(math.NaN())}
 	if sum.Rows, err = EvaluateBase(ctx, policy, cfg, BaseEvalEpisodes, out); err != nil {
 		return nil, err
 	}
@@ -159,8 +162,12 @@ func (s *CapabilitySummary) Report() string {
 		s.Episodes, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
 	fmt.Fprintf(&b, "- greedy success %s = %s × the strong policy's %s; target ≥ %.2f×: %s\n",
 		f3(s.Greedy), f3(s.Ratio), f3(s.Strong), CapabilityTarget, map[bool]string{true: "met", false: "missed"}[s.Met])
-	fmt.Fprintf(&b, "- the belief skill alone (%s): greedy success %s = %s × the strong policy's\n",
-		hybridPolicy, f3(s.Beliefs), f3(s.Beliefs/s.Strong))
+	if math.IsNaN(float64(s.Beliefs)) {
+		fmt.Fprintf(&b, "- the belief skill alone (%s): none, the task has no belief turns\n", hybridPolicy)
+	} else {
+		fmt.Fprintf(&b, "- the belief skill alone (%s): greedy success %s = %s × the strong policy's\n",
+			hybridPolicy, f3(s.Beliefs), f3(s.Beliefs/s.Strong))
+	}
 	fmt.Fprintf(&b, "- remade by `go run ./cmd/train -capability %s`\n\n", s.Name)
 	b.WriteString(BaseTable(s.Rows))
 	return b.String()

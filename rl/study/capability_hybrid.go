@@ -20,9 +20,15 @@ const hybridPolicy = "strong queries, base beliefs"
 // scripted policy's queries (tasks.ScriptedTurns; the token stream is the
 // task's own), greedy and sampled, on the first n validation instances.
 // Its success beside the strong policy's measures the belief skill alone;
-// its AS proxy and I_AS are the strong queries'.
+// its AS proxy and I_AS are the strong queries'. A source whose task has
+// no belief turns (telecom) has no rows: there is nothing for the policy
+// to play.
 func EvaluateHybrid(ctx context.Context, policy *model.Model, cfg rl.BaseConfig, n int, out io.Writer) ([]BaseRow, error) {
 	return eachSource(cfg, out, func(s rl.BaseSource, out io.Writer) ([]BaseRow, error) {
+		if bt, err := tasks.HasTurns(s.Task, tasks.BT); err != nil || !bt {
+			fmt.Fprintf(out, "%s under %s: no belief turns, no hybrid\n", hybridPolicy, s.Name)
+			return nil, err
+		}
 		task, err := tasks.ScriptedTurns(s.Task, tasks.PolicySpec{Kind: "strong"}, tasks.AS, 1)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,4 +35,21 @@ func TestEvaluateHybrid(t *testing.T) {
 		assert.Equal(t, 1.0, float64(r.Measures.ASProxy), r.Policy)
 		assert.InDelta(t, float64(strong[0].Measures.IAS), float64(r.Measures.IAS), 1e-12, r.Policy)
 	}
+}
+
+// A task without belief turns (telecom) has no hybrid rows, and its
+// capability report says so.
+func TestEvaluateHybridWithoutBeliefs(t *testing.T) {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs = 1
+	cfg := rl.BaseConfig{Task: "telecom-dual", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
+		{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 8, TestDemos: 2}}}
+	b, err := rl.NewBase(cfg)
+	require.NoError(t, err)
+	defer b.Close()
+	rows, err := EvaluateHybrid(t.Context(), b.Policy, cfg, 4, nil)
+	require.NoError(t, err)
+	assert.Empty(t, rows)
+	s := CapabilitySummary{Name: "telecom-dual", Config: cfg, Beliefs: run.Num(math.NaN()), Strong: 1}
+	assert.Contains(t, s.Report(), "none, the task has no belief turns")
 }

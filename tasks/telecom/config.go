@@ -29,6 +29,10 @@ type Config struct {
 	// Critiques selects the AS critique rules: "spec" (the released code's,
 	// the default) or "consistent" (the consistent-set rules).
 	Critiques string
+	// Style is "" (none), "careful" or "hasty": the style token the prompt
+	// carries after BOS, the shared mechanism of the locked bases (tasks
+	// doc, "Styles and the locked demonstrator"). It changes nothing else.
+	Style string
 }
 
 // DefaultConfig is the configuration of the registered settings.
@@ -64,6 +68,9 @@ func (c Config) validate() ([]fault, error) {
 	}
 	if c.Critiques != "spec" && c.Critiques != "consistent" {
 		return nil, fmt.Errorf(`Critiques must be "spec" or "consistent", got %q`, c.Critiques)
+	}
+	if err := tasks.CheckStyle(c.Style); err != nil {
+		return nil, err
 	}
 	if len(c.Faults) == 0 {
 		return nil, fmt.Errorf("Faults must name at least one fault type")

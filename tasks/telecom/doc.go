@@ -81,6 +81,14 @@
 //	<bos> dual no-data L2 act say settings <eot> off on off act usage L2 <eot> out basic act
 //	  line L2 <eot> active on abroad act refuel L2 <eot> ok act say droam <eot> works act done <eot>
 //
+// # Styles
+//
+// Config.Style ("careful" or "hasty") puts its token after BOS and adds
+// both style tokens at the end of the vocabulary (59 tokens), the shared
+// mechanism of the locked bases (tasks doc, "Styles and the locked
+// demonstrator"); every other token, reply, critique and measure is the
+// plain layout's (TestStyles).
+//
 // # Exact Bayes and the measures
 //
 // The hypothesis space is the set of fault configurations with positive

@@ -87,10 +87,12 @@ func (e *Episode) header(i int) tasks.Token {
 	return tokAct
 }
 
-// Prompt: <bos> setting complaint line header, e.g. "<bos> dual no-data L2 act".
+// Prompt: <bos> [style] setting complaint line header, e.g. "<bos> dual
+// no-data L2 act".
 func (e *Episode) Prompt() []tasks.Token {
 	w0 := newWorld(e.truth)
-	return []tasks.Token{tasks.BOS, tokSetting[e.t.setting], tokSymptom[w0.symptom()], lineToken(e.line), e.header(0)}
+	return append(tasks.AppendStart(make([]tasks.Token, 0, promptLen+1), e.t.style),
+		tokSetting[e.t.setting], tokSymptom[w0.symptom()], lineToken(e.line), e.header(0))
 }
 
 // Next: every turn is AS; the last one allowed is Final.
@@ -119,7 +121,7 @@ func (e *Episode) Step(toks []tasks.Token) ([]tasks.Token, tasks.Step, error) {
 		reply = []tasks.Token{tokInvalid}
 		st.Malformed = true
 		e.stats.Malformed++
-		st.Text = vocabulary.Decode(toks) + " → invalid (" + perr.Error() + ")"
+		st.Text = e.t.vocab.Decode(toks) + " → invalid (" + perr.Error() + ")"
 	} else {
 		reply = e.apply(a, &f)
 		st.Repeat = f.repeat

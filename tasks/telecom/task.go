@@ -14,6 +14,8 @@ type Task struct {
 	cfg     Config
 	setting setting
 	prior   prior
+	vocab   *tasks.Vocab // vocabulary, with the style tokens under a style
+	style   tasks.Token  // the prompt's style token (0: none)
 
 	constOnce sync.Once
 	constSeq  []op // the best constant sequence on the train split, for Scripted("constant")
@@ -36,7 +38,7 @@ const (
 // maxReply is the longest reply (line and settings: three tokens).
 const maxReply = 3
 
-// promptLen: <bos> setting complaint line header.
+// promptLen: <bos> setting complaint line header, without a style.
 const promptLen = 5
 
 // maxTurnLen bounds one turn's tokens: a valid action, EOT, a reply and the
@@ -49,7 +51,12 @@ func newTask(name string, s setting, cfg Config) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Task{name: name, cfg: cfg, setting: s, prior: newPrior(enabled, cfg.PTwo)}, nil
+	v := vocabulary
+	if cfg.Style != "" {
+		v = tasks.NewVocab(tasks.StyleGroups(cfg.Style, vocabGroups()...)...)
+	}
+	return &Task{name: name, cfg: cfg, setting: s, prior: newPrior(enabled, cfg.PTwo),
+		vocab: v, style: tasks.StyleToken(v, cfg.Style)}, nil
 }
 
 // New makes a telecom task directly (tasks.New is the usual way).
@@ -64,12 +71,14 @@ func New(s string, cfg Config) (*Task, error) {
 }
 
 func (t *Task) Name() string        { return t.name }
-func (t *Task) Vocab() *tasks.Vocab { return vocabulary }
+func (t *Task) Vocab() *tasks.Vocab { return t.vocab }
 func (t *Task) Config() Config      { return t.cfg }
 
 // MaxTokens bounds an episode's token stream: the prompt, then at most
 // maxTurnLen tokens per turn (agent tokens with EOT, reply, next header).
-func (t *Task) MaxTokens() int { return promptLen + t.cfg.MaxTurns*maxTurnLen }
+func (t *Task) MaxTokens() int {
+	return promptLen + tasks.StyleLen(t.cfg.Style) + t.cfg.MaxTurns*maxTurnLen
+}
 
 // instance draws the hidden fault configuration and the customer's line.
 func (t *Task) instance(split tasks.Split, index int) (config, int, error) {

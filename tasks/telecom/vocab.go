@@ -64,13 +64,15 @@ var (
 	}
 )
 
-func newVocab() *tasks.Vocab {
-	return tasks.NewVocab(headerWords, settingWords, symptomWords, lineWords, opNames[:], sayWords, replyWords, valueWords)
+// vocabGroups are the word groups of the plain layout, in order.
+func vocabGroups() [][]string {
+	return [][]string{headerWords, settingWords, symptomWords, lineWords, opNames[:], sayWords, replyWords, valueWords}
 }
 
 // vocabulary is shared by every setting: one token set, so one model can
-// play both solo and dual.
-var vocabulary = newVocab()
+// play both solo and dual. A style appends its two tokens (Task.vocab), so
+// every id here is the same under a style.
+var vocabulary = tasks.NewVocab(vocabGroups()...)
 
 // word ids used by the simulator, resolved once.
 var (

@@ -88,7 +88,8 @@
 //     the first of them). A task gives it its four moves (LockedMoves); it
 //     draws one uniform number per turn before the move's own draws.
 //
-// flodial, pe and mediq implement both, telecom the styles; taskstest.CheckLocked and
+// flodial, pe, mediq and telecom implement both (telecom, without belief
+// turns, maps them onto reads and decisions: its doc); taskstest.CheckLocked and
 // CheckStyles hold each to the shared promises (with its knobs at 0 the
 // demonstrator's beliefs are held and its queries do not split C; with both
 // at 1 it plays the strong policy; a style only inserts its token). rl's

@@ -6,6 +6,7 @@
 //	go run ./cmd/baselines                     # every task, 500 test episodes
 //	go run ./cmd/baselines -tasks pe-g-s3 -n 2000 -qas 0.1 -qbt 0.1
 //	go run ./cmd/baselines -tasks flodial-hard -config '{"Critiques":"consistent"}'
+//	go run ./cmd/baselines -tasks telecom-solo -split val -locked 0,0.03
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -44,6 +46,7 @@ func run(args []string, out io.Writer) error {
 	qbt := fs.Float64("qbt", 0.1, "weak demonstrator: probability that a belief follows the evidence")
 	seed := fs.Uint64("seed", 1, "seed of the policies' randomness")
 	config := fs.String("config", "", `JSON overrides of each task's config, e.g. '{"Critiques":"consistent"}'`)
+	locked := fs.String("locked", "", "comma-separated q values: add a row of the locked(q, q) demonstrator for each")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,6 +76,16 @@ func run(args []string, out io.Writer) error {
 		{Kind: "strong"},
 	}
 	var counted []string // rows of the tasks' own counts, after the table
+	for _, f := range strings.Split(*locked, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		q, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(q >= 0 && q <= 1) {
+			return fmt.Errorf("-locked: %q is not a probability in [0, 1]", f)
+		}
+		specs = append(specs, tasks.PolicySpec{Kind: "locked", QAS: q, QBT: q})
+	}
 	for _, name := range list {
 		task, err := tasks.New(strings.TrimSpace(name), json.RawMessage(*config))
 		if err != nil {

@@ -160,6 +160,38 @@
 //	           consistent configuration needs (a masked fault shows after the
 //	           masking one is fixed). Device acts go through say in dual.
 //	constant   the best fixed sequence found on 1000 train instances
+//	locked(q_AS, q_BT)  the shared locked demonstrator (tasks.NewLocked; locked.go)
+//
+// A call has no belief turns, so the locked demonstrator's two kinds of
+// turn are the telecom analogues: its first two turns are query turns
+// (lockedReads: the strong policy reads about twice a call), each the
+// strong policy's action with probability q_AS, else a read whose reply
+// cannot split C (the connectivity test, which repeats the complaint;
+// failing a new one, a repeated read, whose reply "repeat" splits
+// nothing); every later turn is a decision, the strong policy's action
+// with probability q_BT, else the held one: the next action of the best
+// constant sequence (the train split's, which ends with its close),
+// replies ignored. So locked(0, 0) is confidently uninformed: two empty
+// reads, then the constant's repairs and close; it succeeds exactly where
+// the constant sequence does (TestLockedMoves), and locked(1, 1) is the
+// strong policy (TestLocked). On the first 1000 validation instances
+// (`go run ./cmd/baselines -tasks telecom-solo,telecom-dual -split val
+// -n 1000 -locked 0,0.03`; the AS proxy under the consistent critique
+// with -config '{"Critiques":"consistent"}'):
+//
+//	setting  policy          success  AS proxy (spec / consistent)  I_AS   tool turns  tool-turn ratio  tool errors
+//	solo     random          0.013    0.059 / 0.182                 0.242  6.66        0.70             0.43
+//	solo     locked(0, 0)    0.058    0.077 / 0.077                 0.052  4.00        0.80             0.15
+//	solo     locked(.03,.03) 0.055    0.074 / 0.102                 0.090  4.03        0.80             0.15
+//	dual     random          0.013    0.400 / 0.175                 0.274  3.14        0.33             0.43
+//	dual     locked(0, 0)    0.058    0.471 / 0.077                 0.093  1.00        0.20             0.15
+//	dual     locked(.03,.03) 0.055    0.485 / 0.102                 0.130  0.99        0.20             0.15
+//
+// (best constant on the same instances 0.067, "airplane, done"; strong
+// 1.000). Its I_AS is below the random policy's, and so is its AS proxy
+// under the consistent critique; under the paper's spec critique it is
+// above random's, because spec rewards a matched repair and the constant
+// repairs are sometimes the needed ones, while random's rarely are.
 //
 // BestConstant searches exhaustively over outcomes (constant.go): reads,
 // restart and failing calls never change the world and a repeated write

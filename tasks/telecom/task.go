@@ -103,7 +103,8 @@ func (t *Task) NewEpisode(split tasks.Split, index int) (tasks.Episode, error) {
 }
 
 // Scripted returns a scripted policy: "random", "weak" (QAS used, QBT
-// ignored: there is no belief turn), "strong" or "constant".
+// ignored: there is no belief turn), "strong", "constant" or "locked"
+// (locked.go).
 func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("telecom: %w", err)
@@ -116,12 +117,24 @@ func (t *Task) Scripted(spec tasks.PolicySpec) (tasks.Policy, error) {
 	case "strong":
 		return strongPolicy{}, nil
 	case "constant":
-		t.constOnce.Do(func() {
-			t.constSeq, _ = t.bestConstant(tasks.Train, constantSearchN)
+		return constantPolicy{seq: t.constantSequence()}, nil
+	case "locked":
+		seq := t.constantSequence()
+		return tasks.NewLocked(spec, func(ep tasks.Episode) (tasks.LockedMoves, error) {
+			e, err := asEpisode(ep)
+			return lockedMoves{e: e, seq: seq}, err
 		})
-		return constantPolicy{seq: t.constSeq}, nil
 	}
-	return nil, fmt.Errorf("unknown policy kind %q (random, weak, strong, constant)", spec.Kind)
+	return nil, fmt.Errorf("unknown policy kind %q (random, weak, strong, constant, locked)", spec.Kind)
+}
+
+// constantSequence is the best constant sequence on the train split, found
+// once.
+func (t *Task) constantSequence() []op {
+	t.constOnce.Do(func() {
+		t.constSeq, _ = t.bestConstant(tasks.Train, constantSearchN)
+	})
+	return t.constSeq
 }
 
 // constantSearchN is how many train instances pick the constant policy's sequence.

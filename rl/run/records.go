@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 
 	"arew/tasks"
 )
@@ -131,6 +132,17 @@ func ReportedHeader(cols ...string) []string {
 		cols = append(cols, m.Label)
 	}
 	return cols
+}
+
+// ExtraMeasure is a task's own count key (Measures.Extra) as a Measure:
+// its label the key with spaces, NaN where an evaluation lacks it.
+func ExtraMeasure(key string) Measure {
+	return Measure{key, strings.ReplaceAll(key, "_", " "), func(m *Measures) float64 {
+		if x, ok := m.Extra[key]; ok {
+			return float64(x)
+		}
+		return math.NaN()
+	}}
 }
 
 // Reported are the five measures of the reports' tables and plots.

@@ -7,13 +7,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
-// The plots (PNG) of a study: one file per measure with the arms overlaid
+// The plots (PNG) of a study: one file per measure, and per own count of
+// the task (extra.go), with the arms overlaid
 // (<key>.png, the sampled evaluations, greedy ones in a study that
 // evaluates only greedily; a thin line is one seed, the bold line with dots
 // the mean over the seeds that reached that update), eval.png and
@@ -34,7 +36,7 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	var out []string
-	for _, m := range run.Reported {
+	for _, m := range append(slices.Clone(run.Reported), s.extraMeasures()...) {
 		p, legend, err := measurePlot(s, m)
 		if err != nil {
 			return nil, err

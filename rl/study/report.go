@@ -47,6 +47,10 @@ func report(c Config, s *Summary, plots []string, samples map[string][]run.Sampl
 			"answer follows the evidence; I_AS: the gain in exact-posterior mass on the truth from the agent's queries; " +
 			"C_BT: the agent's own belief gains.\n\n")
 		b.WriteString(t)
+		if t := s.ExtraTestTable(); t != "" {
+			b.WriteString("\nThe task's own counts per episode (tool turns, messages, tool errors, the tool-turn ratio, …):\n\n")
+			b.WriteString(t)
+		}
 		b.WriteString("\nSuccess per seed:\n\n")
 		b.WriteString(s.TestSeedTable(c.Seeds))
 		if len(s.TestBaselines) > 0 {

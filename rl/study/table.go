@@ -44,9 +44,12 @@ func (s *Summary) evals(arm, mode string, of func(*RunSum) *run.Modes) []*run.Me
 }
 
 // meanStdCells are "mean ± std" over evals of each Reported measure.
-func meanStdCells(evals []*run.Measures) []string {
+func meanStdCells(evals []*run.Measures) []string { return meanStdOf(run.Reported, evals) }
+
+// meanStdOf are "mean ± std" over evals of each of measures.
+func meanStdOf(measures []run.Measure, evals []*run.Measures) []string {
 	var cells []string
-	for _, m := range run.Reported {
+	for _, m := range measures {
 		xs := make([]float64, len(evals))
 		for i, e := range evals {
 			xs[i] = m.Get(e)

@@ -193,8 +193,7 @@ func finerArms(rule string, lambda float64) []Arm {
 // figures (solo and dual-control; the paper's success read off its
 // figures, ≈ 0.10 against 0.25 solo and 0.20 against 0.50 dual).
 func TelecomSettings() []Setting {
-	const pending = "telecom has no capability table and no base yet (§8 steps 1–3), " +
-		"and a study's report and plots do not show its tool errors and tool-turn ratio yet (its eval.jsonl records them)"
+	const pending = "telecom has no capability table and no base yet (§8 steps 1–3)"
 	return []Setting{
 		{Name: "telecom-solo", Task: "telecom-solo", Pending: pending, Published: []float64{10, 25}},
 		{Name: "telecom-dual", Task: "telecom-dual", Pending: pending, Published: []float64{20, 50}},

@@ -67,7 +67,7 @@ func TestTable1RefusesWhatIsMissing(t *testing.T) {
 	for _, tc := range []struct{ preset, has string }{
 		{"table1-pe-g-s2", "pe-g-s2: no base: no layout gives the plain policy the capability"},
 		{"telecom-solo", "telecom-solo: no base"},
-		{"telecom-dual", "tool-turn ratio"},
+		{"telecom-dual", "telecom-dual: no base: telecom has no capability table and no base yet"},
 	} {
 		_, err := Preset(tc.preset)
 		assert.ErrorContains(t, err, tc.has, tc.preset)

@@ -29,8 +29,9 @@ func lockedBase(task string, layout json.RawMessage, qBT float64) rl.BaseConfig 
 
 // lockCandidates are the step-3 candidates of the settings whose capability
 // is met (§8, "Capability: measured"), named as FloDial-Easy's: <setting>-locked
-// for q_BT 0.02, <setting>-locked-bt006 and -bt015. MediQ is on its plain
-// layout, FloDial-Hard on the echo layout. Which one a setting's base is,
+// for q_BT 0.02, <setting>-locked-bt006 and -bt015. MediQ and telecom-solo
+// are on their plain layouts, FloDial-Hard on the echo layout (telecom's
+// q_BT is its decisions' knob: tasks/telecom doc, "Scripted policies"). Which one a setting's base is,
 // the rule of step 3 decides from their validation tables
 // (docs/results/base-<name>/); only that one is shipped.
 var lockCandidates = map[string]func() rl.BaseConfig{
@@ -40,6 +41,9 @@ var lockCandidates = map[string]func() rl.BaseConfig{
 	"flodial-hard-locked":       func() rl.BaseConfig { return lockedBase("flodial-hard", echo, 0.02) },
 	"flodial-hard-locked-bt006": func() rl.BaseConfig { return lockedBase("flodial-hard", echo, 0.06) },
 	"flodial-hard-locked-bt015": func() rl.BaseConfig { return lockedBase("flodial-hard", echo, 0.15) },
+	"telecom-solo-locked":       func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.02) },
+	"telecom-solo-locked-bt006": func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.06) },
+	"telecom-solo-locked-bt015": func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.15) },
 }
 
 func init() {

@@ -158,8 +158,8 @@ const pePending = "no layout gives the plain policy the capability yet (§8 step
 // (tune-lambda-mediq-mass; docs/arew.md §8, "MediQ under a finer rule").
 // FloDial-Hard's vanilla-tuned (lr 1e-3, entropy 0.01, 1 step) and λ (3)
 // are its sweeps' (tune-vanilla-flodial-hard, tune-lambda-flodial-hard);
-// its finer rule is mass, whose arms join once their λ sweep
-// (tune-lambda-flodial-hard-mass) has selected one (docs/arew.md §8,
+// its finer rule is mass, whose arms take the λ (10) their sweep
+// selected (tune-lambda-flodial-hard-mass; docs/arew.md §8,
 // "FloDial-Hard's row").
 func Table1Settings() []Setting {
 	pe := func(task string, paper ...float64) Setting {
@@ -175,7 +175,7 @@ func Table1Settings() []Setting {
 			Published: []float64{37.33, 43.67, 41.00}, Vanilla: &vanilla, Lambda: SelectedLambda["spec"],
 			Finer: []Arm{ruleArm(AdoptedRule, "arew-"+AdoptedRule, SelectedLambda[AdoptedRule])}},
 		{Name: "flodial-hard", Task: "flodial-hard", TaskConfig: hastyPerFault, Rule: specRule, Published: []float64{21.33, 36.00, 42.33},
-			Base: "flodial-hard-locked", Vanilla: &hardVanilla, Lambda: 3, FinerRule: "mass"},
+			Base: "flodial-hard-locked", Vanilla: &hardVanilla, Lambda: 3, FinerRule: "mass", Finer: finerArms("mass", 10)},
 	}
 }
 

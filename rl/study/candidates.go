@@ -29,8 +29,8 @@ func lockedBase(task string, layout json.RawMessage, qBT float64) rl.BaseConfig 
 
 // lockCandidates are the step-3 candidates of the settings whose capability
 // is met (§8, "Capability: measured"), named as FloDial-Easy's: <setting>-locked
-// for q_BT 0.02, <setting>-locked-bt006 and -bt015. MediQ and telecom-solo
-// are on their plain layouts, FloDial-Hard on the echo layout (telecom's
+// for q_BT 0.02, <setting>-locked-bt006 and -bt015. MediQ and telecom's two
+// settings are on their plain layouts, FloDial-Hard on the echo layout (telecom's
 // q_BT is its decisions' knob: tasks/telecom doc, "Scripted policies"). Which one a setting's base is,
 // the rule of step 3 decides from their validation tables
 // (docs/results/base-<name>/); only that one is shipped.
@@ -44,6 +44,9 @@ var lockCandidates = map[string]func() rl.BaseConfig{
 	"telecom-solo-locked":       func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.02) },
 	"telecom-solo-locked-bt006": func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.06) },
 	"telecom-solo-locked-bt015": func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.15) },
+	"telecom-dual-locked":       func() rl.BaseConfig { return lockedBase("telecom-dual", nil, 0.02) },
+	"telecom-dual-locked-bt006": func() rl.BaseConfig { return lockedBase("telecom-dual", nil, 0.06) },
+	"telecom-dual-locked-bt015": func() rl.BaseConfig { return lockedBase("telecom-dual", nil, 0.15) },
 }
 
 func init() {

@@ -15,21 +15,33 @@ import (
 // SuiteReportFile is a suite's report: one row per setting.
 const SuiteReportFile = "report.md"
 
-// RunSuite runs a suite's studies one after another, each into
-// <dir>/<study>/: a study whose folder holds its study.json is resumed
-// (its complete runs kept; Resume), every other one is run (Run). A suite
-// that is not Ready runs nothing and returns its error, naming every
-// setting it misses. After each study, <dir>/report.md is rewritten with
-// the rows of the studies done so far.
+// RunSuite runs the studies of a suite's runnable settings (Ready) one
+// after another, each into <dir>/<study>/: a study whose folder holds its
+// study.json is resumed (its complete runs kept; Resume), every other one
+// is run (Run). A setting that is not runnable is skipped, its reason
+// printed first and kept in the report; a suite with no runnable setting
+// runs nothing and returns its Ready error. After each study,
+// <dir>/report.md is rewritten with the rows of the studies done so far.
 func RunSuite(ctx context.Context, s Suite, dir string, out io.Writer) ([]*Summary, error) {
-	if err := s.Ready(); err != nil {
-		return nil, run.InputErr(err)
+	if out == nil {
+		out = io.Discard
+	}
+	var members []Config
+	for _, set := range s.Settings {
+		if err := set.Ready(); err != nil {
+			fmt.Fprintf(out, "%s: not runnable, skipped: %v\n", s.Name, err)
+			continue
+		}
+		members = append(members, s.Study(set))
+	}
+	if len(members) == 0 {
+		return nil, run.InputErr(s.Ready())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var sums []*Summary
-	for _, c := range s.Members() {
+	for _, c := range members {
 		sub := filepath.Join(dir, c.Name)
 		var sum *Summary
 		var err error
@@ -57,7 +69,8 @@ func RunSuite(ctx context.Context, s Suite, dir string, out io.Writer) ([]*Summa
 // on the same instances, and whether AREW reproduces: arm "arew"'s mean
 // above the reference's (the first arm) by more than the larger of the two
 // stds (§8 step 5). A setting's finer-rule arms get a row of their own in
-// the place of "arew".
+// the place of "arew". A setting that is not runnable (Ready) says so in
+// its row, and why below the table.
 func (s Suite) Report(sums []*Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nFinal test evaluation, sampled success, mean ± std (runs) over seeds (greedy: each study's report.md); "+
@@ -76,6 +89,10 @@ func (s Suite) Report(sums []*Summary) string {
 				sum = x
 			}
 		}
+		if sum == nil && set.Ready() != nil {
+			rows = append(rows, append([]string{set.Name, published(set.Published)}, slices.Repeat([]string{"not runnable"}, len(header)-2)...))
+			continue
+		}
 		rows = append(rows, suiteRow(set.Name, published(set.Published), sum, arms, len(header)))
 		for _, f := range set.Finer {
 			alt := append([]string{arms[0]}, slices.Repeat([]string{""}, len(arms)-2)...)
@@ -83,6 +100,15 @@ func (s Suite) Report(sums []*Summary) string {
 		}
 	}
 	b.WriteString(run.MarkdownTable(header, 2, rows))
+	var missing []string
+	for _, set := range s.Settings {
+		if err := set.Ready(); err != nil {
+			missing = append(missing, "- "+err.Error())
+		}
+	}
+	if len(missing) > 0 {
+		b.WriteString("\nNot runnable yet (docs/arew.md §8):\n\n" + strings.Join(missing, "\n") + "\n")
+	}
 	return b.String()
 }
 

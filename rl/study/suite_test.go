@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,7 +13,7 @@ import (
 
 // A suite runs its studies into their folders and writes one row per
 // setting; run again, it resumes them (their complete runs kept); a
-// suite with a setting that is not ready runs nothing.
+// setting that is not ready is skipped and reported.
 func TestRunSuite(t *testing.T) {
 	vanilla := Arm{Name: "vanilla-tuned"}
 	ready := func(name string) Setting {
@@ -50,9 +51,22 @@ func TestRunSuite(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(have), "resumed: the same complete runs")
 
+	// A setting that is not runnable is skipped and reported; a suite of
+	// none runs nothing.
 	suite.Settings = append(suite.Settings, Setting{Name: "c", Pending: "not built"})
+	var log strings.Builder
+	partial, err := RunSuite(t.Context(), suite, dir, &log)
+	require.NoError(t, err)
+	require.Len(t, partial, 1)
+	assert.Contains(t, log.String(), "tiny: not runnable, skipped: c: no base: not built")
+	rep, err = os.ReadFile(filepath.Join(dir, SuiteReportFile))
+	require.NoError(t, err)
+	assert.Regexp(t, `\| c +\| – +\| +not runnable \|`, string(rep))
+	assert.Contains(t, string(rep), "Not runnable yet (docs/arew.md §8):\n\n- c: no base: not built; ")
+
+	none := Suite{Name: "none", Settings: []Setting{{Name: "c", Pending: "not built"}}, Study: suite.Study}
 	other := t.TempDir()
-	_, err = RunSuite(t.Context(), suite, filepath.Join(other, "x"), nil)
+	_, err = RunSuite(t.Context(), none, filepath.Join(other, "x"), nil)
 	assert.ErrorContains(t, err, "c: no base: not built")
 	assert.NoDirExists(t, filepath.Join(other, "x"))
 }

@@ -253,9 +253,9 @@ func gate(name string) error {
 }
 
 // init registers every suite member as a study preset of its own, and
-// the tuning sweeps (§8 step 4) of every table1 setting but FloDial-Easy
-// (whose are §7's), selected or not, so that a committed sweep can be
-// made again, each behind its gate.
+// the tuning sweeps (§8 step 4) of every table1 and telecom setting but
+// FloDial-Easy (whose are §7's), selected or not, so that a committed
+// sweep can be made again, each behind its gate.
 func init() {
 	for _, suite := range Suites {
 		s := suite()
@@ -265,7 +265,7 @@ func init() {
 			gates[name] = set.Ready
 		}
 	}
-	for _, set := range Table1Settings() {
+	for _, set := range append(Table1Settings(), TelecomSettings()...) {
 		if set.Name == "flodial-easy" {
 			continue // §7's own sweeps: tune-vanilla-flodial and tune-lambda-flodial
 		}

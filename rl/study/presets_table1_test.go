@@ -135,12 +135,13 @@ func TestTable1ReadySettingsStart(t *testing.T) {
 	}
 }
 
-// Every table1 setting without a selection has its two tuning sweeps, the
-// FloDial-Easy sweeps on its own task and base (the λ sweep under the
-// paper's rule, one family), refused until its base is shipped.
+// Every table1 and telecom setting without a selection has its two
+// tuning sweeps, the FloDial-Easy sweeps on its own task and base (the λ
+// sweep under the paper's rule, one family), refused until its base is
+// shipped.
 func TestTable1TuningSweeps(t *testing.T) {
 	vanilla := TuneVanilla()
-	for _, set := range Table1Settings() {
+	for _, set := range append(Table1Settings(), TelecomSettings()...) {
 		if set.Vanilla != nil {
 			continue
 		}

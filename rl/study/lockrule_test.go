@@ -35,10 +35,10 @@ func readBaseSummary(t *testing.T, name string) (*BaseSummary, bool) {
 // committed; until then the setting has no base.
 func TestLockRuleChoosesTheShippedBases(t *testing.T) {
 	bases := map[string]string{}
-	for _, s := range Table1Settings() {
+	for _, s := range append(Table1Settings(), TelecomSettings()...) {
 		bases[s.Name] = s.Base
 	}
-	for _, setting := range []string{"flodial-easy", "mediq", "flodial-hard"} {
+	for _, setting := range []string{"flodial-easy", "mediq", "flodial-hard", "telecom-solo", "telecom-dual"} {
 		var cands []*BaseSummary
 		for _, suffix := range []string{"-locked", "-locked-bt006", "-locked-bt015"} {
 			s, ok := readBaseSummary(t, setting+suffix)

@@ -38,7 +38,7 @@ func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
 	for _, name := range []string{"tune-vanilla-flodial", "tune-lambda-flodial", "flodial-critiques", "robust-flodial-bt006",
 		"robust-flodial-bt015", "table2-flodial", "lambda-flodial", "algos-flodial-grpo", "algos-flodial-gspo",
 		"tune-vanilla-mediq", "tune-lambda-mediq", "table1-flodial-easy", "tune-lambda-mediq-mass", "table1-mediq",
-		"tune-vanilla-flodial-hard", "tune-lambda-flodial-hard", "tune-lambda-flodial-hard-mass"} {
+		"tune-vanilla-flodial-hard", "tune-lambda-flodial-hard", "tune-lambda-flodial-hard-mass", "table1-flodial-hard"} {
 		c, err := Preset(name)
 		require.NoError(t, err)
 		sw := &run.Sweep{Kind: "study", Dir: filepath.Join(committedResults, name), Config: c}

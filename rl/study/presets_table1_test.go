@@ -1,6 +1,7 @@
 package study
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -172,4 +173,19 @@ func TestTable1TuningSweeps(t *testing.T) {
 			assert.Equal(t, string(set.Rule), string(a.TaskConfig))
 		}
 	}
+}
+
+// The committed table1 report is the suite's report over the committed
+// studies of its runnable settings.
+func TestCommittedTable1Report(t *testing.T) {
+	suite := Suites["table1"]()
+	var sums []*Summary
+	for _, set := range suite.Settings {
+		if set.Ready() == nil {
+			sums = append(sums, readCommittedSummary(t, Table1Study(set).Name))
+		}
+	}
+	want, err := os.ReadFile(filepath.Join(committedResults, "table1", SuiteReportFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), suite.Report(sums))
 }

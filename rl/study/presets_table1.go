@@ -191,12 +191,15 @@ func finerArms(rule string, lambda float64) []Arm {
 
 // TelecomSettings are the two telecom settings of the paper's telecom
 // figures (solo and dual-control; the paper's success read off its
-// figures, ≈ 0.10 against 0.25 solo and 0.20 against 0.50 dual).
+// figures, ≈ 0.10 against 0.25 solo and 0.20 against 0.50 dual), on the
+// plain layout under the hasty style, from the bases the step-3 rule
+// chose among their candidates (docs/arew.md §8, "Telecom's bases");
+// their vanilla-tuned and λ are not selected yet (their tuning sweeps,
+// step 4, have not run).
 func TelecomSettings() []Setting {
-	const pending = "telecom has no capability table and no base yet (§8 steps 1–3)"
 	return []Setting{
-		{Name: "telecom-solo", Task: "telecom-solo", Pending: pending, Published: []float64{10, 25}},
-		{Name: "telecom-dual", Task: "telecom-dual", Pending: pending, Published: []float64{20, 50}},
+		{Name: "telecom-solo", Task: "telecom-solo", TaskConfig: hastyLayout, Base: "telecom-solo-locked-bt015", Published: []float64{10, 25}},
+		{Name: "telecom-dual", Task: "telecom-dual", TaskConfig: hastyLayout, Base: "telecom-dual-locked", Published: []float64{20, 50}},
 	}
 }
 

@@ -16,13 +16,7 @@ import (
 // tiny policy, whatever its beliefs, keeps the strong queries' AS proxy and
 // I_AS (PE's strong queries do not depend on the stated beliefs).
 func TestEvaluateHybrid(t *testing.T) {
-	sft := rl.DefaultSFTConfig()
-	sft.Epochs = 1
-	cfg := rl.BaseConfig{Task: "pe-f-d6", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
-		{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 8, TestDemos: 2}}}
-	b, err := rl.NewBase(cfg)
-	require.NoError(t, err)
-	defer b.Close()
+	cfg, b := tinyStrongBase(t, "pe-f-d6")
 	rows, err := EvaluateHybrid(t.Context(), b.Policy, cfg, 20, nil)
 	require.NoError(t, err)
 	require.Len(t, rows, 2)
@@ -40,16 +34,23 @@ func TestEvaluateHybrid(t *testing.T) {
 // A task without belief turns (telecom) has no hybrid rows, and its
 // capability report says so.
 func TestEvaluateHybridWithoutBeliefs(t *testing.T) {
-	sft := rl.DefaultSFTConfig()
-	sft.Epochs = 1
-	cfg := rl.BaseConfig{Task: "telecom-dual", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
-		{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 8, TestDemos: 2}}}
-	b, err := rl.NewBase(cfg)
-	require.NoError(t, err)
-	defer b.Close()
+	cfg, b := tinyStrongBase(t, "telecom-dual")
 	rows, err := EvaluateHybrid(t.Context(), b.Policy, cfg, 4, nil)
 	require.NoError(t, err)
 	assert.Empty(t, rows)
 	s := CapabilitySummary{Name: "telecom-dual", Config: cfg, Beliefs: run.Num(math.NaN()), Strong: 1}
 	assert.Contains(t, s.Report(), "none, the task has no belief turns")
+}
+
+// tinyStrongBase is a tiny policy after one SFT epoch on 8 strong
+// demonstrations of task, and its recipe; closed when the test ends.
+func tinyStrongBase(t *testing.T, task string) (rl.BaseConfig, *rl.Base) {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs = 1
+	cfg := rl.BaseConfig{Task: task, Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
+		{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 8, TestDemos: 2}}}
+	b, err := rl.NewBase(cfg)
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	return cfg, b
 }

@@ -73,7 +73,7 @@ func RunSuite(ctx context.Context, s Suite, dir string, out io.Writer) ([]*Summa
 // its row, and why below the table.
 func (s Suite) Report(sums []*Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\nFinal test evaluation, sampled success, mean ± std (runs) over seeds (greedy: each study's report.md); "+
+	fmt.Fprintf(&b, "# %s\n\nFinal test evaluation, sampled success × 100, mean ± std (runs) over seeds (greedy: each study's report.md); "+
 		"the paper's numbers (outcome reward × 100, a 7B model; docs/arew.md §5) beside, for shape.\n\n", s.Name)
 	var arms []string
 	for _, a := range s.Study(s.Settings[0]).Arms {
@@ -128,7 +128,7 @@ func suiteRow(label, paper string, sum *Summary, arms []string, width int) []str
 		}
 		mean, std, n := run.MeanStd(sum.testSuccess(a, "sampled", seedsOf(sum, a)))
 		stats = append(stats, [2]float64{mean, std})
-		row = append(row, fmt.Sprintf("%s ± %s (%d)", f3(run.Num(mean)), f3(run.Num(std)), n))
+		row = append(row, fmt.Sprintf("%s ± %s (%d)", pct(mean), pct(std), n))
 	}
 	row = append(row, baseline(sum, "best constant"), baseline(sum, "scripted random"), baseline(sum, "scripted strong"))
 	ref, arew := stats[0], stats[len(stats)-1]
@@ -163,8 +163,12 @@ func seedsOf(s *Summary, arm string) []uint64 {
 func baseline(s *Summary, prefix string) string {
 	for _, b := range s.TestBaselines {
 		if strings.HasPrefix(b.Name, prefix) {
-			return f3(b.Measures.Success)
+			return pct(float64(b.Measures.Success))
 		}
 	}
 	return "–"
 }
+
+// pct is a success rate × 100 to one decimal, as the paper reports it
+// ("–" when it is not a number: the std of one seed).
+func pct(x float64) string { return run.Fixed(100*x, 1) }

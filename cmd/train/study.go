@@ -22,7 +22,7 @@ func studyInvocation(inv invocation, o *overrides) (invocation, error) {
 			return inv, err
 		}
 	} else if suite, ok := study.Suites[inv.study]; ok {
-		if err := runnable(suite()); err != nil {
+		if _, err := suite().Runnable(); err != nil {
 			return inv, arewrun.InputErrorf("-study: %v", err)
 		}
 		if o.raw["name"] != "" || o.raw["init"] != "" || inv.studyConfig != "" {
@@ -218,15 +218,4 @@ func jobDir(inv invocation, def string) (string, error) {
 	}
 	dir := filepath.Join(inv.out, def)
 	return dir, arewrun.ClearDir(dir, inv.force)
-}
-
-// runnable is nil when at least one of the suite's settings can run (the
-// others are skipped and reported), else the suite's Ready error.
-func runnable(s study.Suite) error {
-	for _, set := range s.Settings {
-		if set.Ready() == nil {
-			return nil
-		}
-	}
-	return s.Ready()
 }

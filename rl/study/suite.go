@@ -26,25 +26,23 @@ func RunSuite(ctx context.Context, s Suite, dir string, out io.Writer) ([]*Summa
 	if out == nil {
 		out = io.Discard
 	}
-	var members []Config
+	runnable, err := s.Runnable()
+	if err != nil {
+		return nil, run.InputErr(err)
+	}
 	for _, set := range s.Settings {
 		if err := set.Ready(); err != nil {
 			fmt.Fprintf(out, "%s: not runnable, skipped: %v\n", s.Name, err)
-			continue
 		}
-		members = append(members, s.Study(set))
-	}
-	if len(members) == 0 {
-		return nil, run.InputErr(s.Ready())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var sums []*Summary
-	for _, c := range members {
+	for _, set := range runnable {
+		c := s.Study(set)
 		sub := filepath.Join(dir, c.Name)
 		var sum *Summary
-		var err error
 		if _, statErr := os.Stat(filepath.Join(sub, run.SweepFile)); statErr == nil {
 			sum, err = Resume(ctx, c, sub, out)
 		} else {
@@ -61,6 +59,21 @@ func RunSuite(ctx context.Context, s Suite, dir string, out io.Writer) ([]*Summa
 		}
 	}
 	return sums, nil
+}
+
+// Runnable are the suite's settings that can run (Ready), in order; with
+// none, the error is the suite's Ready error, naming what each misses.
+func (s Suite) Runnable() ([]Setting, error) {
+	var out []Setting
+	for _, set := range s.Settings {
+		if set.Ready() == nil {
+			out = append(out, set)
+		}
+	}
+	if len(out) == 0 {
+		return nil, s.Ready()
+	}
+	return out, nil
 }
 
 // Report is the suite's table in the paper's layout (docs/arew.md §5): per

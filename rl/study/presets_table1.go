@@ -130,9 +130,13 @@ func Table1Study(s Setting) Config {
 }
 
 // TelecomStudy is the setting's study of the telecom figures: vanilla-tuned
-// (the reference) and AREW on seeds 301–303.
+// (the reference), AREW, and the direction control random (AREW with every
+// critique's sign flipped with probability DirectionControlFlip) on seeds
+// 301–303.
 func TelecomStudy(s Setting) Config {
-	return s.rlStudy("telecom-"+strings.TrimPrefix(s.Name, "telecom-"), []Arm{s.vanilla(), s.arewArm("arew", rl.CritiquesBoth)})
+	random := s.arewArm("random", rl.CritiquesBoth)
+	random.AREW.Perturb.Flip = DirectionControlFlip
+	return s.rlStudy("telecom-"+strings.TrimPrefix(s.Name, "telecom-"), []Arm{s.vanilla(), s.arewArm("arew", rl.CritiquesBoth), random})
 }
 
 var (

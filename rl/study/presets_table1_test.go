@@ -54,9 +54,12 @@ func TestTable1AndTelecomShapes(t *testing.T) {
 	var tel []string
 	for _, c := range Suites["telecom"]().Members() {
 		tel = append(tel, c.Name+": "+c.Task)
-		require.Len(t, c.Arms, 2)
+		require.Len(t, c.Arms, 3)
 		assert.Equal(t, rl.CritiquesNone, c.Arms[0].AREW.Critiques)
 		assert.Equal(t, rl.CritiquesBoth, c.Arms[1].AREW.Critiques)
+		direction := c.Arms[1]
+		direction.Name, direction.AREW.Perturb.Flip = "random", DirectionControlFlip
+		assert.Equal(t, direction, c.Arms[2], "the direction control is AREW with signs flipped at random")
 	}
 	assert.Equal(t, []string{"telecom-solo: telecom-solo", "telecom-dual: telecom-dual"}, tel)
 }

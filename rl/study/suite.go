@@ -82,8 +82,10 @@ func (s Suite) Runnable() ([]Setting, error) {
 // on the same instances, and whether AREW reproduces: arm "arew"'s mean
 // above the reference's (the first arm) by more than the larger of the two
 // stds (§8 step 5). A setting's finer-rule arms get a row of their own in
-// the place of "arew". A setting that is not runnable (Ready) says so in
-// its row, and why below the table.
+// the place of "arew"; other arms (a direction control) are columns that
+// are not judged. A setting that is not runnable (Ready) says so in its
+// row, and why below the table; a setting whose task has counts of its own
+// (telecom's tool errors) gets their final table below it.
 func (s Suite) Report(sums []*Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nFinal test evaluation, sampled success × 100, mean ± std (runs) over seeds (greedy: each study's report.md); "+
@@ -92,9 +94,11 @@ func (s Suite) Report(sums []*Summary) string {
 	for _, a := range s.Study(s.Settings[0]).Arms {
 		arms = append(arms, a.Name)
 	}
-	header := append([]string{"setting", "paper: " + strings.Join(arms, " / ")}, arms...)
+	paper := arms[:min(len(arms), len(s.Settings[0].Published))]
+	header := append([]string{"setting", "paper: " + strings.Join(paper, " / ")}, arms...)
 	header = append(header, "best constant", "random", "strong", "reproduces")
 	var rows [][]string
+	var extras []string // the settings' own counts (ExtraTestTable)
 	for _, set := range s.Settings {
 		var sum *Summary
 		for _, x := range sums {
@@ -106,10 +110,16 @@ func (s Suite) Report(sums []*Summary) string {
 			rows = append(rows, append([]string{set.Name, published(set.Published)}, slices.Repeat([]string{"not runnable"}, len(header)-2)...))
 			continue
 		}
-		rows = append(rows, suiteRow(set.Name, published(set.Published), sum, arms, len(header)))
+		rows = append(rows, suiteRow(set.Name, published(set.Published), sum, arms, "arew", len(header)))
 		for _, f := range set.Finer {
 			alt := append([]string{arms[0]}, slices.Repeat([]string{""}, len(arms)-2)...)
-			rows = append(rows, suiteRow(set.Name+", "+f.Name+" as arew", "", sum, append(alt, f.Name), len(header)))
+			rows = append(rows, suiteRow(set.Name+", "+f.Name+" as arew", "", sum, append(alt, f.Name), f.Name, len(header)))
+		}
+		if sum == nil {
+			continue
+		}
+		if extra := sum.ExtraTestTable(); extra != "" {
+			extras = append(extras, "### "+set.Name+"\n\n"+extra)
 		}
 	}
 	b.WriteString(run.MarkdownTable(header, 2, rows))
@@ -122,29 +132,32 @@ func (s Suite) Report(sums []*Summary) string {
 	if len(missing) > 0 {
 		b.WriteString("\nNot runnable yet (docs/arew.md §8):\n\n" + strings.Join(missing, "\n") + "\n")
 	}
+	if len(extras) > 0 {
+		b.WriteString("\n## The tasks' own counts\n\nFinal test evaluation, mean ± std over seeds (runs).\n\n" + strings.Join(extras, "\n"))
+	}
 	return b.String()
 }
 
 // suiteRow is one row of Report: label, the paper's cell, then each arm
-// of arms ("" for a blank cell; the last is the one judged against the
-// first), the baselines and the verdict; "not run" without a summary.
-func suiteRow(label, paper string, sum *Summary, arms []string, width int) []string {
+// of arms ("" for a blank cell), the baselines and the verdict on arm
+// judged against the first; "not run" without a summary.
+func suiteRow(label, paper string, sum *Summary, arms []string, judged string, width int) []string {
 	row := []string{label, paper}
 	if sum == nil {
 		return append(row, slices.Repeat([]string{"not run"}, width-2)...)
 	}
-	var stats [][2]float64
+	stats := map[string][2]float64{}
 	for _, a := range arms {
 		if a == "" {
 			row = append(row, "")
 			continue
 		}
 		mean, std, n := run.MeanStd(sum.testSuccess(a, "sampled", seedsOf(sum, a)))
-		stats = append(stats, [2]float64{mean, std})
+		stats[a] = [2]float64{mean, std}
 		row = append(row, fmt.Sprintf("%s ± %s (%d)", pct(mean), pct(std), n))
 	}
 	row = append(row, baseline(sum, "best constant"), baseline(sum, "scripted random"), baseline(sum, "scripted strong"))
-	ref, arew := stats[0], stats[len(stats)-1]
+	ref, arew := stats[arms[0]], stats[judged]
 	return append(row, map[bool]string{true: "yes", false: "no"}[arew[0]-ref[0] > max(arew[1], ref[1])])
 }
 

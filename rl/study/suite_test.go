@@ -1,6 +1,7 @@
 package study
 
 import (
+	"arew/rl/run"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -69,4 +70,31 @@ func TestRunSuite(t *testing.T) {
 	_, err = RunSuite(t.Context(), none, filepath.Join(other, "x"), nil)
 	assert.ErrorContains(t, err, "c: no base: not built")
 	assert.NoDirExists(t, filepath.Join(other, "x"))
+}
+
+// The verdict judges arm "arew" against the reference wherever the arms
+// stand, so a direction control after it is a column, not the verdict; a
+// task's own counts get a table below.
+func TestSuiteReportJudgesArew(t *testing.T) {
+	sum := &Summary{Name: "tel-a", Arms: map[string]*ArmSum{}, ArmOrder: []string{"vanilla-tuned", "arew", "random"}}
+	for arm, success := range map[string][]float64{"vanilla-tuned": {0.10, 0.12}, "arew": {0.40, 0.44}, "random": {0.05, 0.07}} {
+		a := &ArmSum{}
+		for i, x := range success {
+			m := &run.Measures{Success: run.Num(x), Extra: map[string]run.Num{"tool_errors": run.Num(10 * x)}}
+			a.Runs = append(a.Runs, RunSum{Seed: uint64(i + 1), Status: "complete", Test: &run.Modes{Sampled: m, Greedy: m}})
+		}
+		sum.Arms[arm] = a
+	}
+	vanilla := Arm{Name: "vanilla-tuned"}
+	suite := Suite{Name: "tel", Settings: []Setting{{Name: "a", Base: "flodial-easy-locked", Vanilla: &vanilla, Lambda: 1, Published: []float64{10, 25}}},
+		Study: func(s Setting) Config {
+			return Config{Name: "tel-" + s.Name, Arms: []Arm{{Name: "vanilla-tuned"}, {Name: "arew"}, {Name: "random"}}}
+		}}
+	rep := suite.Report([]*Summary{sum})
+	assert.Contains(t, rep, "paper: vanilla-tuned / arew |", "the paper's cell names the arms it has numbers for")
+	assert.Regexp(t, `\| a +\| 10.00 / 25.00 +\| +11.0 ± 1.4 \(2\) \| +42.0 ± 2.8 \(2\) \| +6.0 ± 1.4 \(2\) \|.*\| +yes \|`, rep)
+	assert.Contains(t, rep, "## The tasks' own counts")
+	assert.Contains(t, rep, "### a\n")
+	sum.Arms["arew"], sum.Arms["random"] = sum.Arms["random"], sum.Arms["arew"]
+	assert.Regexp(t, `\| +no \|`, suite.Report([]*Summary{sum}), "the control's numbers under arew's name fail")
 }

@@ -31,7 +31,8 @@ const CapabilityTarget = 0.85
 // setting and what a later attempt changes (docs/arew.md §8, "Capability:
 // measured", lists every attempt): pe-g-s2-demos32k is pe-g-s2 on
 // FloDial's 32,768 demonstrations; -echo, -pairs and -echo-pairs name PE's
-// layout options (tasks/pe doc, "Layout options").
+// layout options (tasks/pe doc, "Layout options"); -base trains the
+// model preset base (4 layers of width 128) in place of small.
 var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
 	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
@@ -41,6 +42,11 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-f-d6-echo":       func() rl.BaseConfig { return capability("pe-f-d6", echo, 16384) },
 	"pe-f-d6-pairs":      func() rl.BaseConfig { return capability("pe-f-d6", pairs, 16384) },
 	"pe-f-d6-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d6", echoPairs, 16384) },
+	"pe-f-d6-echo-pairs-base": func() rl.BaseConfig {
+		c := capability("pe-f-d6", echoPairs, 16384)
+		c.Preset = "base"
+		return c
+	},
 	"pe-f-d8-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
 	"pe-f-d8-echo":       func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
 	"pe-g-s2-echo":       func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },

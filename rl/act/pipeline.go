@@ -105,13 +105,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	models := map[string]*model.Model{RowPrompting: pi0}
 	secs := map[string]float64{}
 	train := func(row string, f func() (*model.Model, error)) error {
-		t0 := time.Now()
 		m, err := f()
 		if err != nil {
 			return fmt.Errorf("act row %s: %w", row, err)
 		}
-		models[row], secs[row] = m, time.Since(t0).Seconds()
-		clock.done("train " + row)
+		models[row], secs[row] = m, clock.done("train "+row)
 		return nil
 	}
 	sft := func(row string, init *model.Model, f func(*model.Model) (*model.Model, []rl.SFTMetrics, error)) error {
@@ -210,14 +208,11 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 		contextLen = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
 	clock.done("expert data")
-	t0 := time.Now()
 	pi0, ms, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, contextLen, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	rep.Model, rep.Init, rep.InitSeconds = pi0.Config, sftEpochs(ms), time.Since(t0).Seconds()
-	clock.done("π_θ0")
-	t0 = time.Now()
+	rep.Model, rep.Init, rep.InitSeconds = pi0.Config, sftEpochs(ms), clock.done("π_θ0")
 
 	var data, heldData []CriticExample
 	if cfg.CriticFrom != "" {
@@ -233,8 +228,7 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 	if heldData, _, err = CriticData(pi0, env, dec, textworld.Test, 0, cfg.HeldOut, cfg.Collect); err != nil {
 		return nil, err
 	}
-	rep.CollectSeconds = time.Since(t0).Seconds()
-	clock.done("D_critic")
+	rep.CollectSeconds = clock.done("D_critic")
 	var dropped int
 	data, dropped = FitCritic(env, cfg.Choice, data, contextLen)
 	rep.DroppedLong += dropped
@@ -283,27 +277,24 @@ func (cfg Config) evaluate(env *Env, dec Decoding, row string, m *model.Model, h
 		r.Choice, r.ChoiceMalformed = &acc, &bad
 	}
 	r.EvalSeconds = time.Since(t0).Seconds()
-	if cfg.Dir != "" {
-		r.Checkpoint = filepath.Join(cfg.Dir, "checkpoints", row+".safetensors")
-		if err := os.MkdirAll(filepath.Dir(r.Checkpoint), 0o755); err != nil {
-			return r, err
-		}
-		if err := m.Save(r.Checkpoint, map[string]string{"row": row, "env": cfg.Env}); err != nil {
-			return r, err
-		}
-	}
-	return r, nil
+	err = cfg.write(filepath.Join("checkpoints", row+".safetensors"), func(p string) error {
+		r.Checkpoint = p
+		return m.Save(p, map[string]string{"row": row, "env": cfg.Env})
+	})
+	return r, err
 }
 
-// write calls f with the path of name in cfg.Dir (nothing without a Dir).
+// write calls f with the path of name in cfg.Dir, its folder made
+// (nothing without a Dir).
 func (cfg Config) write(name string, f func(path string) error) error {
 	if cfg.Dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+	path := filepath.Join(cfg.Dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return f(filepath.Join(cfg.Dir, name))
+	return f(path)
 }
 
 // AutoContext sizes the model's context from the expert data: the longest

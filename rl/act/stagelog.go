@@ -48,9 +48,9 @@ func newStageClock(ctx context.Context, cfg Config) *stageClock {
 	return &stageClock{log: f, who: fmt.Sprintf("%s seed %d", cfg.Env, cfg.Seed), start: now, last: now, cpu0: c, cpuAt: c, cpuOK: ok}
 }
 
-// done records the stage that ran since the previous one ended and
-// reports it.
-func (s *stageClock) done(stage string) {
+// done records the stage that ran since the previous one ended, reports
+// it and returns its wall time in seconds.
+func (s *stageClock) done(stage string) float64 {
 	now := time.Now()
 	c, _ := processCPU()
 	st := StageTime{Stage: stage, Seconds: now.Sub(s.last).Seconds()}
@@ -65,4 +65,5 @@ func (s *stageClock) done(stage string) {
 	if s.log != nil {
 		s.log(fmt.Sprintf("%s: %s done in %.0f s, run %.0f s%s", s.who, stage, st.Seconds, now.Sub(s.start).Seconds(), cpu))
 	}
+	return st.Seconds
 }

@@ -1,12 +1,11 @@
 package act
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 
+	"arew/engine"
 	"arew/rl"
 	"arew/rl/run"
 	"arew/tasks"
@@ -227,25 +226,22 @@ func writeJSONL(path string, recs []any) error {
 	return run.WriteFile(path, buf.Bytes())
 }
 
-// readJSONL calls each on every non-empty line; an error names the line.
+// readJSONL calls each on every non-blank line of the file at path, read
+// through the bounded reader (engine.ReadFile: a regular file of at most
+// run.MaxLogBytes) as every file of a run folder is; an error names the
+// line.
 func readJSONL(path string, each func(line []byte) error) error {
-	f, err := os.Open(path)
+	data, err := engine.ReadFile(path, run.MaxLogBytes)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for n := 1; sc.Scan(); n++ {
-		if len(sc.Bytes()) == 0 {
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if err := each(sc.Bytes()); err != nil {
-			return fmt.Errorf("read %s line %d: %w", path, n, err)
+		if err := each(line); err != nil {
+			return fmt.Errorf("read %s line %d: %w", path, n+1, err)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -184,9 +185,11 @@ func (b *Base) Fit() ([]SourceFit, error) {
 }
 
 // Epoch runs one SFT epoch over every source's demonstrations, shuffled
-// together, then measures the fit.
-func (b *Base) Epoch() (BaseEpoch, error) {
-	m, err := b.sft.Epoch(b.train)
+// together, then measures the fit. Once ctx ends it stops before the next
+// minibatch and returns ctx's error, the policy part way through the
+// epoch: an interrupted build keeps nothing.
+func (b *Base) Epoch(ctx context.Context) (BaseEpoch, error) {
+	m, err := b.sft.epochUntil(ctx, b.train)
 	if err != nil {
 		return BaseEpoch{}, err
 	}

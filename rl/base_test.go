@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestBaseBuild(t *testing.T) {
 		assert.Len(t, b.train, 64)
 		before, err := b.Fit()
 		require.NoError(t, err)
-		e, err := b.Epoch()
+		e, err := b.Epoch(t.Context())
 		require.NoError(t, err)
 		require.Len(t, e.Sources, 2)
 		for i, s := range e.Sources {
@@ -59,4 +60,29 @@ func TestBaseConfigErrors(t *testing.T) {
 		_, err := NewBase(c)
 		assert.Error(t, err, name)
 	}
+}
+
+// endsAfter is a context whose Err turns to Canceled on its n+1-th call.
+type endsAfter struct {
+	context.Context
+	n int
+}
+
+func (c *endsAfter) Err() error {
+	if c.n == 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+// An interrupted base build stops before its next minibatch, not at the
+// end of the epoch (a large build's epoch takes many minutes).
+func TestBaseEpochStopsBetweenMinibatches(t *testing.T) {
+	b, err := NewBase(tinyBase(32))
+	require.NoError(t, err)
+	defer b.Close()
+	_, err = b.Epoch(&endsAfter{Context: t.Context(), n: 2})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 2, b.sft.steps, "two of the epoch's four minibatches, then the stop")
 }

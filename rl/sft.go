@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -164,6 +165,13 @@ func (s *SFT) Train(train, test []*Trajectory, each func(SFTMetrics) error) ([]S
 
 // Epoch makes one pass over train in an order drawn from (seed, epoch).
 func (s *SFT) Epoch(train []*Trajectory) (SFTMetrics, error) {
+	return s.epochUntil(context.Background(), train)
+}
+
+// epochUntil is Epoch that stops before its next minibatch once ctx ends,
+// returning ctx's error: the policy is then part way through the epoch,
+// so only a caller that keeps nothing of an interrupted run uses it.
+func (s *SFT) epochUntil(ctx context.Context, train []*Trajectory) (SFTMetrics, error) {
 	start := time.Now()
 	m := SFTMetrics{Epoch: s.epoch, TestLoss: nan, TestAccuracy: nan}
 	b, err := NewBatch(train)
@@ -175,6 +183,9 @@ func (s *SFT) Epoch(train []*Trajectory) (SFTMetrics, error) {
 	sched := s.cfg.Optim.schedule()
 	n, positions := 0, 0
 	for lo := 0; lo < len(perm); lo += r.B {
+		if err := ctx.Err(); err != nil {
+			return m, err
+		}
 		idx := perm[lo:min(lo+r.B, len(perm))]
 		if err := r.load(b, idx, nil); err != nil {
 			return m, fmt.Errorf("sft: %w", err)

@@ -93,7 +93,10 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 			return nil, run.ErrInterrupted
 		}
 		meter.Tick(epoch, fmt.Sprintf("epoch %d", epoch+1))
-		m, err := b.Epoch()
+		m, err := b.Epoch(ctx)
+		if ctx.Err() != nil {
+			return nil, run.ErrInterrupted
+		}
 		if err != nil {
 			return nil, fmt.Errorf("study: base: %w", err)
 		}

@@ -38,7 +38,8 @@ func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
 	for _, name := range []string{"tune-vanilla-flodial", "tune-lambda-flodial", "flodial-critiques", "robust-flodial-bt006",
 		"robust-flodial-bt015", "table2-flodial", "lambda-flodial", "algos-flodial-grpo", "algos-flodial-gspo",
 		"tune-vanilla-mediq", "tune-lambda-mediq", "table1-flodial-easy", "tune-lambda-mediq-mass", "table1-mediq",
-		"tune-vanilla-flodial-hard", "tune-lambda-flodial-hard", "tune-lambda-flodial-hard-mass", "table1-flodial-hard"} {
+		"tune-vanilla-flodial-hard", "tune-lambda-flodial-hard", "tune-lambda-flodial-hard-mass", "table1-flodial-hard",
+		"tune-vanilla-telecom-solo", "tune-lambda-telecom-solo"} {
 		c, err := Preset(name)
 		require.NoError(t, err)
 		sw := &run.Sweep{Kind: "study", Dir: filepath.Join(committedResults, name), Config: c}
@@ -46,11 +47,11 @@ func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
 	}
 }
 
-// A Table 1 setting's vanilla-tuned and λ are what the selection rule
-// picked from its committed tuning sweeps.
+// A Table 1 or telecom setting's vanilla-tuned and λ are what the
+// selection rule picked from its committed tuning sweeps.
 func TestTable1FollowsTheSweeps(t *testing.T) {
 	seeds := len(TuningSeeds)
-	for _, s := range Table1Settings() {
+	for _, s := range append(Table1Settings(), TelecomSettings()...) {
 		if s.Name == "flodial-easy" || s.Vanilla == nil {
 			continue // §7's sweeps (TestLadderFollowsTheSweeps), or not tuned yet
 		}

@@ -70,7 +70,6 @@ func TestTable1AndTelecomShapes(t *testing.T) {
 func TestTable1RefusesWhatIsMissing(t *testing.T) {
 	for _, tc := range []struct{ preset, has string }{
 		{"table1-pe-g-s2", "pe-g-s2: no base: no layout gives the plain policy the capability"},
-		{"telecom-solo", "telecom-solo: vanilla-tuned not selected (§8 step 4: -study tune-vanilla-telecom-solo)"},
 		{"telecom-dual", "telecom-dual: vanilla-tuned not selected (§8 step 4: -study tune-vanilla-telecom-dual); " +
 			"AREW's λ not selected (§8 step 4: -study tune-lambda-telecom-dual)"},
 	} {
@@ -114,18 +113,25 @@ func TestTable1RefusesWhatIsMissing(t *testing.T) {
 	assert.Positive(t, ready, "FloDial-Easy runs")
 }
 
-// Every ready setting of table1 starts: its study at smoke size (one
+// Every ready setting of table1 and telecom starts: its study at smoke size (one
 // seed, one update of 16 episodes, 4 validation and 4 test instances)
 // trains and writes the final evaluation of every arm.
 func TestTable1ReadySettingsStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains")
 	}
+	studies := map[string]Config{}
 	for _, set := range Table1Settings() {
+		studies[set.Name] = Table1Study(set)
+	}
+	for _, set := range TelecomSettings() {
+		studies[set.Name] = TelecomStudy(set)
+	}
+	for _, set := range append(Table1Settings(), TelecomSettings()...) {
 		if set.Ready() != nil {
 			continue
 		}
-		c, err := Preset(Table1Study(set).Name)
+		c, err := Preset(studies[set.Name].Name)
 		require.NoError(t, err)
 		c.Seeds, c.Updates = c.Seeds[:1], 1
 		c.PPO.Episodes = 16 // vanilla-tuned's minibatches are 16 episodes

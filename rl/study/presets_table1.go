@@ -198,15 +198,17 @@ func finerArms(rule string, lambda float64) []Arm {
 // figures, ≈ 0.10 against 0.25 solo and 0.20 against 0.50 dual), on the
 // plain layout under the hasty style, from the bases the step-3 rule
 // chose among their candidates (docs/arew.md §8, "Telecom's bases").
-// Solo's vanilla-tuned (actor lr 3e-4, no entropy bonus, 1 step) and λ
-// (3) are what its tuning sweeps selected (tune-vanilla-telecom-solo,
-// tune-lambda-telecom-solo); dual's are not selected yet.
+// Their vanilla-tuned and λ are what their tuning sweeps selected
+// (tune-vanilla-telecom-<setting>, tune-lambda-telecom-<setting>): solo
+// actor lr 3e-4, no entropy bonus, 1 step, λ 3; dual lr 1e-4, entropy
+// bonus 0.01, 8 steps, λ 1.
 func TelecomSettings() []Setting {
-	soloVanilla := vanillaArm(3e-4, 0, 1)
+	soloVanilla, dualVanilla := vanillaArm(3e-4, 0, 1), vanillaArm(1e-4, 0.01, 8)
 	return []Setting{
 		{Name: "telecom-solo", Task: "telecom-solo", TaskConfig: hastyLayout, Base: "telecom-solo-locked-bt015", Published: []float64{10, 25},
 			Vanilla: &soloVanilla, Lambda: 3},
-		{Name: "telecom-dual", Task: "telecom-dual", TaskConfig: hastyLayout, Base: "telecom-dual-locked", Published: []float64{20, 50}},
+		{Name: "telecom-dual", Task: "telecom-dual", TaskConfig: hastyLayout, Base: "telecom-dual-locked", Published: []float64{20, 50},
+			Vanilla: &dualVanilla, Lambda: 1},
 	}
 }
 

@@ -63,7 +63,6 @@ func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
 		{"-resume"},
 		{"-study", "smoke", "-resume"},
 		{"-study", "smoke", "-resume", "-force"},
-		{"-study", "telecom"},
 		{"-study", "table1-pe-g-s2"},
 		{"-build-base", "no-such-base"},
 		{"-build-base", "flodial-easy-locked", "-study", "smoke"},

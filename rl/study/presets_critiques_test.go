@@ -39,7 +39,7 @@ func TestSweepPresetsAreTheCommittedStudies(t *testing.T) {
 		"robust-flodial-bt015", "table2-flodial", "lambda-flodial", "algos-flodial-grpo", "algos-flodial-gspo",
 		"tune-vanilla-mediq", "tune-lambda-mediq", "table1-flodial-easy", "tune-lambda-mediq-mass", "table1-mediq",
 		"tune-vanilla-flodial-hard", "tune-lambda-flodial-hard", "tune-lambda-flodial-hard-mass", "table1-flodial-hard",
-		"tune-vanilla-telecom-solo", "tune-lambda-telecom-solo", "tune-vanilla-telecom-dual", "tune-lambda-telecom-dual", "telecom-solo"} {
+		"tune-vanilla-telecom-solo", "tune-lambda-telecom-solo", "tune-vanilla-telecom-dual", "tune-lambda-telecom-dual", "telecom-solo", "telecom-dual"} {
 		c, err := Preset(name)
 		require.NoError(t, err)
 		sw := &run.Sweep{Kind: "study", Dir: filepath.Join(committedResults, name), Config: c}

@@ -96,7 +96,7 @@ func (s Suite) Report(sums []*Summary) string {
 	}
 	paper := arms[:min(len(arms), len(s.Settings[0].Published))]
 	header := append([]string{"setting", "paper: " + strings.Join(paper, " / ")}, arms...)
-	header = append(header, "best constant", "random", "strong", "reproduces")
+	header = append(header, "best constant", "scripted random", "scripted strong", "reproduces")
 	var rows [][]string
 	var extras []string // the settings' own counts (ExtraTestTable)
 	for _, set := range s.Settings {

@@ -22,6 +22,13 @@ var (
 // at α = 0.5 a critique's sign says nothing of its direction.
 const DirectionControlFlip = 0.5
 
+// directionControl is arm a named name with every critique's sign flipped
+// with probability DirectionControlFlip: the same margin, no direction.
+func directionControl(a Arm, name string) Arm {
+	a.Name, a.AREW.Perturb.Flip = name, DirectionControlFlip
+	return a
+}
+
 // LadderMargin is the paired gap in final test sampled success that
 // counts as a result in the ladder and the robustness check.
 const LadderMargin = 0.3
@@ -36,9 +43,7 @@ func LadderArms() []Arm {
 	for _, rule := range flodial.CritiqueRules {
 		arms = append(arms, ruleArm(rule, "arew-"+rule, SelectedLambda[rule]))
 	}
-	random := ruleArm("per-fault", "random", SelectedLambda["per-fault"])
-	random.AREW.Perturb.Flip = DirectionControlFlip
-	return append(arms, random)
+	return append(arms, directionControl(ruleArm("per-fault", "arew-per-fault", SelectedLambda["per-fault"]), "random"))
 }
 
 // ruleArm is AREW AS+BT with the critique rule at λ, named name.

@@ -134,9 +134,8 @@ func Table1Study(s Setting) Config {
 // critique's sign flipped with probability DirectionControlFlip) on seeds
 // 301–303.
 func TelecomStudy(s Setting) Config {
-	random := s.arewArm("random", rl.CritiquesBoth)
-	random.AREW.Perturb.Flip = DirectionControlFlip
-	return s.rlStudy("telecom-"+strings.TrimPrefix(s.Name, "telecom-"), []Arm{s.vanilla(), s.arewArm("arew", rl.CritiquesBoth), random})
+	arew := s.arewArm("arew", rl.CritiquesBoth)
+	return s.rlStudy("telecom-"+strings.TrimPrefix(s.Name, "telecom-"), []Arm{s.vanilla(), arew, directionControl(arew, "random")})
 }
 
 var (
@@ -188,9 +187,8 @@ func Table1Settings() []Setting {
 // direction control random-<rule>, the same arm with every critique's sign
 // flipped with probability DirectionControlFlip.
 func finerArms(rule string, lambda float64) []Arm {
-	random := ruleArm(rule, "random-"+rule, lambda)
-	random.AREW.Perturb.Flip = DirectionControlFlip
-	return []Arm{ruleArm(rule, "arew-"+rule, lambda), random}
+	arew := ruleArm(rule, "arew-"+rule, lambda)
+	return []Arm{arew, directionControl(arew, "random-"+rule)}
 }
 
 // TelecomSettings are the two telecom settings of the paper's telecom

@@ -89,9 +89,6 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 	meter.Printf("== base: SFT of a %s policy (%d parameters) on %s, %d epochs\n",
 		cfg.Preset, b.Policy.Config.NumParams(), sourceList(b.Sources), b.Epochs())
 	for epoch := range b.Epochs() {
-		if ctx.Err() != nil {
-			return nil, run.ErrInterrupted
-		}
 		meter.Tick(epoch, fmt.Sprintf("epoch %d", epoch+1))
 		m, err := b.Epoch(ctx)
 		if ctx.Err() != nil {

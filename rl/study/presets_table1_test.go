@@ -118,28 +118,23 @@ func TestTable1ReadySettingsStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains")
 	}
-	studies := map[string]Config{}
-	for _, set := range Table1Settings() {
-		studies[set.Name] = Table1Study(set)
-	}
-	for _, set := range TelecomSettings() {
-		studies[set.Name] = TelecomStudy(set)
-	}
-	for _, set := range append(Table1Settings(), TelecomSettings()...) {
-		if set.Ready() != nil {
-			continue
-		}
-		c, err := Preset(studies[set.Name].Name)
-		require.NoError(t, err)
-		c.Seeds, c.Updates = c.Seeds[:1], 1
-		c.PPO.Episodes = 16 // vanilla-tuned's minibatches are 16 episodes
-		c.Eval.Every, c.Eval.Episodes, c.Eval.Test = 1, 4, 4
-		sum, err := Run(t.Context(), c, filepath.Join(t.TempDir(), c.Name), nil)
-		require.NoError(t, err, c.Name)
-		assert.Equal(t, "complete", sum.Status, c.Name)
-		for _, a := range c.Arms {
-			require.Len(t, sum.Arms[a.Name].Runs, 1, a.Name)
-			assert.NotNil(t, sum.Arms[a.Name].Runs[0].Final, a.Name)
+	for _, name := range []string{"table1", "telecom"} {
+		suite := Suites[name]()
+		ready, err := suite.Runnable()
+		require.NoError(t, err, name)
+		for _, set := range ready {
+			c, err := Preset(suite.Study(set).Name)
+			require.NoError(t, err)
+			c.Seeds, c.Updates = c.Seeds[:1], 1
+			c.PPO.Episodes = 16 // vanilla-tuned's minibatches are 16 episodes
+			c.Eval.Every, c.Eval.Episodes, c.Eval.Test = 1, 4, 4
+			sum, err := Run(t.Context(), c, filepath.Join(t.TempDir(), c.Name), nil)
+			require.NoError(t, err, c.Name)
+			assert.Equal(t, "complete", sum.Status, c.Name)
+			for _, a := range c.Arms {
+				require.Len(t, sum.Arms[a.Name].Runs, 1, a.Name)
+				assert.NotNil(t, sum.Arms[a.Name].Runs[0].Final, a.Name)
+			}
 		}
 	}
 }

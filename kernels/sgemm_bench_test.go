@@ -106,6 +106,60 @@ func BenchmarkSgemm(b *testing.B) {
 	b.Logf("kernels %s, GOMAXPROCS %d", sgemmKernels().name, runtime.GOMAXPROCS(0))
 }
 
+// BenchmarkSgemmPair runs two one-goroutine products of each shape at once,
+// each on its own operands, b.N times each, and reports their flops
+// together: what two cores of this machine give the shape when nothing is
+// shared but the caches and memory they share anyway. It is the ceiling
+// against which BenchmarkSgemm's fast (one product split over GOMAXPROCS
+// goroutines) is judged: fast below pair is time lost in the parallel
+// driver (hand-off, serial packing, waits between phases), pair below
+// twice fast1 is time lost to the hardware (shared cache and memory
+// bandwidth, lower clocks with both cores busy). Run with GOMAXPROCS ≥ 2.
+func BenchmarkSgemmPair(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, s := range sgemmBenchShapes {
+		if s.m == 1 || s.n == 1 {
+			continue // the vector path never splits
+		}
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		product := func() func() error {
+			x, _ := randMatrix(rng, s.m, s.k, 0)
+			y, _ := randMatrix(rng, s.k, s.n, 0)
+			c := make([]float32, s.m*s.n)
+			return func() error {
+				return sgemmWith(sgemmKernels(), 1, s.transA, s.transB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, c, s.n)
+			}
+		}
+		first, second := product(), product()
+		flops := 2 * float64(s.m) * float64(s.n) * float64(s.k)
+		b.Run(sgemmBenchName(s.m, s.k, s.n, s.transA, s.transB)+"/pair", func(b *testing.B) {
+			errs := make(chan error, 1)
+			go func() {
+				var err error
+				for i := 0; i < b.N && err == nil; i++ {
+					err = second()
+				}
+				errs <- err
+			}()
+			for i := 0; i < b.N; i++ {
+				if err := first(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(2*flops*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "GFLOP/s")
+		})
+	}
+}
+
 func gonumTrans(t bool) blas.Transpose {
 	if t {
 		return blas.Trans

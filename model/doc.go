@@ -116,6 +116,35 @@
 // up to 5), with the prompt's rows computed once instead of once per
 // answer.
 //
+// # The head-rows graph
+//
+// A PPO or GRPO loss reads the heads at the agent's predictions only
+// (about a quarter of FloDial's rows), yet the plain graph computes every
+// row to the heads. Row i's output depends on the rows before it only
+// through attention, whose keys and values come from the previous block's
+// rows; the last block's other work (its query, attention output,
+// projection, LN2, MLP, then the final LN and the heads) is row by row.
+// So NewHeadRowsGraph(B, T, R) runs the earlier blocks and the last
+// block's LN1 and QKV product at every row (the keys and values any listed
+// row may attend to), and everything after them at the rows listed by
+// SetHeadRows only: gathered into R rows, each listed query attending
+// causally over its own sequence's keys (rowsAttention, head_rows_attention.go),
+// the outputs scattered back to the (B·T) layout with 0 elsewhere.
+// Earlier blocks cannot be cut so: every row of block l < L−1 feeds the
+// keys and values of block l+1. At FloDial's shape (small preset, 27% of
+// rows listed) this removes about a third of the multiply-adds of a
+// forward + backward (BenchmarkHeadRowsGraph).
+//
+// It is not bitwise the plain graph: the weight gradients of the last
+// block and heads are sums over R rows instead of B·T, in another blocking
+// of the matrix products, the gradient of the QKV product gets zero query
+// rows in another order, and the attention's products are grouped by
+// chunks of listed rows. The loss, the outputs at the listed rows and
+// every gradient agree to float32 rounding
+// (TestHeadRowsGraphMatchesPlainGraph: within 1.5·10⁻⁵ on gradients of
+// size up to 130), so it is an opt-in: a run that uses it is a different
+// run from one that does not.
+//
 // # The rollout forward
 //
 // Decoder holds MaxSeqs slots, each a sequence with its own position and a
@@ -181,6 +210,12 @@
 //   - TestDecoderLastRowsBitwise: the last block on the last rows only gives
 //     bitwise the logits and values of the block on every row (small
 //     preset, 16 slots, random calls of 1 to 40 tokens per slot).
+//   - TestHeadRowsGraphMatchesPlainGraph: the head-rows graph's loss,
+//     outputs at the listed rows and every gradient within float32
+//     rounding of the plain graph's (the larger of 1e-5 and 1e-4·the
+//     tensor's largest gradient),
+//     its unlisted rows 0, for row lists from none to every row, masked
+//     and not; TestRowsAttentionMatchesRef for its attention's fast path.
 //   - TestCheckpointRoundTrip (bitwise-equal logits after reload),
 //     TestCheckpointErrors (truncated, wrong dtype or shape, missing tensor,
 //     config mismatch).

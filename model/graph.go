@@ -46,6 +46,7 @@ type Graph struct {
 
 	tokens, targets, bias *tensor.Dense
 	prefix                *PrefixShape  // a prefix graph's layout, or nil
+	head                  *headRows     // a head-rows graph's listed rows (head_rows.go), or nil
 	positions             *tensor.Dense // a prefix graph's positions
 	lens                  []int32       // a prefix graph's prompt lengths
 
@@ -57,7 +58,7 @@ type Graph struct {
 // NewGraph builds the forward graph for batches of `batch` sequences of
 // seqLen ≤ Context tokens.
 func (m *Model) NewGraph(batch, seqLen int) (*Graph, error) {
-	return m.newGraph(batch, seqLen, false)
+	return m.newGraphWith(batch, seqLen, false, nil)
 }
 
 // NewMaskedGraph is NewGraph with a logit bias input (LogitBias, zero until
@@ -66,17 +67,19 @@ func (m *Model) NewMaskedGraph(batch, seqLen int) (*Graph, error) {
 	if !m.Config.LMHead {
 		return nil, fmt.Errorf("model graph: a masked graph needs an LM head")
 	}
-	return m.newGraph(batch, seqLen, true)
+	return m.newGraphWith(batch, seqLen, true, nil)
 }
 
-func (m *Model) newGraph(batch, seqLen int, masked bool) (*Graph, error) {
+// newGraphWith builds a plain graph, or with head not nil a head-rows
+// graph (head_rows.go).
+func (m *Model) newGraphWith(batch, seqLen int, masked bool, head *headRows) (*Graph, error) {
 	engine.UseFastBLAS() // gorgonia's matmuls on the assembly Sgemm (engine/blas.go)
 	c := m.Config
 	if batch < 1 || seqLen < 1 || seqLen > c.Context {
 		return nil, fmt.Errorf("model graph: need batch ≥ 1 and 1 ≤ seqLen ≤ context %d, got %d, %d", c.Context, batch, seqLen)
 	}
 	n := batch * seqLen
-	g := &Graph{Model: m, Batch: batch, SeqLen: seqLen, G: G.NewGraph()}
+	g := &Graph{Model: m, Batch: batch, SeqLen: seqLen, G: G.NewGraph(), head: head}
 	g.Binding = m.Params.Bind(g.G)
 	g.tokens = tensor.New(tensor.WithShape(n), tensor.WithBacking(make([]int32, n)))
 	g.Tokens = G.NodeFromAny(g.G, g.tokens, G.WithName("tokens"))
@@ -109,7 +112,11 @@ func (g *Graph) build() error {
 		return err
 	}
 	for l := 0; l < c.Layers; l++ {
-		if x, err = g.block(x, Layer(l), p); err != nil {
+		block := g.block
+		if g.head != nil && l == c.Layers-1 {
+			block = g.lastBlockAtRows
+		}
+		if x, err = block(x, Layer(l), p); err != nil {
 			return fmt.Errorf("block %d: %w", l, err)
 		}
 	}
@@ -120,26 +127,41 @@ func (g *Graph) build() error {
 	if err != nil {
 		return err
 	}
+	targets, bias, err := g.headInputs()
+	if err != nil {
+		return err
+	}
+	rows := xf.Shape()[0] // B·T, or a head-rows graph's capacity
 	if c.LMHead {
-		if g.Logits, err = engine.MatMul(xf, p(NameLMHead)); err != nil { // (B·T, V)
+		if g.Logits, err = engine.MatMul(xf, p(NameLMHead)); err != nil { // (rows, V)
 			return err
 		}
 		z := g.Logits
-		if g.LogitBias != nil {
-			if z, err = G.Add(g.Logits, g.LogitBias); err != nil {
+		if bias != nil {
+			if z, err = G.Add(g.Logits, bias); err != nil {
 				return err
 			}
 		}
-		if g.Logp, g.Entropy, err = engine.TokenLogProbEntropy(z, g.Targets); err != nil {
+		logp, ent, err := engine.TokenLogProbEntropy(z, targets)
+		if err != nil {
+			return err
+		}
+		if g.Logp, err = g.headOutput(logp); err != nil {
+			return err
+		}
+		if g.Entropy, err = g.headOutput(ent); err != nil {
 			return err
 		}
 	}
 	if c.ValueHead {
-		v, err := linear(xf, p(NameValueWeight), p(NameValueBias)) // (B·T, 1)
+		v, err := linear(xf, p(NameValueWeight), p(NameValueBias)) // (rows, 1)
 		if err != nil {
 			return fmt.Errorf("value head: %w", err)
 		}
-		if g.Values, err = engine.CopyReshape(v, tensor.Shape{g.Batch * g.SeqLen}); err != nil {
+		if v, err = engine.CopyReshape(v, tensor.Shape{rows}); err != nil {
+			return err
+		}
+		if g.Values, err = g.headOutput(v); err != nil {
 			return err
 		}
 	}

@@ -47,8 +47,11 @@ package kernels
 // and the package's persistent helpers, pool.go); each reads
 // (or packs) its own A rows and the shared packed B, which the same
 // goroutines pack, a panel at a time, within the one hand-off of the
-// product (sgemmJob's phases, sgemm_block.go). Every element of C is owned
-// by one goroutine and summed in the same order p = 0..k-1 whatever the split,
+// product (sgemmJob's phases, sgemm_block.go). A product deeper than one
+// K panel is split by columns instead: each goroutine packs its own B
+// slivers and runs every K panel of its columns alone, with no phase to
+// wait for (sgemm_columns.go). Every element of C is owned by one
+// goroutine and summed in the same order p = 0..k-1 whatever the split,
 // so results are bit-for-bit the same for any GOMAXPROCS (tested).
 //
 // Accuracy. As in BLAS, sums are float32 (fused on the AVX2 path): the error

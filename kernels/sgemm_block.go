@@ -152,6 +152,7 @@ type sgemmJob struct {
 	sgemmArgs
 	kern    *sgemmKernelSet
 	workers int       // the grid's split (sgemmPlan)
+	colsPer int       // > 0: the product is split by columns (sgemm_columns.go)
 	bp      []float32 // the packed B panel of the current phase
 	next    atomic.Int64
 	done    atomic.Int64
@@ -184,6 +185,13 @@ var sgemmJobs = sync.Pool{New: func() any {
 func sgemmBlocked(args sgemmArgs, kern *sgemmKernelSet, workers int) {
 	j := sgemmJobs.Get().(*sgemmJob)
 	j.sgemmArgs, j.kern, j.workers = args, kern, workers
+	if j.colsPer = sgemmColumnSplit(args.m, args.n, args.k, workers); j.colsPer > 0 {
+		j.next.Store(0)
+		runTask(min(workers, ceilDiv(args.n, j.colsPer)), j, &j.handoff)
+		j.a, j.b, j.c, j.kern = nil, nil, nil, nil // keep no caller memory alive
+		sgemmJobs.Put(j)
+		return
+	}
 	bbuf := sgemmPoolB.get(min(sgemmKC, j.k) * ceilDiv(min(sgemmNC, j.n), sgemmNR) * sgemmNR)
 	j.bp = *bbuf
 	// The caller packs the first panel before it hands the product over,
@@ -246,6 +254,10 @@ func (j *sgemmJob) after(ph sgemmPhase) (sgemmPhase, bool) {
 // work claims units until none is left, with its own pooled scratch: the
 // A block buffer and one tile for the edges.
 func (j *sgemmJob) work() {
+	if j.colsPer > 0 {
+		j.workColumns()
+		return
+	}
 	ph := j.first()
 	compute, _ := j.after(ph) // every compute phase has its grid's rowsPer
 	abufLen := compute.grid.rowsPer * min(sgemmKC, j.k)
@@ -270,7 +282,7 @@ func (j *sgemmJob) work() {
 			g := ph.grid
 			i0 := (u / g.nBlocks) * g.rowsPer
 			j0 := (u % g.nBlocks) * g.colsPer
-			j.block(ph, abuf[:g.rowsPer*ph.kc], tmp, i0, min(i0+g.rowsPer, j.m), j0, min(j0+g.colsPer, ph.nc))
+			j.block(ph, j.bp, abuf[:g.rowsPer*ph.kc], tmp, i0, min(i0+g.rowsPer, j.m), j0, min(j0+g.colsPer, ph.nc))
 		}
 		j.done.Add(1)
 		if j.parked.Load() > 0 {
@@ -311,7 +323,7 @@ func (j *sgemmJob) awaitDone(n int) {
 }
 
 // block computes rows [i0,i1) × columns jc+[j0,j1) of C for ph's K
-// panel from the packed B panel; abuf receives the packed A block and tmp
+// panel from the packed B panel bp (its sliver s holds columns jc+16s…); abuf receives the packed A block and tmp
 // (one tile) the edge tiles.
 //
 // A is not packed: the kernel reads a full sliver in place (inPlaceA),
@@ -322,8 +334,8 @@ func (j *sgemmJob) awaitDone(n int) {
 // only its last mr rows are kept. Each row of C is the same sum whatever
 // other rows its tile holds, so this gives the bits a zero-padded packed
 // sliver gives; only when m < MR is the sliver packed.
-func (j *sgemmJob) block(ph sgemmPhase, abuf, tmp []float32, i0, i1, j0, j1 int) {
-	g, tile, bp, jc, pc, kc := &j.sgemmArgs, j.kern.tile, j.bp, ph.jc, ph.pc, ph.kc
+func (j *sgemmJob) block(ph sgemmPhase, bp, abuf, tmp []float32, i0, i1, j0, j1 int) {
+	g, tile, jc, pc, kc := &j.sgemmArgs, j.kern.tile, ph.jc, ph.pc, ph.kc
 	beta := g.beta
 	if pc > 0 {
 		beta = 1 // later K panels add onto the partial sums in C

@@ -45,6 +45,7 @@ type rows struct {
 	trunk, positions, lens []int32
 	start                  []int
 	plainT                 int
+	agent                  []int32 // agentRows' memory
 }
 
 // startOf is the prediction of row k's trajectory at the row's first

@@ -22,7 +22,16 @@ import (
 // reported as first_MB and first_allocs.
 //
 //	go test -run '^$' -bench PPOUpdateFloDial -benchtime 3x ./rl/
-func BenchmarkPPOUpdateFloDial(b *testing.B) {
+func BenchmarkPPOUpdateFloDial(b *testing.B) { benchPPOUpdateFloDial(b, false) }
+
+// BenchmarkPPOUpdateHeadRows is BenchmarkPPOUpdateFloDial with
+// PolicyConfig.HeadRows: the actor's and the critic's training graphs
+// with their last block and heads at the agent predictions only.
+//
+//	go test -run '^$' -bench PPOUpdateHeadRows -benchtime 3x ./rl/
+func BenchmarkPPOUpdateHeadRows(b *testing.B) { benchPPOUpdateFloDial(b, true) }
+
+func benchPPOUpdateFloDial(b *testing.B, headRows bool) {
 	task := flodialEasy(b)
 	cfg, err := model.NewConfig("small", task.Vocab().Size(), task.MaxTokens())
 	require.NoError(b, err)
@@ -30,6 +39,7 @@ func BenchmarkPPOUpdateFloDial(b *testing.B) {
 	require.NoError(b, err)
 	pc := DefaultPPOConfig()
 	pc.Advantage.AREW = AREW{Critiques: "as+bt", Lambda: 0.5, Mode: kernels.MarginStep}
+	pc.Policy.HeadRows = headRows
 	ppo, err := NewPPO(task, policy, nil, pc)
 	require.NoError(b, err)
 	defer ppo.Close()

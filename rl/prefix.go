@@ -77,6 +77,9 @@ func (t *trainer) minibatch(b *Batch, idx []int, ref []float32) (*rows, *actorGr
 		if err := t.rows.load(b, idx, ref); err != nil {
 			return nil, nil, nil, err
 		}
+		if err := t.fitHeadRows(); err != nil {
+			return nil, nil, nil, err
+		}
 		return t.rows, t.actor, t.refG, nil
 	}
 	if len(idx) != len(b.Trajs) {
@@ -114,7 +117,7 @@ func (p *prefixGraphs) build(need int) error {
 		r.bias = make([]float32, r.B*r.T*r.V)
 	}
 	var err error
-	if p.actor, err = newActorGraph(t.policy, r, s.policy, s.objective, nil); err != nil {
+	if p.actor, err = newActorGraph(t.policy, r, s.policy, s.objective, nil, 0); err != nil {
 		return fmt.Errorf("%s: shared prompt: %w", s.algo, err)
 	}
 	if t.ref != nil {

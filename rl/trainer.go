@@ -77,8 +77,8 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 	T := roller.MaxLen() - 1 // a trajectory of ≤ MaxLen tokens has ≤ MaxLen−1 predictions
 	B := min(s.policy.MiniBatch, s.prompts*s.group)
 	if s.sharePrompt {
-		if s.critic != nil || B < s.prompts*s.group {
-			return nil, fmt.Errorf("%s: sharing the prompt needs no critic and the whole batch in one minibatch", s.algo)
+		if s.critic != nil || B < s.prompts*s.group || s.policy.HeadRows {
+			return nil, fmt.Errorf("%s: sharing the prompt needs no critic, the whole batch in one minibatch and no head rows", s.algo)
 		}
 		return newPrefixTrainer(t, T)
 	}
@@ -87,14 +87,15 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 		t.rows.V = policy.Config.Vocab
 		t.rows.bias = make([]float32, B*T*t.rows.V)
 	}
-	var shared *CriticConfig
-	if s.critic != nil && s.critic.Mode == "shared" {
-		if !policy.Config.ValueHead {
-			return nil, fmt.Errorf("%s: a shared critic needs a policy with a value head (model.Config.WithValueHead)", s.algo)
-		}
-		shared = s.critic
+	shared := s.sharedCritic()
+	if shared != nil && !policy.Config.ValueHead {
+		return nil, fmt.Errorf("%s: a shared critic needs a policy with a value head (model.Config.WithValueHead)", s.algo)
 	}
-	if t.actor, err = newActorGraph(policy, t.rows, s.policy, s.objective, shared); err != nil {
+	heads := 0 // plain graphs; with head rows, the capacity to start from (head_rows.go)
+	if s.policy.HeadRows {
+		heads = headCapacity(B*T/4, B*T)
+	}
+	if t.actor, err = newActorGraph(policy, t.rows, s.policy, s.objective, shared, heads); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.algo, err)
 	}
 	if t.actorOpt, err = optim.NewAdamW(policy.Params.Params(), s.policy.Optim.adamw()); err != nil {
@@ -111,7 +112,7 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 				s.algo, policy.Config.Vocab, T, critic.Config)
 		}
 		t.critic = critic
-		if t.criticG, err = newCriticGraph(critic, t.rows, *s.critic); err != nil {
+		if t.criticG, err = newCriticGraph(critic, t.rows, *s.critic, heads); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.algo, err)
 		}
 		if t.critOpt, err = optim.NewAdamW(critic.Params.Params(), s.critic.Optim.adamw()); err != nil {

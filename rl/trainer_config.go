@@ -99,6 +99,12 @@ type PolicyConfig struct {
 	// MaxSkipped optimiser steps in a row with a non-finite loss or
 	// gradient end training with ErrDiverged; 0 means DefaultMaxSkipped.
 	MaxSkipped int `json:"max_skipped"`
+	// HeadRows builds the actor's and a separate critic's training graphs
+	// as head-rows graphs (model.NewHeadRowsGraph): their last block and
+	// heads at the agent predictions only, which the losses read (head_rows.go).
+	// Off by default: it is not bitwise the plain graph, so a run with it
+	// is another run. Not with a shared prompt (GRPOConfig.SharePrompt).
+	HeadRows bool `json:"head_rows,omitempty"`
 }
 
 // DefaultPolicy is PPO's actor: 2 epochs of minibatches of 16, clip 0.2,

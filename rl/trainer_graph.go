@@ -32,9 +32,10 @@ type actorGraph struct {
 }
 
 // newActorGraph builds the graph; objective is "ppo" (the clipped token
-// ratio, also GRPO's) or "gspo" (the clipped sequence ratio).
-func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, objective string, shared *CriticConfig) (*actorGraph, error) {
-	g, err := policyGraph(m, r)
+// ratio, also GRPO's) or "gspo" (the clipped sequence ratio); heads > 0
+// makes it a head-rows graph of that capacity (head_rows.go).
+func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, objective string, shared *CriticConfig, heads int) (*actorGraph, error) {
+	g, err := trainingGraph(m, r, heads)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +112,14 @@ type criticGraph struct {
 	val *optim.ValueResult
 }
 
-func newCriticGraph(m *model.Model, r *rows, c CriticConfig) (*criticGraph, error) {
-	g, err := m.NewGraph(r.B, r.T)
+func newCriticGraph(m *model.Model, r *rows, c CriticConfig, heads int) (*criticGraph, error) {
+	var g *model.Graph
+	var err error
+	if heads > 0 {
+		g, err = m.NewHeadRowsGraph(r.B, r.T, heads, false)
+	} else {
+		g, err = m.NewGraph(r.B, r.T)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +151,25 @@ func policyGraph(m *model.Model, r *rows) (*model.Graph, error) {
 	return m.NewGraph(r.B, r.T)
 }
 
+// trainingGraph is policyGraph, or with heads > 0 a head-rows graph of
+// that capacity for the rows' shape (masked when the task is).
+func trainingGraph(m *model.Model, r *rows, heads int) (*model.Graph, error) {
+	if heads > 0 {
+		return m.NewHeadRowsGraph(r.B, r.T, heads, r.bias != nil)
+	}
+	return policyGraph(m, r)
+}
+
 // setInputs loads rows into a graph (a value-only model takes no targets;
 // a masked graph also takes the rows' logit bias; a prefix graph the
-// trunk's tokens, positions and prompt lengths).
+// trunk's tokens, positions and prompt lengths; a head-rows graph the
+// rows' agent predictions as its listed rows).
 func setInputs(g *model.Graph, r *rows) error {
+	if g.HeadCapacity() > 0 {
+		if err := g.SetHeadRows(r.agentRows()); err != nil {
+			return err
+		}
+	}
 	if g.LogitBias != nil {
 		if err := g.SetLogitBias(r.bias); err != nil {
 			return err

@@ -138,8 +138,8 @@
 // It is not bitwise the plain graph: the weight gradients of the last
 // block and heads are sums over R rows instead of B·T, in another blocking
 // of the matrix products, the gradient of the QKV product gets zero query
-// rows in another order, and the attention's products are grouped by
-// chunks of listed rows. The loss, the outputs at the listed rows and
+// rows in another order, and the attention's products run per sequence
+// over its listed rows. The loss, the outputs at the listed rows and
 // every gradient agree to float32 rounding
 // (TestHeadRowsGraphMatchesPlainGraph: within 1.5·10⁻⁵ on gradients of
 // size up to 130), so it is an opt-in: a run that uses it is a different

@@ -18,11 +18,12 @@ import (
 // used.
 //
 // forward and backward are the fast path: the listed rows are increasing,
-// so those of one sequence are consecutive; per chunk of them (runs: an
-// agent turn, say) and head, the scores of its m rows against its
-// sequence's first t_max+1 keys are one matrix product (kernels.Sgemm),
-// softmax over each row's causal prefix, the probabilities past it set to
-// 0, and the weighted sum of values another.
+// so those of one sequence are consecutive; per sequence and head, the
+// scores of its m listed rows against its first t_max+1 keys are one
+// matrix product (kernels.Sgemm),
+// the softmax over each row's causal prefix is the plain graph's kernel's
+// (kernels.SoftmaxRow, and SoftmaxGradRow backward), the probabilities
+// past it are set to 0, and the weighted sum of values is another product.
 // forwardRef and backwardRef are the plain loops of the same sums, the
 // reference the fast path is tested against (TestRowsAttentionMatchesRef).
 type rowsAttention struct {
@@ -66,7 +67,7 @@ func (a rowsAttention) forwardRef(qkv []float32, rows []int32, out, att []float3
 			for s := range t + 1 {
 				pr[s] = dot(q, qkv[(base+s)*3*C+C+h*hd:][:hd]) * scale
 			}
-			softmaxRow(pr[:t+1])
+			softmaxPrefix(pr, t+1)
 			o := out[k*C+h*hd:][:hd]
 			for s := range t + 1 {
 				v := qkv[(base+s)*3*C+2*C+h*hd:][:hd]
@@ -111,22 +112,16 @@ func (a rowsAttention) backwardRef(qkv []float32, rows []int32, att, dout, dqkv 
 	}
 }
 
-// chunkRows is the fewest rows a chunk of runs takes before a gap in the
-// rows may end it.
-const chunkRows = 8
-
-// runs calls f for each chunk of listed rows, rows[k0:k1], all in one
-// sequence, whose first trunk row is base. A chunk ends at a new sequence,
-// or at a gap (a row that does not follow the last) once it holds
-// chunkRows rows: its products run over keys up to its last row's
-// position, so a chunk per agent turn computes few scores past the
-// causal ones, and isolated rows still share their products.
+// runs calls f for each sequence's listed rows, rows[k0:k1], whose first
+// trunk row is base: one product per sequence, not per agent turn, as a
+// few larger products cost less than the scores past each turn's own rows
+// that they add (BenchmarkPPOUpdateHeadRows).
 func (a rowsAttention) runs(rows []int32, f func(k0, k1, base int) error) error {
 	T := a.seqLen
 	for k0 := 0; k0 < len(rows); {
 		b := int(rows[k0]) / T
 		k1 := k0 + 1
-		for k1 < len(rows) && int(rows[k1])/T == b && (rows[k1] == rows[k1-1]+1 || k1-k0 < chunkRows) {
+		for k1 < len(rows) && int(rows[k1])/T == b {
 			k1++
 		}
 		if err := f(k0, k1, b*T); err != nil {
@@ -135,47 +130,6 @@ func (a rowsAttention) runs(rows []int32, f func(k0, k1, base int) error) error 
 		k0 = k1
 	}
 	return nil
-}
-
-// softmaxRow turns row's scores into probabilities: the max subtracted,
-// the kernels' float32 exp, the normaliser summed in float64; the max and
-// the sum in four partial results (softmaxPrefix's single chain of max is
-// the row's slowest step). A NaN score makes the row NaN.
-func softmaxRow(row []float32) {
-	inf := float32(math.Inf(-1))
-	m := [4]float32{inf, inf, inf, inf}
-	s := 0
-	for ; s+4 <= len(row); s += 4 {
-		for j, x := range row[s : s+4] {
-			if x > m[j] {
-				m[j] = x
-			}
-		}
-	}
-	for j, x := range row[s:] {
-		if x > m[j] {
-			m[j] = x
-		}
-	}
-	mx := max(m[0], m[1], m[2], m[3])
-	for i := range row {
-		row[i] -= mx
-	}
-	kernels.Exp(row, row)
-	var sum [4]float64
-	s = 0
-	for ; s+4 <= len(row); s += 4 {
-		for j, e := range row[s : s+4] {
-			sum[j] += float64(e)
-		}
-	}
-	for j, e := range row[s:] {
-		sum[j] += float64(e)
-	}
-	inv := float32(1 / (sum[0] + sum[1] + sum[2] + sum[3]))
-	for i := range row {
-		row[i] *= inv
-	}
 }
 
 // gatherQueries copies head h's queries of rows into q (len(rows)·hd).
@@ -206,8 +160,8 @@ func (a rowsAttention) eachHead(scratch []float32, per int, f func(h int, scratc
 // forwardScratchLen is forward's scratch: per head the gathered queries.
 func (a rowsAttention) forwardScratchLen() int { return a.heads * a.seqLen * a.hd() }
 
-// forward is forwardRef with the products as matrix products per chunk
-// of rows (runs) and head, the heads in parallel; scratch holds
+// forward is forwardRef with the products as matrix products per
+// sequence and head, the heads in parallel; scratch holds
 // forwardScratchLen() values.
 func (a rowsAttention) forward(qkv []float32, rows []int32, out, att, scratch []float32) error {
 	if err := a.check(rows); err != nil {
@@ -222,13 +176,15 @@ func (a rowsAttention) forward(qkv []float32, rows []int32, out, att, scratch []
 			q := scratch[:m*hd]
 			a.gatherQueries(qkv, rows[k0:k1], h, q)
 			p := att[(k0*H+h)*T:]
-			if err := kernels.Sgemm(false, true, m, n, hd, scale, q, hd, qkv[base*3*C+C+h*hd:], 3*C, 0, p, H*T); err != nil {
+			if err := kernels.Sgemm(false, true, m, n, hd, 1, q, hd, qkv[base*3*C+C+h*hd:], 3*C, 0, p, H*T); err != nil {
 				return err
 			}
 			for r := range m {
 				t := int(rows[k0+r]) - base
 				pr := p[r*H*T:][:n]
-				softmaxRow(pr[:t+1])
+				if err := kernels.SoftmaxRow(pr[:t+1], scale, pr); err != nil {
+					return err
+				}
 				clear(pr[t+1:])
 			}
 			return kernels.Sgemm(false, false, m, hd, n, 1, p, H*T, qkv[base*3*C+2*C+h*hd:], 3*C, 0, out[k0*C+h*hd:], C)
@@ -243,14 +199,14 @@ func (a rowsAttention) scratchLen() int { return a.heads * a.headScratch() }
 func (a rowsAttention) headScratch() int { return 2*a.seqLen*a.hd() + a.seqLen*a.seqLen }
 
 // backward is backwardRef with the products as matrix products per
-// chunk of rows and head, the heads in parallel: dP = dO·Vᵀ, dQ = dA·K,
+// sequence and head, the heads in parallel: dP = dO·Vᵀ, dQ = dA·K,
 // dK += dAᵀ·Q, dV += Pᵀ·dO. scratch holds scratchLen() values.
 func (a rowsAttention) backward(qkv []float32, rows []int32, att, dout, dqkv, scratch []float32) error {
 	if err := a.check(rows); err != nil {
 		return err
 	}
 	C, T, hd, H := a.c, a.seqLen, a.hd(), a.heads
-	scale := float32(1 / math.Sqrt(float64(hd)))
+	scale64 := 1 / math.Sqrt(float64(hd))
 	return a.eachHead(scratch, a.headScratch(), func(h int, scratch []float32) error {
 		return a.runs(rows, func(k0, k1, base int) error {
 			m, n := k1-k0, int(rows[k1-1])-base+1
@@ -262,13 +218,9 @@ func (a rowsAttention) backward(qkv []float32, rows []int32, att, dout, dqkv, sc
 			}
 			for r := range m {
 				t := int(rows[k0+r]) - base
-				pr, dr := p[r*H*T:][:t+1], da[r*n:][:n]
-				var sum float32
-				for s, x := range pr {
-					sum += x * dr[s]
-				}
-				for s, x := range pr {
-					dr[s] = x * (dr[s] - sum) * scale
+				dr := da[r*n:][:n]
+				if err := kernels.SoftmaxGradRow(p[r*H*T:][:t+1], dr[:t+1], scale64, dr[:t+1]); err != nil {
+					return err
 				}
 				clear(dr[t+1:])
 			}

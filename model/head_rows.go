@@ -36,7 +36,9 @@ type headRows struct {
 // Capacity is fixed: every matrix product after the attention runs on
 // capacity rows, the unused ones on a zero trunk row (their attention
 // output is 0) whose outputs are dropped and whose gradient is 0, so
-// they cost time but change nothing.
+// they cost time but change nothing: the outputs and gradients are
+// bitwise those of a graph without unused capacity
+// (TestHeadRowsGraphUnusedCapacity).
 func (m *Model) NewHeadRowsGraph(batch, seqLen, capacity int, masked bool) (*Graph, error) {
 	if masked && !m.Config.LMHead {
 		return nil, fmt.Errorf("head-rows graph: a masked graph needs an LM head")

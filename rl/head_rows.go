@@ -9,7 +9,11 @@ import "fmt"
 // losses all aggregate over the mask). A graph's capacity is fixed, so it
 // is rebuilt (and its loss recompiled) when a minibatch has more agent
 // predictions than it holds: the capacity is the most seen so far,
-// rounded up to headRowsStep, starting from a quarter of the rows.
+// rounded up to headRowsStep, starting from a quarter of the rows. The
+// unused capacity changes no bit of the results
+// (model.TestHeadRowsGraphUnusedCapacity), so a resumed run, whose
+// capacity starts afresh, runs as the uninterrupted one
+// (TestResumeIsBitwise/ppo-head-rows).
 //
 // The old log-probs and values the trainer computes with these graphs
 // (prepare) are those of the agent predictions, as before; the values at

@@ -34,6 +34,8 @@ func resumeCases() []resumeCase {
 	ppo.Policy.EntropyCoef, ppo.Policy.KLCoef = 1e-3, 0.05 // a KL reference to restore too
 	shared := ppo
 	shared.Critic.Mode = "shared"
+	heads := ppo
+	heads.Policy.HeadRows = true // graphs rebuilt as capacity grows, from scratch after the resume
 	grpo := banditGRPOConfig("grpo")
 	grpo.Prompts, grpo.GroupSize, grpo.Policy.MiniBatch, grpo.Instances = 4, 4, 4, 6        // an instance cursor that wraps
 	grpo.Policy.Optim.Warmup, grpo.Policy.Optim.Decay, grpo.Policy.Optim.MinLR = 1, 3, 1e-5 // a schedule
@@ -45,6 +47,11 @@ func resumeCases() []resumeCase {
 		}},
 		{"ppo-shared-critic", flodialEasy, func(t *testing.T, task tasks.Task, p *model.Model) Trainer {
 			tr, err := NewPPO(task, p, nil, shared)
+			require.NoError(t, err)
+			return tr
+		}},
+		{"ppo-head-rows", flodialEasy, func(t *testing.T, task tasks.Task, p *model.Model) Trainer {
+			tr, err := NewPPO(task, p, nil, heads)
 			require.NoError(t, err)
 			return tr
 		}},

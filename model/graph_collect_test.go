@@ -25,6 +25,7 @@ func TestClosedGraphsAreCollected(t *testing.T) {
 		"masked":        func() (*Graph, error) { return m.NewMaskedGraph(4, 8) },
 		"prefix":        func() (*Graph, error) { return m.NewPrefixGraph(s, false) },
 		"prefix masked": func() (*Graph, error) { return m.NewPrefixGraph(s, true) },
+		"head rows":     func() (*Graph, error) { return m.NewHeadRowsGraph(4, 8, 10, true) },
 	}
 	for name, build := range kinds {
 		var collected atomic.Bool
@@ -47,6 +48,9 @@ func TestClosedGraphsAreCollected(t *testing.T) {
 				require.NoError(t, g.SetPrefixInputs(make([]int32, s.Rows()), positions, lens, make([]int32, g.Batch*g.SeqLen)), name)
 			} else {
 				require.NoError(t, g.SetInputs(make([]int32, g.Batch*g.SeqLen), make([]int32, g.Batch*g.SeqLen)), name)
+			}
+			if g.head != nil {
+				require.NoError(t, g.SetHeadRows([]int32{0, 3, 9, 17, 30}), name)
 			}
 			n := g.Batch * g.SeqLen
 			loss := testLoss{mask: make([]float32, n), returns: make([]float32, n), valueCoef: 0.5}

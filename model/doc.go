@@ -132,8 +132,11 @@
 // the outputs scattered back to the (B·T) layout with 0 elsewhere.
 // Earlier blocks cannot be cut so: every row of block l < L−1 feeds the
 // keys and values of block l+1. At FloDial's shape (small preset, 27% of
-// rows listed) this removes about a third of the multiply-adds of a
-// forward + backward (BenchmarkHeadRowsGraph).
+// rows listed) this removes about 30% of the multiply-adds of a forward +
+// backward (counted from the shapes: per unlisted row, the last block's
+// attention, projection and MLP and the LM head, of two blocks and a
+// head) and measured 26–30% of its time (BenchmarkHeadRowsGraph,
+// docs/bench.md).
 //
 // It is not bitwise the plain graph: the weight gradients of the last
 // block and heads are sums over R rows instead of B·T, in another blocking

@@ -135,7 +135,7 @@
 // rows listed) this removes about 30% of the multiply-adds of a forward +
 // backward (counted from the shapes: per unlisted row, the last block's
 // attention, projection and MLP and the LM head, of two blocks and a
-// head) and measured 26–30% of its time (BenchmarkHeadRowsGraph,
+// head) and measured 24–30% of its time (BenchmarkHeadRowsGraph,
 // docs/bench.md).
 //
 // It is not bitwise the plain graph: the weight gradients of the last

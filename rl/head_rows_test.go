@@ -15,7 +15,8 @@ import (
 // the same episodes, and losses, gradient norms and advantages within
 // float32 rounding carried through four steps (relative 1e-5; measured
 // ≤ 4e-7). PPO with a separate critic, PPO with a shared critic, entropy
-// bonus and KL, and GSPO (no critic) with an entropy bonus.
+// bonus and KL, GSPO (no critic) with an entropy bonus, and GRPO on a
+// masked task (the logit bias gathered at the listed rows).
 func TestHeadRowsUpdateMatchesPlain(t *testing.T) {
 	task := flodialEasy(t)
 	type run func(headRows bool) Metrics
@@ -58,7 +59,19 @@ func TestHeadRowsUpdateMatchesPlain(t *testing.T) {
 		require.NoError(t, err)
 		return m
 	}
-	for name, f := range map[string]run{"ppo separate critic": ppo(false), "ppo shared critic, entropy, KL": ppo(true), "gspo": gspo} {
+	masked := func(headRows bool) Metrics { // a masked task: the logit bias at the listed rows
+		task := &spell{bandit: newBandit(4), masked: true}
+		cfg := banditGRPOConfig("grpo")
+		cfg.Policy.HeadRows = headRows
+		tr, err := NewGRPO(task, tinyPolicy(t, task, 4, false), cfg)
+		require.NoError(t, err)
+		defer tr.Close()
+		m, err := tr.Update()
+		require.NoError(t, err)
+		require.NotNil(t, tr.rows.bias, "a masked trainer")
+		return m
+	}
+	for name, f := range map[string]run{"ppo separate critic": ppo(false), "ppo shared critic, entropy, KL": ppo(true), "gspo": gspo, "grpo masked": masked} {
 		plain, heads := f(false), f(true)
 		assert.Equal(t, plain.Reward, heads.Reward, "%s: the same episodes", name)
 		assert.Equal(t, plain.ResponseLen, heads.ResponseLen, "%s: the same episodes", name)

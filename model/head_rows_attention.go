@@ -20,10 +20,10 @@ import (
 // forward and backward are the fast path: the listed rows are increasing,
 // so those of one sequence are consecutive; per sequence and head, the
 // scores of its m listed rows against its first t_max+1 keys are one
-// matrix product (kernels.Sgemm),
-// the softmax over each row's causal prefix is the plain graph's kernel's
-// (kernels.SoftmaxRow, and SoftmaxGradRow backward), the probabilities
-// past it are set to 0, and the weighted sum of values is another product.
+// matrix product (kernels.Sgemm), the softmax over each row's causal
+// prefix is the plain graph's kernel's (kernels.SoftmaxRow, and
+// SoftmaxGradRow backward), the probabilities past it are set to 0, and
+// the weighted sum of values is another product.
 // forwardRef and backwardRef are the plain loops of the same sums, the
 // reference the fast path is tested against (TestRowsAttentionMatchesRef).
 type rowsAttention struct {

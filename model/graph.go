@@ -112,11 +112,8 @@ func (g *Graph) build() error {
 		return err
 	}
 	for l := 0; l < c.Layers; l++ {
-		block := g.block
-		if g.head != nil && l == c.Layers-1 {
-			block = g.lastBlockAtRows
-		}
-		if x, err = block(x, Layer(l), p); err != nil {
+		atRows := g.head != nil && l == c.Layers-1 // head_rows.go
+		if x, err = g.block(x, Layer(l), p, atRows); err != nil {
 			return fmt.Errorf("block %d: %w", l, err)
 		}
 	}
@@ -172,7 +169,12 @@ func (g *Graph) build() error {
 //
 //	x = x + Proj(Attn(QKV(LN1(x))))      QKV: (B·T,C)→(B·T,3C), Attn: →(B·T,C)
 //	x = x + FCProj(GELU(FC(LN2(x))))    FC: (B·T,C)→(B·T,M), FCProj: →(B·T,C)
-func (g *Graph) block(x *G.Node, n LayerNames, p func(string) *G.Node) (*G.Node, error) {
+//
+// atRows (a head-rows graph's last block, head_rows.go) runs everything
+// after the QKV product at the listed rows only: the attention's queries
+// there (over every row's keys and values), and the residual gathered
+// there, so the block's output is (capacity, C).
+func (g *Graph) block(x *G.Node, n LayerNames, p func(string) *G.Node, atRows bool) (*G.Node, error) {
 	h, err := engine.LayerNorm(x, p(n.Norm1Weight), p(n.Norm1Bias), LayerNormEps)
 	if err != nil {
 		return nil, err
@@ -181,13 +183,18 @@ func (g *Graph) block(x *G.Node, n LayerNames, p func(string) *G.Node) (*G.Node,
 	if err != nil {
 		return nil, err
 	}
-	att, err := g.attend(qkv)
+	att, err := g.attend(qkv, atRows)
 	if err != nil {
 		return nil, err
 	}
 	proj, err := linear(att, p(n.ProjWeight), p(n.ProjBias))
 	if err != nil {
 		return nil, err
+	}
+	if atRows {
+		if x, err = g.gatherRows(x); err != nil {
+			return nil, err
+		}
 	}
 	if x, err = G.Add(x, proj); err != nil {
 		return nil, err

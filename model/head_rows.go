@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
-
-	"arew/engine"
 )
 
 // headRows is the row list of a head-rows graph (NewHeadRowsGraph), read
@@ -79,49 +77,6 @@ func (g *Graph) HeadCapacity() int {
 		return 0
 	}
 	return g.head.capacity
-}
-
-// lastBlockAtRows is block (graph.go) with everything after the QKV
-// product at the listed rows only: x (B·T, C) → (capacity, C).
-func (g *Graph) lastBlockAtRows(x *G.Node, n LayerNames, p func(string) *G.Node) (*G.Node, error) {
-	c := g.Model.Config
-	h, err := engine.LayerNorm(x, p(n.Norm1Weight), p(n.Norm1Bias), LayerNormEps)
-	if err != nil {
-		return nil, err
-	}
-	qkv, err := linear(h, p(n.AttnWeight), p(n.AttnBias))
-	if err != nil {
-		return nil, err
-	}
-	att, err := G.ApplyOp(&rowsAttentionOp{a: rowsAttention{batch: g.Batch, seqLen: g.SeqLen, c: c.DModel, heads: c.Heads, capacity: g.head.capacity}, hr: g.head}, qkv)
-	if err != nil {
-		return nil, err
-	}
-	proj, err := linear(att, p(n.ProjWeight), p(n.ProjBias))
-	if err != nil {
-		return nil, err
-	}
-	xr, err := g.gatherRows(x)
-	if err != nil {
-		return nil, err
-	}
-	if x, err = G.Add(xr, proj); err != nil {
-		return nil, err
-	}
-	if h, err = engine.LayerNorm(x, p(n.Norm2Weight), p(n.Norm2Bias), LayerNormEps); err != nil {
-		return nil, err
-	}
-	fc, err := linear(h, p(n.FCWeight), p(n.FCBias))
-	if err != nil {
-		return nil, err
-	}
-	if fc, err = engine.GELU(fc); err != nil {
-		return nil, err
-	}
-	if proj, err = linear(fc, p(n.FCProjWeight), p(n.FCProjB)); err != nil {
-		return nil, err
-	}
-	return G.Add(x, proj)
 }
 
 // gatherRows is x's listed rows, (B·T[, C]) → (capacity[, C]), zero in

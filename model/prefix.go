@@ -125,10 +125,14 @@ func (g *Graph) embed(wte, wpe *G.Node) (*G.Node, error) {
 	return G.ApplyOp(op, wte, wpe, g.Tokens, g.Positions)
 }
 
-// attend is the causal self-attention of a block: the engine's, or for a
-// prefix graph the prompts' and their answers'.
-func (g *Graph) attend(qkv *G.Node) (*G.Node, error) {
+// attend is the causal self-attention of a block: the engine's, for a
+// prefix graph the prompts' and their answers', or at the listed rows of
+// a head-rows graph (atRows; head_rows_attention.go).
+func (g *Graph) attend(qkv *G.Node, atRows bool) (*G.Node, error) {
 	c := g.Model.Config
+	if atRows {
+		return G.ApplyOp(&rowsAttentionOp{a: rowsAttention{batch: g.Batch, seqLen: g.SeqLen, c: c.DModel, heads: c.Heads, capacity: g.head.capacity}, hr: g.head}, qkv)
+	}
 	if g.prefix == nil {
 		return engine.CausalSelfAttention(qkv, g.Batch, g.SeqLen, c.Heads)
 	}

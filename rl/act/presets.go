@@ -69,6 +69,19 @@ func ALFWorldPreset() StudyConfig {
 		Runs: []Config{tableRun("alfworld", 120)}, Expect: "not measured at the full split (39 min at 200 games, GOMAXPROCS=1 on two shared cores)"}
 }
 
+// ALFWorldKLPreset is act-alfworld-kl: act-table1's ALFWorld runs with
+// the KL anchor on the actor's own prompt in the ACT stage at β = 0.1
+// (docs/act.md §16–17, §19), without Early Experience, which reads no
+// ACT stage; seeds 11, 12, 13. It asks whether an ACT model that no
+// longer loses its acting helps the stages that start from it.
+func ALFWorldKLPreset() StudyConfig {
+	c := tableRun("alfworld", 120)
+	c.Rows = []string{RowPrompting, RowACT, RowIL, RowILwACT, RowRL, RowRLwACT}
+	c.ACT.Actor = &ActorTerm{Source: ActorKL, Beta: 0.1, MiniBatch: 16}
+	return StudyConfig{Name: "act-alfworld-kl", Kind: KindTable1, Seeds: []uint64{11, 12, 13},
+		Runs: []Config{c}, Expect: "about 1,900 CPU-s (docs/act.md §19)"}
+}
+
 // smokeRun is a pipeline small enough for a test: 3 games, 2 epochs, 2
 // updates of 4 prompts × 4, 2 episodes.
 func smokeRun(env string) Config {

@@ -219,6 +219,7 @@ func readReport(dir string) (*Report, error) {
 var studyPresets = map[string]func() StudyConfig{
 	"act-table1":         Table1Preset,
 	"act-alfworld":       ALFWorldPreset,
+	"act-alfworld-kl":    ALFWorldKLPreset,
 	"act-transfer":       TransferPreset,
 	"act-smoke":          SmokeStudy,
 	"act-transfer-smoke": TransferSmokeStudy,

@@ -28,7 +28,8 @@ func headCapacity(need, n int) int {
 }
 
 // agentRows lists the loaded rows' agent predictions (mask 1) as trunk
-// rows r·T + j, increasing, in memory the rows keep.
+// rows r·T + j, increasing, into r.agent: once per loaded minibatch
+// (fitHeadRows), read by every graph setInputs loads.
 func (r *rows) agentRows() []int32 {
 	r.agent = r.agent[:0]
 	for i, m := range r.packed.Mask {

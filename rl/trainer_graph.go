@@ -163,10 +163,11 @@ func trainingGraph(m *model.Model, r *rows, heads int) (*model.Graph, error) {
 // setInputs loads rows into a graph (a value-only model takes no targets;
 // a masked graph also takes the rows' logit bias; a prefix graph the
 // trunk's tokens, positions and prompt lengths; a head-rows graph the
-// rows' agent predictions as its listed rows).
+// rows' agent predictions as its listed rows, as fitHeadRows listed them
+// after the rows were loaded).
 func setInputs(g *model.Graph, r *rows) error {
 	if g.HeadCapacity() > 0 {
-		if err := g.SetHeadRows(r.agentRows()); err != nil {
+		if err := g.SetHeadRows(r.agent); err != nil {
 			return err
 		}
 	}

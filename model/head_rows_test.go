@@ -88,18 +88,7 @@ func TestHeadRowsGraphMatchesPlainGraph(t *testing.T) {
 		pl.build(t, plain)
 		hl.build(t, g)
 
-		run := func(g *Graph) (float64, map[string][]float32) {
-			m.Params.ZeroGrad()
-			require.NoError(t, g.Run())
-			require.NoError(t, g.AccumulateGrads())
-			grads := map[string][]float32{}
-			for _, p := range m.Params.Params() {
-				grads[p.Name] = append([]float32(nil), p.Grad...)
-			}
-			v, err := g.Loss()
-			require.NoError(t, err)
-			return v, grads
-		}
+		run := func(g *Graph) (float64, map[string][]float32) { return lossAndGrads(t, m, g) }
 		all := make([]int32, n)
 		for i := range all {
 			all[i] = int32(i)

@@ -76,3 +76,19 @@ func tinyConfig(t testing.TB, vocab, context int, lm, value bool) Config {
 	require.NoError(t, c.Validate())
 	return c
 }
+
+// lossAndGrads runs g's compiled loss from zeroed gradients and returns
+// the loss and a copy of every parameter's gradient, by name.
+func lossAndGrads(t *testing.T, m *Model, g *Graph) (float64, map[string][]float32) {
+	t.Helper()
+	m.Params.ZeroGrad()
+	require.NoError(t, g.Run())
+	require.NoError(t, g.AccumulateGrads())
+	grads := map[string][]float32{}
+	for _, p := range m.Params.Params() {
+		grads[p.Name] = append([]float32(nil), p.Grad...)
+	}
+	v, err := g.Loss()
+	require.NoError(t, err)
+	return v, grads
+}

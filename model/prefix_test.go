@@ -87,16 +87,7 @@ func TestPrefixGraphMatchesPlainGraph(t *testing.T) {
 			node, err := l.build(g)
 			require.NoError(t, err)
 			require.NoError(t, g.Compile(node))
-			m.Params.ZeroGrad()
-			require.NoError(t, g.Run())
-			require.NoError(t, g.AccumulateGrads())
-			grads := map[string][]float32{}
-			for _, p := range m.Params.Params() {
-				grads[p.Name] = append([]float32(nil), p.Grad...)
-			}
-			v, err := g.Loss()
-			require.NoError(t, err)
-			return v, grads
+			return lossAndGrads(t, m, g)
 		}
 		plainValue, plainGrads := run(plain, plainLoss)
 		value, grads := run(g, loss)

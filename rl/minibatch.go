@@ -5,6 +5,7 @@ import (
 
 	"arew/model"
 	"arew/optim"
+	"arew/tasks"
 )
 
 // rows is a minibatch as the training graph sees it: B rows of T
@@ -86,16 +87,7 @@ func (r *rows) load(b *Batch, idx []int, ref []float32) error {
 	if len(idx) > r.B {
 		return fmt.Errorf("minibatch: %d trajectories for %d rows", len(idx), r.B)
 	}
-	clear(r.tokens) // padding is tasks.Pad (0), predicting Pad
-	clear(r.targets)
-	clear(r.packed.Mask)
-	for _, s := range [][]float64{r.oldLogp, r.adv, r.refLogp, r.oldValues, r.returns} {
-		clear(s)
-	}
-	for k := range r.traj {
-		r.traj[k] = -1
-	}
-	clear(r.bias)
+	r.reset()
 	for k, i := range idx {
 		tr := b.Trajs[i]
 		off, n := int(b.Packed.Offsets[i]), int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i])
@@ -103,24 +95,50 @@ func (r *rows) load(b *Batch, idx []int, ref []float32) error {
 			return fmt.Errorf("minibatch: trajectory %d has %d predictions, more than the graph's %d", i, n, r.T)
 		}
 		r.traj[k] = i
-		base := k * r.T
-		copy(r.tokens[base:base+n], tr.Tokens[:n])
-		copy(r.targets[base:base+n], b.Targets[off:off+n])
-		copy(r.packed.Mask[base:base+n], b.Packed.Mask[off:off+n])
-		for j := range n {
-			r.oldLogp[base+j] = float64(b.OldLogp[off+j])
-			r.adv[base+j] = float64(b.Adv[off+j])
-			r.oldValues[base+j] = float64(b.Values[off+j])
-			r.returns[base+j] = float64(b.Returns[off+j])
-			if ref != nil {
-				r.refLogp[base+j] = float64(ref[off+j])
-			}
-			if r.bias != nil && len(tr.Allowed) > 0 {
-				maskRow(r.bias[(base+j)*r.V:(base+j+1)*r.V], tr.Allowed[j+1])
-			}
-		}
+		copy(r.tokens[k*r.T:k*r.T+n], tr.Tokens[:n])
+		r.fill(b, ref, k*r.T, off, n, tr.Allowed, 0)
 	}
 	return nil
+}
+
+// reset empties every row: token and target 0 (tasks.Pad, predicting
+// Pad), mask 0, no trajectory, and the prefix layout's trunk zeroed.
+func (r *rows) reset() {
+	clear(r.tokens)
+	clear(r.targets)
+	clear(r.packed.Mask)
+	for _, s := range [][]float64{r.oldLogp, r.adv, r.refLogp, r.oldValues, r.returns} {
+		clear(s)
+	}
+	clear(r.bias)
+	clear(r.trunk)
+	clear(r.positions)
+	clear(r.lens)
+	clear(r.start)
+	for k := range r.traj {
+		r.traj[k] = -1
+	}
+}
+
+// fill copies b's predictions off … off+n−1 (and ref's, if not nil) into
+// positions base … base+n−1 of the rows; they are a trajectory's
+// predictions first, first+1, …, whose allowed sets (a masked task's,
+// else empty) become the logit bias.
+func (r *rows) fill(b *Batch, ref []float32, base, off, n int, allowed [][]tasks.Token, first int) {
+	copy(r.targets[base:base+n], b.Targets[off:off+n])
+	copy(r.packed.Mask[base:base+n], b.Packed.Mask[off:off+n])
+	for j := range n {
+		r.oldLogp[base+j] = float64(b.OldLogp[off+j])
+		r.adv[base+j] = float64(b.Adv[off+j])
+		r.oldValues[base+j] = float64(b.Values[off+j])
+		r.returns[base+j] = float64(b.Returns[off+j])
+		if ref != nil {
+			r.refLogp[base+j] = float64(ref[off+j])
+		}
+		if r.bias != nil && len(allowed) > 0 {
+			maskRow(r.bias[(base+j)*r.V:(base+j+1)*r.V], allowed[first+j+1])
+		}
+	}
 }
 
 // scatter copies a graph output (B·T, e.g. Logp or Values) back into a

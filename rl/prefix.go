@@ -176,24 +176,11 @@ func sharedPrompts(b *Batch, prompts, group int) (groups [][]int, n0 []int, long
 // loadShared fills prefix rows with the batch: group p's first n0[p]
 // tokens as prompt p (positions 0, 1, …), and trajectory groups[p][g]'s
 // predictions from n0[p] on as answer block p·G + g, at their own
-// positions, with the per-prediction arrays of b (and ref) as rows.load
-// copies them. Padding rows hold token 0 (tasks.Pad) at position 0 and
-// mask 0.
+// positions, with the per-prediction arrays of b (and ref) copied by
+// fill. Padding rows hold token 0 (tasks.Pad) at position 0 and mask 0.
 func (r *rows) loadShared(b *Batch, groups [][]int, n0 []int, ref []float32) error {
 	sh := r.prefix
-	clear(r.tokens)
-	clear(r.targets)
-	clear(r.packed.Mask)
-	for _, s := range [][]float64{r.oldLogp, r.adv, r.refLogp, r.oldValues, r.returns} {
-		clear(s)
-	}
-	clear(r.bias)
-	clear(r.trunk)
-	clear(r.positions)
-	clear(r.lens)
-	for k := range r.traj {
-		r.traj[k], r.start[k] = -1, 0
-	}
+	r.reset()
 	np := sh.Groups * sh.Prompt
 	for p, idx := range groups {
 		for s := range sh.Prompt {
@@ -218,19 +205,8 @@ func (r *rows) loadShared(b *Batch, groups [][]int, n0 []int, ref []float32) err
 			for j := range n {
 				r.trunk[np+base+j] = tr.Tokens[start+j]
 				r.positions[np+base+j] = int32(start + j)
-				r.targets[base+j] = b.Targets[off+j]
-				r.packed.Mask[base+j] = b.Packed.Mask[off+j]
-				r.oldLogp[base+j] = float64(b.OldLogp[off+j])
-				r.adv[base+j] = float64(b.Adv[off+j])
-				r.oldValues[base+j] = float64(b.Values[off+j])
-				r.returns[base+j] = float64(b.Returns[off+j])
-				if ref != nil {
-					r.refLogp[base+j] = float64(ref[off+j])
-				}
-				if r.bias != nil && len(tr.Allowed) > 0 {
-					maskRow(r.bias[(base+j)*r.V:(base+j+1)*r.V], tr.Allowed[start+j+1])
-				}
 			}
+			r.fill(b, ref, base, off, n, tr.Allowed, start)
 		}
 	}
 	return nil

@@ -95,8 +95,12 @@ type Sweep struct {
 // holds a sweep of the same config: its SweepFile, decoded as Config's
 // type (unknown fields refused), encodes as Config does, so a file written
 // with its fields in another order, or without fields added since (zero),
-// still matches. Both are InputErrors.
+// still matches. Both are InputErrors. A sweep without a Config is an
+// error, in either case, and nothing is written.
 func (s *Sweep) Open(resume bool) error {
+	if s.Config == nil {
+		return fmt.Errorf("%s: no config to write or compare", s.Kind)
+	}
 	s.resume = resume
 	path := filepath.Join(s.Dir, SweepFile)
 	if !resume {

@@ -105,3 +105,13 @@ func TestSweepOpenComparesDecodedConfigs(t *testing.T) {
 		}
 	}
 }
+
+// A sweep without a config is an error, resumed or not, and leaves no
+// folder.
+func TestSweepOpenWithoutConfig(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	for _, resume := range []bool{false, true} {
+		assert.ErrorContains(t, (&Sweep{Kind: "test sweep", Dir: dir}).Open(resume), "test sweep: no config", "resume %v", resume)
+		assert.NoDirExists(t, dir)
+	}
+}

@@ -176,6 +176,26 @@ func TestOutAloneIsTheDefaultStudy(t *testing.T) {
 	assert.Equal(t, "elsewhere", inv.out)
 }
 
+// -head-rows is off unless given, sets the policy's HeadRows under any
+// algo, and names the run apart from the plain graph's.
+func TestHeadRowsFlag(t *testing.T) {
+	plain, err := parseArgs([]string{"-updates", "3"}, io.Discard)
+	require.NoError(t, err)
+	assert.False(t, plain.cfg.PPO.Policy.HeadRows)
+	on, err := parseArgs([]string{"-updates", "3", "-head-rows"}, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, on.cfg.PPO.Policy.HeadRows)
+	assert.Equal(t, strings.Replace(plain.cfg.Name, "_small_", "_small_head-rows_", 1), on.cfg.Name)
+	grpo, err := parseArgs([]string{"-algo", "grpo", "-head-rows=true"}, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, grpo.cfg.GRPO.Policy.HeadRows)
+	assertUsageErrorWritesNothing(t, []string{"-head-rows=maybe"})
+	var stderr bytes.Buffer
+	require.Zero(t, run(t.Context(), []string{"-h"}, io.Discard, &stderr, nil))
+	assert.Contains(t, stderr.String(), "-head-rows")
+	assert.Contains(t, stderr.String(), "not bitwise the plain graph")
+}
+
 func TestUnknownFlagSuggestsTheNearest(t *testing.T) {
 	var stderr bytes.Buffer
 	code := run(t.Context(), []string{"-seedd", "2"}, io.Discard, &stderr, nil)

@@ -210,6 +210,9 @@ func (t *flagTable) updateFlags(d Config) {
 		func(c *Config, v float64) error { c.Policy().EntropyCoef = v; return nil })
 	t.floatIn("kl", 0, rl.MaxRate, "coefficient of the KL to the initial policy (default 0: off)",
 		func(c *Config, v float64) error { c.Policy().KLCoef = v; return nil })
+	t.boolean("head-rows", "opt-in (default false): build the training graphs' last block and heads at the loss's rows only (faster; "+
+		"not bitwise the plain graph, so a run with it is another run; docs/bench.md, \"The last block at the loss's rows only\")",
+		func(c *Config, v bool) error { c.Policy().HeadRows = v; return nil })
 	t.integerAtLeast("workers", 0, "rollout goroutines (0: one per CPU; results do not depend on it)",
 		func(c *Config, v int) error { c.Rollout().Workers = v; return nil })
 }

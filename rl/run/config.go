@@ -348,6 +348,9 @@ func (c *Config) DefaultName() string {
 	} else {
 		parts = append(parts, c.Model.Preset)
 	}
+	if c.Policy().HeadRows {
+		parts = append(parts, "head-rows")
+	}
 	if c.SFT.Demos > 0 {
 		d := c.SFT.Demonstrator
 		sft := fmt.Sprintf("sft-%s%d", d.Kind, c.SFT.Demos)

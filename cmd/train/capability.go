@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -36,8 +38,33 @@ func runCapability(ctx context.Context, inv invocation, out io.Writer) error {
 	}
 	sum, err := study.BuildCapability(ctx, inv.capability, dir, out)
 	if err != nil {
-		return err
+		return buildStopped(err, dir, "policy.safetensors")
 	}
 	fmt.Fprintf(out, "\n%s\nreport %s\n", sum.Report(), filepath.Join(dir, study.BaseReportFile))
 	return nil
+}
+
+// buildStop is the end of a base or capability build that an interrupt
+// stopped: what its folder keeps and how to go on, the command's last
+// line. A build keeps no checkpoint and does not resume.
+type buildStop struct{ dir, kept string }
+
+func (b *buildStop) Error() string {
+	return fmt.Sprintf("interrupted; %s keeps %s; a build does not resume: the same command with -force builds it again from the start", b.dir, b.kept)
+}
+
+func (b *buildStop) Unwrap() error { return arewrun.ErrInterrupted }
+
+// buildStopped is err, or a buildStop when it is an interrupt: the
+// trained policy (policyFile in dir) is kept when the interrupt came
+// during the evaluation, else only the finished epochs' log.
+func buildStopped(err error, dir, policyFile string) error {
+	if !errors.Is(err, arewrun.ErrInterrupted) {
+		return err
+	}
+	kept := "only the finished SFT epochs' log (" + study.BaseSFTFile + ")"
+	if _, serr := os.Stat(filepath.Join(dir, policyFile)); serr == nil {
+		kept = "the trained policy (" + policyFile + "), not evaluated: no report"
+	}
+	return &buildStop{dir, kept}
 }

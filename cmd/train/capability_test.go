@@ -1,7 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	arewrun "arew/rl/run"
 )
 
 // A bad -capability command line is a usage error that writes nothing.
@@ -16,4 +27,28 @@ func TestBadCapabilityFlagsAreUsageErrors(t *testing.T) {
 	} {
 		assertUsageErrorWritesNothing(t, args)
 	}
+}
+
+// An interrupted base or capability build says what its folder keeps and
+// that it starts again with -force, not that a checkpoint was written.
+func TestInterruptedBuildSaysWhatItKept(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{{"-build-base", "flodial-easy-locked"}, {"-capability", "flodial-easy"}} {
+		out := t.TempDir()
+		var stderr bytes.Buffer
+		code := run(ctx, append(args, "-out", out), io.Discard, &stderr, nil)
+		assert.Equal(t, exitInterrupted, code, "%v: %s", args, stderr.String())
+		assert.Contains(t, stderr.String(), "keeps only the finished SFT epochs' log (base-sft.jsonl)", args)
+		assert.Contains(t, stderr.String(), "with -force builds it again", args)
+		assert.NotContains(t, stderr.String(), "checkpoint", args)
+	}
+	// Stopped in the evaluation, after the policy was saved.
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "policy.safetensors"), nil, 0o644))
+	err := buildStopped(arewrun.ErrInterrupted, dir, "policy.safetensors")
+	assert.ErrorIs(t, err, arewrun.ErrInterrupted)
+	assert.ErrorContains(t, err, "keeps the trained policy (policy.safetensors), not evaluated: no report")
+	other := errors.New("disk full")
+	assert.Equal(t, other, buildStopped(other, dir, "policy.safetensors"), "other errors pass through")
 }

@@ -18,9 +18,11 @@
 // Exit status: 0 done, 1 a failure during the run, 2 bad input (flags,
 // config, checkpoint), 130 interrupted (Ctrl-C or SIGTERM: the current
 // update finishes, then a checkpoint set and the report are written, and
-// -resume continues from them; a second Ctrl-C quits at once, and every
-// file written is still whole, since each is written to a temporary file
-// and renamed).
+// -resume continues from them; a -build-base or -capability build stops
+// between SFT minibatches or evaluations, keeps no checkpoint and starts
+// again with -force; a second Ctrl-C quits at once, and every file
+// written is still whole, since each is written to a temporary file and
+// renamed).
 package main
 
 import (
@@ -50,7 +52,8 @@ func main() {
 	go func() {
 		<-ctx.Done()
 		stop() // the next signal takes the default action: quit at once
-		fmt.Fprintln(os.Stderr, "\ntrain: interrupted: finishing the current step, then writing a checkpoint and the report (Ctrl-C again to quit at once)")
+		fmt.Fprintln(os.Stderr, "\ntrain: interrupted: finishing the current step; a run or study then writes a checkpoint set and the report, "+
+			"a -build-base or -capability build keeps none (Ctrl-C again to quit at once)")
 	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
@@ -102,12 +105,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 		}
 	}
 	var input *arewrun.InputError
+	var stop *buildStop
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &input):
 		fmt.Fprintln(stderr, "train:", err)
 		return exitUsage
+	case errors.As(err, &stop):
+		fmt.Fprintln(stderr, "train:", stop)
+		return exitInterrupted
 	case errors.Is(err, arewrun.ErrInterrupted):
 		fmt.Fprintln(stderr, "train: interrupted; the checkpoint and report are written")
 		return exitInterrupted

@@ -183,7 +183,7 @@ func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
 	}
 	sum, err := study.BuildShipped(ctx, inv.buildBase, dir, out)
 	if err != nil {
-		return err
+		return buildStopped(err, dir, study.BaseFile)
 	}
 	fmt.Fprintf(out, "\n== base %s (first %d validation instances)\n%s\n", sum.Name, sum.Episodes, study.BaseTable(sum.Rows))
 	fmt.Fprintf(out, "%s sha256 %s; identical to the shipped base: %v\nreport %s\n",

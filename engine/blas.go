@@ -75,7 +75,13 @@ func isTrans(t blas.Transpose) bool {
 // UseFastBLAS makes gorgonia (and its tensor package) use FastBLAS for every
 // product from now on. gorgonia keeps the BLAS in a global that it reads at
 // each product, so call this before running machines, not while one runs. It
-// is idempotent (G.Use takes a lock and stores a value), so every entry point
-// (trainer, benchmarks, tests) may simply call it; it is deliberately not a
-// sync.Once, so that it still works after a test has restored gonum's.
-func UseFastBLAS() { G.Use(FastBLAS{}) }
+// is idempotent, so every entry point (trainer, benchmarks, tests) may simply
+// call it; it is deliberately not a sync.Once, so that it still works after
+// a test has restored gonum's. It writes the global only when another BLAS
+// is in it: runs that build graphs while others run (a sweep's cells at
+// once) then only read it.
+func UseFastBLAS() {
+	if _, ok := G.WhichBLAS().(FastBLAS); !ok {
+		G.Use(FastBLAS{})
+	}
+}

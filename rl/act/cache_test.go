@@ -42,3 +42,18 @@ func TestCachedRunsGiveTheSameTable(t *testing.T) {
 	require.Len(t, attempts[0].Cached, 1)
 	assert.Equal(t, "alfworld seed 1", attempts[0].Cached[0].Cell)
 }
+
+// Two runs at once (run.WithJobs) give the table one after another gives.
+func TestStudyInParallelGivesTheSameTable(t *testing.T) {
+	tmp := t.TempDir()
+	cfg := tinyStudy(t)
+	seq, err := RunStudy(context.Background(), cfg, filepath.Join(tmp, "seq"), nil)
+	require.NoError(t, err)
+	par, err := RunStudy(run.WithJobs(context.Background(), 2), cfg, filepath.Join(tmp, "par"), nil)
+	require.NoError(t, err)
+	want, err := json.Marshal(seq.Table) // NaN cells compare as null
+	require.NoError(t, err)
+	got, err := json.Marshal(par.Table)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got))
+}

@@ -177,8 +177,8 @@ func sweepStudy(ctx context.Context, cfg StudyConfig, dir string, out io.Writer,
 		}
 		sw.Cells = append(sw.Cells, run.Cell{Key: j.label, Dir: j.dir, Kept: reps[i] != nil,
 			Run: func(ctx context.Context, p *run.Progress, _ bool) error {
-				var err error
-				reps[i], err = j.run(WithStageLog(ctx, p.Line))
+				rep, err := j.run(WithStageLog(ctx, p.Line))
+				p.Locked(func() { reps[i] = rep })
 				return err
 			},
 			Config: func() (any, error) { return j.config, nil },

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"arew/rl"
@@ -60,7 +62,8 @@ type Cell struct {
 	Restore func() error
 }
 
-// Sweep runs its Cells in order into their folders under Dir.
+// Sweep runs its Cells in order into their folders under Dir, one after
+// another, or up to n at once under a context from WithJobs(ctx, n).
 type Sweep struct {
 	Kind   string    // what it is, in its lines and errors: "study", "act study"
 	Dir    string    // its folder
@@ -191,8 +194,11 @@ func (s *Sweep) Run(ctx context.Context) error {
 	return err
 }
 
-// cells runs Start and the cells, todo of them not Kept; from holds the
-// steps a continued cell did before (−1: none).
+// cells runs Start and the cells, todo of them not Kept, up to jobs of
+// them at once (WithJobs; one after another without it), taking them in
+// order; from holds the steps a continued cell did before (−1: none). A
+// cell that fails stops the others as an interrupt does (each keeps its
+// checkpoint set), and the sweep returns that cell's error.
 func (s *Sweep) cells(ctx context.Context, out io.Writer, p *Progress, todo int, from []int) error {
 	if s.Start != nil {
 		if err := s.Start(ctx, out); err != nil {
@@ -200,55 +206,108 @@ func (s *Sweep) cells(ctx context.Context, out io.Writer, p *Progress, todo int,
 		}
 	}
 	p.meter = progress.New(out, s.Kind, todo*s.Steps)
+	var queue []int
 	for i, c := range s.Cells {
 		if c.Kept {
 			p.meter.Printf("%s: complete in the previous attempt, kept\n", c.Key)
 			continue
 		}
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		k, hit, err := s.fromCache(c, p, &from[i])
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w", s.Kind, c.Key, err)
-		}
-		first := p.done
-		if hit {
-			p.done = first + s.Steps
-			p.Line(fmt.Sprintf("%s: from the cache, entry %s", c.Key, k.key))
-			if err := s.save(); err != nil {
-				return err
+		queue = append(queue, i)
+	}
+	inner, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := stopCtx{inner, ctx}
+	errs := make([]error, len(s.Cells))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(jobsOf(ctx), len(queue)) {
+		wg.Go(func() {
+			for stop.Err() == nil {
+				k := int(next.Add(1)) - 1
+				if k >= len(queue) {
+					return
+				}
+				i := queue[k]
+				if errs[i] = s.cell(stop, s.Cells[i], &Progress{sweep: p}, from[i]); errs[i] != nil {
+					cancel()
+					return
+				}
 			}
-			continue
-		}
-		if from[i] >= 0 {
-			p.done += from[i]
-			p.meter.Printf("%s: continuing from its checkpoint set at update %d\n", c.Key, from[i])
-		}
-		t0 := time.Now()
-		err = c.Run(ctx, p, from[i] >= 0)
-		if werr := s.save(); werr != nil && err == nil {
-			err = werr
-		}
+		})
+	}
+	wg.Wait()
+	interrupted := next.Load() < int64(len(queue)) // a cell never started
+	for _, err := range errs {
 		switch {
-		case err != nil && (ctx.Err() != nil || errors.Is(err, ErrInterrupted)):
-			return ErrInterrupted
+		case errors.Is(err, ErrInterrupted):
+			interrupted = true
 		case err != nil:
-			return fmt.Errorf("%s: %s: %w", s.Kind, c.Key, err)
+			return err
 		}
-		p.done = first + s.Steps
-		p.Line(fmt.Sprintf("%s: done in %s", c.Key, progress.Duration(time.Since(t0))))
-		s.toCache(c, k, p)
+	}
+	if interrupted {
+		return ErrInterrupted
 	}
 	return nil
 }
 
-// save runs Save, if set.
-func (s *Sweep) save() error {
+// stopCtx is the context the cells run under: it ends when the caller's
+// does or when a cell fails (cancel). Err asks the caller's context first,
+// so that one which ends through Err alone, as the tests' step-counting
+// contexts do, still reaches the cells.
+type stopCtx struct {
+	context.Context
+	caller context.Context
+}
+
+func (c stopCtx) Err() error {
+	if err := c.caller.Err(); err != nil {
+		return err
+	}
+	return c.Context.Err()
+}
+
+// cell runs (or continues from step from, or takes from the cache) one
+// cell, counting its steps on p.
+func (s *Sweep) cell(ctx context.Context, c Cell, p *Progress, from int) error {
+	k, hit, err := s.fromCache(c, p, &from)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", s.Kind, c.Key, err)
+	}
+	if hit {
+		p.count(s.Steps)
+		p.Line(fmt.Sprintf("%s: from the cache, entry %s", c.Key, k.key))
+		return s.save(p)
+	}
+	if from >= 0 {
+		p.count(from)
+		p.Printf("%s: continuing from its checkpoint set at update %d\n", c.Key, from)
+	}
+	t0 := time.Now()
+	err = c.Run(ctx, p, from >= 0)
+	if werr := s.save(p); werr != nil && err == nil {
+		err = werr
+	}
+	switch {
+	case err != nil && (ctx.Err() != nil || errors.Is(err, ErrInterrupted)):
+		return ErrInterrupted
+	case err != nil:
+		return fmt.Errorf("%s: %s: %w", s.Kind, c.Key, err)
+	}
+	p.count(s.Steps - p.own)
+	p.Line(fmt.Sprintf("%s: done in %s", c.Key, progress.Duration(time.Since(t0))))
+	s.toCache(c, k, p)
+	return nil
+}
+
+// save runs Save, if set, while no cell records its result (p.Locked).
+func (s *Sweep) save(p *Progress) error {
 	if s.Save == nil {
 		return nil
 	}
-	return s.Save()
+	var err error
+	p.Locked(func() { err = s.Save() })
+	return err
 }
 
 // startProvenance writes provenance.json: the attempts so far (a resume
@@ -279,17 +338,66 @@ func ContinuesRL(dir string) (int, bool) {
 }
 
 // Progress is a sweep's meter as a cell sees it: the steps done over all
-// its cells.
+// its cells, and the lock under which cells that run at once (WithJobs)
+// record what they gave. Its methods are safe for concurrent use.
 type Progress struct {
+	sweep *Progress // the sweep's own, which holds the lock and the count; nil: this is it
+	mu    sync.Mutex
 	meter *progress.Meter
-	done  int
+	done  int // the sweep's steps done (on the sweep's own)
+	own   int // the steps this cell counted
+}
+
+// root is the sweep's own Progress.
+func (p *Progress) root() *Progress {
+	if p.sweep != nil {
+		return p.sweep
+	}
+	return p
 }
 
 // Step counts one step done, with what it did for the status line.
 func (p *Progress) Step(detail string) {
-	p.done++
-	p.meter.Tick(p.done, detail)
+	r := p.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p.own++
+	r.done++
+	r.meter.Tick(r.done, detail)
+}
+
+// count counts n steps done at once (a cell continued, cached or ended
+// short of the sweep's steps per cell).
+func (p *Progress) count(n int) {
+	r := p.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p.own += n
+	r.done += n
 }
 
 // Line prints a permanent line with the sweep's progress appended.
-func (p *Progress) Line(text string) { p.meter.Line(p.done, text) }
+func (p *Progress) Line(text string) {
+	r := p.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.meter.Line(r.done, text)
+}
+
+// Printf prints a permanent text, as progress.Meter's Printf.
+func (p *Progress) Printf(format string, args ...any) {
+	r := p.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.meter.Printf(format, args...)
+}
+
+// Locked runs f while no other cell records and the sweep does not save:
+// a cell's Run records what it gave through it, since cells may run at
+// once (WithJobs). f must not call p's other methods.
+func (p *Progress) Locked(f func()) {
+	r := p.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f()
+}

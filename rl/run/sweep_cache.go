@@ -23,6 +23,24 @@ func cacheOf(ctx context.Context) *Cache {
 	return c
 }
 
+type jobsKey struct{}
+
+// WithJobs is ctx under which a sweep runs up to n of its cells at once
+// (n < 1: one). Each cell is a run of its own, with its own model, data
+// and random streams, and the kernels' results do not depend on how many
+// goroutines share their work, so a sweep's files are the same whatever
+// n is (TestStudyInParallelIsTheSame); only the order of its progress
+// lines differs. A run of this project's small policies keeps about one
+// core busy, so on two cores two jobs take about half the wall time.
+func WithJobs(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, jobsKey{}, n)
+}
+
+func jobsOf(ctx context.Context) int {
+	n, _ := ctx.Value(jobsKey{}).(int)
+	return max(n, 1)
+}
+
 // CachedCell is a cell an attempt took from a cache, in provenance.json.
 type CachedCell struct {
 	Cell  string `json:"cell"`  // Cell.Key
@@ -55,15 +73,15 @@ func (s *Sweep) fromCache(c Cell, p *Progress, from *int) (cellKey, bool, error)
 	}
 	hit, err := s.cache.Fetch(k.key, k.canon, c.Dir)
 	if err == nil && hit {
-		err = c.Restore()
+		p.Locked(func() { err = c.Restore() })
 	}
 	if err != nil {
-		p.meter.Printf("%s: cache entry %s ignored: %v\n", c.Key, k.key, err)
+		p.Printf("%s: cache entry %s ignored: %v\n", c.Key, k.key, err)
 		*from = -1
 		return k, false, os.RemoveAll(c.Dir)
 	}
 	if hit {
-		s.cached = append(s.cached, CachedCell{Cell: c.Key, Key: k.key, Cache: s.cache.Dir})
+		p.Locked(func() { s.cached = append(s.cached, CachedCell{Cell: c.Key, Key: k.key, Cache: s.cache.Dir}) })
 	}
 	return k, hit, nil
 }
@@ -75,8 +93,8 @@ func (s *Sweep) toCache(c Cell, k cellKey, p *Progress) {
 		return
 	}
 	if err := s.cache.Store(k.key, k.canon, c.Dir); err != nil {
-		p.meter.Printf("%s: not stored in the cache: %v\n", c.Key, err)
+		p.Printf("%s: not stored in the cache: %v\n", c.Key, err)
 		return
 	}
-	p.meter.Printf("%s: stored in the cache as %s\n", c.Key, k.key)
+	p.Printf("%s: stored in the cache as %s\n", c.Key, k.key)
 }

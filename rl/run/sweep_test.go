@@ -3,10 +3,14 @@ package run
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -113,5 +117,60 @@ func TestSweepOpenWithoutConfig(t *testing.T) {
 	for _, resume := range []bool{false, true} {
 		assert.ErrorContains(t, (&Sweep{Kind: "test sweep", Dir: dir}).Open(resume), "test sweep: no config", "resume %v", resume)
 		assert.NoDirExists(t, dir)
+	}
+}
+
+// Under WithJobs(ctx, 2) two cells run at once (each of the first two
+// waits until the other has started), every cell runs once and is saved;
+// a cell that fails stops the one running beside it as an interrupt does
+// and starts no other, and the sweep returns the failure, not the
+// interrupt.
+func TestSweepRunsCellsAtOnce(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "s")
+		var ran []string
+		saves, status := 0, ""
+		started := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}
+		s := &Sweep{Kind: "test sweep", Dir: dir, Config: map[string]bool{"fail": fail}, Steps: 1,
+			Save:   func() error { saves++; return nil },
+			Finish: func(st string, _ []Provenance) error { status = st; return nil }}
+		for _, key := range []string{"a", "b", "c", "d"} {
+			s.Cells = append(s.Cells, Cell{Key: key, Dir: filepath.Join(dir, key),
+				Run: func(ctx context.Context, p *Progress, _ bool) error {
+					p.Locked(func() { ran = append(ran, key) })
+					if ch, first := started[key]; first {
+						close(ch)
+						other := map[string]string{"a": "b", "b": "a"}[key]
+						select {
+						case <-started[other]:
+						case <-time.After(20 * time.Second):
+							return fmt.Errorf("%s ran alone", key)
+						}
+						if fail && key == "b" {
+							return errors.New("b broke")
+						}
+						if fail {
+							<-ctx.Done() // a runs until b's failure stops it
+							return ErrInterrupted
+						}
+					}
+					p.Step(key)
+					return nil
+				}})
+		}
+		require.NoError(t, s.Open(false))
+		err := s.Run(WithJobs(context.Background(), 2))
+		slices.Sort(ran)
+		if !fail {
+			require.NoError(t, err)
+			assert.Equal(t, []string{"a", "b", "c", "d"}, ran)
+			assert.Equal(t, 4, saves)
+			assert.Equal(t, "complete", status)
+			continue
+		}
+		assert.ErrorContains(t, err, "test sweep: b: b broke")
+		assert.NotErrorIs(t, err, ErrInterrupted)
+		assert.Equal(t, []string{"a", "b"}, ran, "no cell starts after a failure")
+		assert.Equal(t, "failed", status)
 	}
 }

@@ -94,7 +94,9 @@ func (s *study) runOne(ctx context.Context, arm Arm, seed uint64, p *run.Progres
 	case err != nil:
 		status = "failed"
 	}
-	return s.sumUp(e.Loop(), arm.Name, seed, status), err
+	var sum *RunSum
+	p.Locked(func() { sum = s.sumUp(e.Loop(), arm.Name, seed, status) }) // runs of a sweep may end at once
+	return sum, err
 }
 
 // sumUp is the summary of a run that ended with status: its curve,

@@ -114,8 +114,8 @@ func runStudy(ctx context.Context, cfg Config, dir string, progressOut io.Writer
 			cellDir := filepath.Join(dir, arm.Name, runName(seed))
 			sw.Cells = append(sw.Cells, run.Cell{Key: fmt.Sprintf("%s seed %d", arm.Name, seed), Dir: cellDir, Kept: kept,
 				Run: func(ctx context.Context, p *run.Progress, cont bool) error {
-					var err error
-					s.runs[i], err = s.runOne(ctx, arm, seed, p, cont)
+					r, err := s.runOne(ctx, arm, seed, p, cont)
+					p.Locked(func() { s.runs[i] = r }) // the summary reads every run's
 					return err
 				},
 				Config: func() (any, error) {

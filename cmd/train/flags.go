@@ -48,6 +48,9 @@ type invocation struct {
 	// cache is a result cache's folder for a study's or an ACT study's
 	// runs (run.Cache; "": none).
 	cache string
+	// jobs is how many runs of a study or an ACT study run at once
+	// (run.WithJobs).
+	jobs int
 	// runFlags are the run flags given without -config: the command runs
 	// one experiment instead of the default study, and says so.
 	runFlags []string
@@ -82,6 +85,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.StringVar(&inv.act, "act", "", "")
 	fs.StringVar(&inv.capability, "capability", "", "")
 	fs.StringVar(&inv.cache, "cache", "", "")
+	fs.IntVar(&inv.jobs, "jobs", 1, "")
 
 	o := &overrides{set: map[string]func(*Config) error{}, raw: map[string]string{}}
 	var docs []flagDoc
@@ -119,6 +123,9 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	if fs.NArg() > 0 {
 		return inv, arewrun.InputErrorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	if inv.jobs < 1 {
+		return inv, arewrun.InputErrorf("-jobs %d: want at least 1 run at a time", inv.jobs)
+	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	return route(inv, o, given, *configPath)
@@ -151,7 +158,7 @@ func route(inv invocation, o *overrides, given map[string]bool, configPath strin
 	case job == "resume":
 		return resumeInvocation(inv, o, given)
 	case job == "" && len(o.set) == 0 && configPath == "" && !given["study-config"]:
-		inv.study = "default" // -out, -force and -cache alone still mean the main job
+		inv.study = "default" // -out, -force, -cache and -jobs alone still mean the main job
 		fallthrough
 	case job == "study" || job == "build-base":
 		return studyInvocation(inv, o)
@@ -159,6 +166,8 @@ func route(inv invocation, o *overrides, given map[string]bool, configPath strin
 		return inv, arewrun.InputErrorf("-study-config goes with -study")
 	case given["cache"]:
 		return inv, arewrun.InputErrorf("-cache goes with -study, -act or a study's -resume")
+	case given["jobs"]:
+		return inv, arewrun.InputErrorf("-jobs goes with -study, -act or a study's -resume")
 	}
 	if configPath == "" {
 		for _, name := range o.order {

@@ -24,7 +24,7 @@ type job struct {
 // jobs is every job, in the order -h lists them.
 func jobs() []job {
 	return []job{
-		{"study", "string", []string{"out", "force", "name", "init", "study-config", "cache"},
+		{"study", "string", []string{"out", "force", "name", "init", "study-config", "cache", "jobs"},
 			"run a study preset instead of one run (presets: " + strings.Join(study.PresetNames(), ", ") + "): its arms × seeds " +
 				"from one base, into <out>/<name>/ (summary.json, report.md, plots/, <arm>/seed-<s>/); -name names its folder, -init its base checkpoint"},
 		{"resume", "folder", nil, "continue a study or a run in its folder: a study (study.json; with -cache only) keeps its complete runs " +
@@ -35,7 +35,7 @@ func jobs() []job {
 			"says whether it is byte for byte the shipped file"},
 		{"capability", "string", []string{"out", "force", "name"}, "train the plain policy by SFT on a setting's strong demonstrations (" +
 			strings.Join(study.CapabilityNames(), ", ") + ") into <out>/capability-<name>/ and evaluate it beside the strong policy on 500 validation instances"},
-		{"act", "string", []string{"out", "force", "name", "cache"}, "run an ACT preset (rl/act; presets: " + strings.Join(act.StudyPresetNames(), ", ") +
+		{"act", "string", []string{"out", "force", "name", "cache", "jobs"}, "run an ACT preset (rl/act; presets: " + strings.Join(act.StudyPresetNames(), ", ") +
 			"): the pipeline's rows × environments × seeds into <out>/<name>/ (summary.json, report.md, plots/, <env>/seed-<s>/)"},
 	}
 }
@@ -51,6 +51,8 @@ var commonFlags = []flagDoc{
 	{"", "study-config", "string", `JSON decoded onto the preset, inline or a file: a study's study.json repeats it; '{"seeds": [1, 2, 3]}' varies it`},
 	{"", "cache", "folder", "a result cache of study runs (off by default): a run of -study, -act or a study's -resume that the cache holds " +
 		"with the same config, seed and code (a clean commit) is copied from it instead of run; every run made is stored"},
+	{"", "jobs", "int", "how many runs of -study, -act or a study's -resume run at once (default 1); a run keeps about one core " +
+		"busy, so -jobs 2 on two cores takes about half the wall time; the results are the same whatever the number"},
 }
 
 // printUsage is -h: what the command does, then every flag (the common

@@ -74,6 +74,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 			ctx = arewrun.WithCache(ctx, cache)
 		}
 	}
+	if err == nil && inv.jobs > 1 {
+		ctx = arewrun.WithJobs(ctx, inv.jobs)
+	}
 	if err == nil && inv.buildBase != "" {
 		err = runBuildBase(ctx, inv, stdout)
 	} else if err == nil && (inv.act != "" || inv.resumeACT) {

@@ -37,11 +37,11 @@ func studyInvocation(inv invocation, o *overrides) (invocation, error) {
 
 // resumeInvocation checks a -resume command line: the folder is a
 // study's (study.json: an AREW or an ACT study) or a run's (config.json);
-// a study takes only -cache, a run only -updates.
+// a study takes only -cache and -jobs, a run only -updates.
 func resumeInvocation(inv invocation, o *overrides, given map[string]bool) (invocation, error) {
 	_, studyErr := os.Stat(filepath.Join(inv.resume, arewrun.SweepFile))
 	_, runErr := os.Stat(filepath.Join(inv.resume, arewrun.ConfigFile))
-	what, takes := "a study's folder takes only -cache", []string{"out", "cache"}
+	what, takes := "a study's folder takes only -cache and -jobs", []string{"out", "cache", "jobs"}
 	switch {
 	case studyErr == nil:
 		var kind struct{ Kind string }

@@ -70,6 +70,10 @@ func TestBadStudyFlagsAreUsageErrors(t *testing.T) {
 		{"-build-base", "flodial-easy-locked", "-updates", "3"},
 		{"-build-base", "flodial-easy-locked", "-cache", t.TempDir()},
 		{"-updates", "3", "-cache", t.TempDir()},
+		{"-study", "smoke", "-jobs", "0"},
+		{"-study", "smoke", "-jobs", "two"},
+		{"-updates", "3", "-jobs", "2"},
+		{"-build-base", "flodial-easy-locked", "-jobs", "2"},
 	} {
 		assertUsageErrorWritesNothing(t, args)
 	}
@@ -96,9 +100,9 @@ func TestInterruptedStudyExits130WithASummary(t *testing.T) {
 	assert.FileExists(t, filepath.Join(out, "smoke", study.ReportFile))
 	assert.Contains(t, stdout.String(), "continue with -resume "+filepath.Join(out, "smoke"))
 
-	// -resume with the study's folder alone finishes it: its study.json
-	// is the whole config.
-	runOK(t, "-resume", filepath.Join(out, "smoke"))
+	// -resume with the study's folder alone finishes it (two runs at a
+	// time here): its study.json is the whole config.
+	runOK(t, "-resume", filepath.Join(out, "smoke"), "-jobs", "2")
 	data, err = os.ReadFile(filepath.Join(out, "smoke", study.SummaryFile))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &s))

@@ -7,8 +7,9 @@
 // records (EvalRecord, Measures, Baseline, transcripts; records.go), the
 // reports, the errors (ErrInterrupted, InputError) and the provenance.
 // The sweeps of runs, rl/study's and ACT's (rl/act), are each one Sweep
-// (sweep.go: the cells in order, each in its folder, the complete ones
-// kept and a cut run continued on a resume, progress, interrupts,
+// (sweep.go: the cells in order, one after another or several at once
+// under WithJobs, each in its folder, the complete ones kept and a cut run
+// continued on a resume, progress, interrupts,
 // provenance and console.log; with a result cache, Cache, the cells
 // another sweep made under the same config and code copied instead of
 // run) and write through the same pieces: the

@@ -136,7 +136,7 @@ package kernels
 // # Fast paths
 //
 // The exported names without Ref (GAE, MaskedWhiten, GroupBaseline,
-// MarginCorrection, Broadcast) are the trainers' entry points; each is its
+// MarginCorrection) are the trainers' entry points; each is its
 // reference. Every kernel's work is independent across trajectories, so
 // the obvious fast path runs the reference's per-trajectory loop on disjoint
 // chunks of trajectories on several goroutines (bit-identical results). On

@@ -7,8 +7,3 @@ package kernels
 func GroupBaseline(p Packed, scores []float32, groups []int32, norm GroupNorm, out []float32) error {
 	return GroupBaselineRef(p, scores, groups, norm, out)
 }
-
-// GroupAdvantages is GroupAdvantagesRef: O(B) work, too small to split.
-func GroupAdvantages(scores []float32, groups []int32, norm GroupNorm, adv []float32) error {
-	return GroupAdvantagesRef(scores, groups, norm, adv)
-}

@@ -34,7 +34,7 @@ func TestGroupAdvantagesHandComputed(t *testing.T) {
 	assert.InDeltaSlice(t, []float32{0.5773493, 0, 0.6999993, -1.1546985, 0, 0.5773493}, adv, 1e-6)
 
 	// Dr. GRPO: mean subtraction only; the lone member keeps its score (μ = 0).
-	require.NoError(t, GroupAdvantages(handScores, handGroups, DrGRPONorm, adv))
+	require.NoError(t, GroupAdvantagesRef(handScores, handGroups, DrGRPONorm, adv))
 	assert.InDeltaSlice(t, []float32{1.0 / 3, 0, 0.7, -2.0 / 3, 0, 1.0 / 3}, adv, 1e-6)
 
 	// ε = 0.5 shows ε is added to σ, not to σ²: (1/3)/(0.5773503 + 0.5) = 0.3094011.
@@ -77,7 +77,7 @@ func TestGroupBaselineProperties(t *testing.T) {
 				out := filled(p.NumTokens(), 3)
 				require.NoError(t, impl.fn(p, scores, groups, norm, out))
 				perTraj := make([]float32, s.nb)
-				require.NoError(t, GroupAdvantages(scores, groups, norm, perTraj))
+				require.NoError(t, GroupAdvantagesRef(scores, groups, norm, perTraj))
 				for b := range s.nb {
 					lo, hi := p.Span(b)
 					for k := lo; k < hi; k++ {

@@ -141,10 +141,6 @@ func BroadcastRef(p Packed, perTraj, out []float32) error {
 	return nil
 }
 
-// Broadcast is BroadcastRef: a memory-speed pass with nothing to gain from a
-// split on this 2-core host (see GroupBaseline, which is mostly this loop).
-func Broadcast(p Packed, perTraj, out []float32) error { return BroadcastRef(p, perTraj, out) }
-
 func checkBroadcastArgs(p Packed, perTraj, out []float32) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("broadcast: %w", err)

@@ -152,7 +152,7 @@ func TestBroadcast(t *testing.T) {
 	// Three trajectories: [agent, obs, agent], [] and [obs, agent].
 	p := Packed{Offsets: []int32{0, 3, 3, 5}, Mask: []uint8{1, 0, 1, 0, 1}}
 	out := filled(5, 9)
-	require.NoError(t, Broadcast(p, []float32{2, 7, -1}, out))
+	require.NoError(t, BroadcastRef(p, []float32{2, 7, -1}, out))
 	assert.Equal(t, []float32{2, 0, 2, 0, -1}, out)
 	assert.Error(t, BroadcastRef(p, []float32{2, 7}, out), "perTraj must have B entries")
 	assert.Error(t, BroadcastRef(p, []float32{2, 7, 1}, out[:4]), "out must have T entries")

@@ -301,20 +301,16 @@ func ConsistentBT(b Belief, malformed bool, c []bool, eliminated bool) int8 {
 	return 0
 }
 
-// PerHypothesisBT judges a stated belief one hypothesis at a time against
-// the consistent set C: the level of a hypothesis in C earns +1 if it is
-// the belief's top level (the exact posterior is flat on C) and −1 if it
-// is lower; the level of a hypothesis outside C earns +1 if it is 0 (the
-// evidence ruled it out) and −1 if it still carries weight. levels are the
-// stated levels, one per hypothesis (len(levels) = len(c)). A belief that
-// is half right earns +1 on the half it gets right: unlike ConsistentBT,
-// which is all or nothing over the top set.
-func PerHypothesisBT(levels []int, c []bool) []int8 {
-	return AppendPerHypothesisBT(make([]int8, 0, len(levels)), levels, c)
-}
-
-// AppendPerHypothesisBT appends PerHypothesisBT's len(levels) critiques to
-// dst and returns the extended slice, as append does.
+// AppendPerHypothesisBT judges a stated belief one hypothesis at a time
+// against the consistent set C: the level of a hypothesis in C earns +1 if
+// it is the belief's top level (the exact posterior is flat on C) and −1
+// if it is lower; the level of a hypothesis outside C earns +1 if it is 0
+// (the evidence ruled it out) and −1 if it still carries weight. levels
+// are the stated levels, one per hypothesis (len(levels) = len(c)). A
+// belief that is half right earns +1 on the half it gets right: unlike
+// ConsistentBT, which is all or nothing over the top set. It appends the
+// len(levels) critiques to dst and returns the extended slice, as append
+// does.
 func AppendPerHypothesisBT(dst []int8, levels []int, c []bool) []int8 {
 	top := 0
 	for _, l := range levels {
@@ -369,7 +365,7 @@ func MassBT(b, prev Belief, malformed bool, c []bool, eliminated bool) int8 {
 }
 
 // MajorityBT is the turn-level summary of per-hypothesis critiques (as
-// PerHypothesisBT makes them): the sign of their sum, 0 on a tie.
+// AppendPerHypothesisBT makes them): the sign of their sum, 0 on a tie.
 func MajorityBT(zs []int8) int8 {
 	sum := 0
 	for _, z := range zs {

@@ -150,7 +150,7 @@ func TestPerHypothesisBT(t *testing.T) {
 		{"a consistent fault lowered", []int{3, 1, 0, 0}, []int8{1, -1, 1, 1}},
 		{"top levels need not be the highest token", []int{2, 2, 0, 1}, []int8{1, 1, 1, -1}},
 	} {
-		assert.Equal(t, cse.want, PerHypothesisBT(cse.levels, c), cse.name)
+		assert.Equal(t, cse.want, AppendPerHypothesisBT(nil, cse.levels, c), cse.name)
 	}
 }
 

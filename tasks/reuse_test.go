@@ -99,7 +99,7 @@ func TestSplitsIntoMatchesSplits(t *testing.T) {
 		}
 		k := len(zs)
 		zs = AppendPerHypothesisBT(zs, levels, plaus)
-		assert.Equal(t, PerHypothesisBT(levels, plaus), zs[k:], "case %d", i)
+		assert.Equal(t, AppendPerHypothesisBT(nil, levels, plaus), zs[k:], "case %d", i)
 		// ConsistentBT no longer lists the top set; it judges as if it did.
 		lv := make(Belief, n)
 		for h, l := range levels {

@@ -13,7 +13,6 @@ import (
 	"arew/model"
 	"arew/rl"
 	"arew/tasks"
-	"arew/tasks/textworld"
 )
 
 // actionChoices is the fixture's critic examples with an admissible
@@ -264,8 +263,8 @@ func TestActionFormatDataCarriesNoJudgement(t *testing.T) {
 		assert.Equal(t, v.ID("<act>"), one.Tokens[k-1])
 		a, b := one.Tokens[k:len(one.Tokens)-1], two.Tokens[k:len(two.Tokens)-1]
 		assert.NotEqual(t, a, b, "two answers")
-		state := textworld.Decode(v, one.Tokens[:k])
-		assert.Contains(t, state, " : "+textworld.Decode(v, a)+" <sep>")
+		state := v.Decode(one.Tokens[:k])
+		assert.Contains(t, state, " : "+v.Decode(a)+" <sep>")
 	}
 }
 

@@ -95,9 +95,9 @@ func TestConsistentCritiques(t *testing.T) {
 }
 
 // The per-fault critiques: the consistent AS rule, and one critique per
-// level token of a belief (tasks.PerHypothesisBT against C after the reply);
-// Z keeps the consistent BT rule as the turn's summary. A malformed belief
-// is one −1 step, without per-token critiques.
+// level token of a belief (tasks.AppendPerHypothesisBT against C after the
+// reply); Z keeps the consistent BT rule as the turn's summary. A
+// malformed belief is one −1 step, without per-token critiques.
 func TestPerFaultCritiques(t *testing.T) {
 	task := handTask(t, "per-fault")
 	e := handEpisode(task)

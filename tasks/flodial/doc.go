@@ -174,7 +174,7 @@
 // counterparts of the per-fault rule: one sign per belief, as the paper's.
 //
 // Critiques "per-fault": the consistent AS rule above, and a belief judged
-// one fault at a time (tasks.PerHypothesisBT), with C after the reply:
+// one fault at a time (tasks.AppendPerHypothesisBT), with C after the reply:
 //
 //	BT: for each fault k, its level token earns +1 if k ∈ C and the level
 //	    is the belief's top level, or k ∉ C and the level is 0; else −1.

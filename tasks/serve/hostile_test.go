@@ -289,3 +289,11 @@ func TestSizeOf(t *testing.T) {
 	assert.InDelta(t, 8000+5, sizeOf(map[string]any{"hello": a.data}), 200)
 	assert.Zero(t, sizeOf(nil))
 }
+
+// TaskBytes is the estimated heap of the configured tasks held (cached or
+// pinned by live episodes).
+func (s *store) TaskBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.taskBytes
+}

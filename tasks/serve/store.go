@@ -289,14 +289,6 @@ func (s *store) evictTasksLocked(limit int64) {
 	}
 }
 
-// TaskBytes is the estimated heap of the configured tasks held (cached or
-// pinned by live episodes).
-func (s *store) TaskBytes() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.taskBytes
-}
-
 // taskKey is name plus the config, compacted; no config, null and {} are
 // the same key.
 func taskKey(name string, config json.RawMessage) (string, error) {

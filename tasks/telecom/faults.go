@@ -2,7 +2,6 @@ package telecom
 
 import (
 	"fmt"
-	"math/bits"
 	"strings"
 )
 
@@ -36,7 +35,6 @@ func (f fault) String() string {
 type config uint16
 
 func (c config) has(f fault) bool { return c&(1<<f) != 0 }
-func (c config) size() int        { return bits.OnesCount16(uint16(c)) }
 
 func (c config) String() string {
 	var parts []string

@@ -1,6 +1,7 @@
 package telecom
 
 import (
+	"math/bits"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,6 +9,9 @@ import (
 
 	"arew/tasks"
 )
+
+// size is the number of faults in c.
+func (c config) size() int { return bits.OnesCount16(uint16(c)) }
 
 // cfgOf builds a configuration from fault names.
 func cfgOf(t testing.TB, names ...string) config {

@@ -68,9 +68,6 @@ func Encode(v *tasks.Vocab, text string) []tasks.Token {
 	return v.Encode(Words(text)...)
 }
 
-// Decode renders tokens as text; ids outside v print as <?id>.
-func Decode(v *tasks.Vocab, toks []tasks.Token) string { return v.Decode(toks) }
-
 // ReadWords maps generated tokens back to words; ok is false if any id is
 // outside v or is a structure token (<pad>, <bos>, <eot>), which no action
 // contains.

@@ -135,10 +135,10 @@ func ExpertSolves(t *testing.T, w textworld.World, split textworld.Split, n int)
 		require.NoError(t, err)
 		for !e.Done() {
 			a := e.Expert()
-			require.True(t, textworld.Contains(e.Admissible(), a), "%v %d: expert %q not admissible", split, i, textworld.Decode(w.Vocab(), a))
+			require.True(t, textworld.Contains(e.Admissible(), a), "%v %d: expert %q not admissible", split, i, w.Vocab().Decode(a))
 			obs, err := e.Step(a)
 			require.NoError(t, err)
-			require.False(t, textworld.Equal(obs, nothing), "%v %d: %q", split, i, textworld.Decode(w.Vocab(), a))
+			require.False(t, textworld.Equal(obs, nothing), "%v %d: %q", split, i, w.Vocab().Decode(a))
 		}
 		require.True(t, e.Success(), "%v %d: expert failed", split, i)
 		assert.Equal(t, 1.0, e.Reward())
@@ -166,7 +166,7 @@ func InapplicableChangesNothing(t *testing.T, w textworld.World, n int, listedOn
 			a := act(e, adm)
 			ok, listed := e.IsAdmissible(a), textworld.Contains(adm, a)
 			if listed || listedOnly {
-				require.Equal(t, listed, ok, "%q", textworld.Decode(w.Vocab(), a))
+				require.Equal(t, listed, ok, "%q", w.Vocab().Decode(a))
 			}
 			before := state(e)
 			obs, err := e.Step(a)

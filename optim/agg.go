@@ -169,10 +169,8 @@ func maskedMean(x []float64, mask []uint8) float64 {
 	return s / (n + seqMeanEps)
 }
 
-// F64 widens a float32 slice for the float64 objectives.
-func F64(x []float32) []float64 { return f64Into(nil, x) }
-
-// f64Into is F64 into y's memory when it is large enough.
+// f64Into widens x to float64 for the float64 objectives, into y's memory
+// when it is large enough.
 func f64Into(y []float64, x []float32) []float64 {
 	if cap(y) < len(x) {
 		y = make([]float64, len(x))

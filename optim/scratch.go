@@ -42,11 +42,12 @@ func (s *scratch) zeros(n int) []float64 {
 
 // Aggregator is Aggregate for float32 per-token values that reuses its work
 // slices from call to call: for a metric aggregated every minibatch (the
-// policy's entropy), where Aggregate(F64(x), …) allocated two slices of N.
+// policy's entropy), where Aggregate of x widened to float64 allocated two
+// slices of N.
 type Aggregator struct{ s scratch }
 
-// Aggregate32 is Aggregate(F64(x), b, a)'s aggregate, bitwise: the same
-// weights and the same float64 sum in the same order.
+// Aggregate32 is Aggregate's aggregate of x widened to float64, bitwise:
+// the same weights and the same float64 sum in the same order.
 func (g *Aggregator) Aggregate32(x []float32, b Packed, a Agg) (float64, error) {
 	g.s.reset()
 	x64 := g.s.zeros(len(x))

@@ -61,3 +61,6 @@ func TestAggregatorMatchesAggregate(t *testing.T) {
 	_, err := g.Aggregate32(make([]float32, len(b.Mask)+1), b, allAggs()[0])
 	assert.Error(t, err, "a length that is not the batch's")
 }
+
+// F64 widens a float32 slice for the float64 objectives.
+func F64(x []float32) []float64 { return f64Into(nil, x) }

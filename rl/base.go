@@ -25,6 +25,10 @@ type DemoSource struct {
 	Policy    tasks.PolicySpec `json:"policy"`
 	Demos     int              `json:"demos"`
 	TestDemos int              `json:"test_demos"`
+	// Noise, if set, replaces a share of the policy's turns with another
+	// scripted policy's, kept as context and not trained on (DemoNoise),
+	// in the training and the held-out demonstrations alike.
+	Noise *DemoNoise `json:"noise,omitempty"`
 }
 
 // BaseConfig builds a base policy (the "pretrained model" RL starts from)
@@ -49,6 +53,11 @@ func (c BaseConfig) Validate() error {
 	for i, s := range c.Sources {
 		if s.Name == "" || s.Demos < 0 || s.TestDemos < 0 {
 			return fmt.Errorf("base: source %d needs a name and demos, test_demos ≥ 0", i)
+		}
+		if s.Noise != nil {
+			if err := s.Noise.Validate(); err != nil {
+				return fmt.Errorf("base: source %s: %w", s.Name, err)
+			}
 		}
 		total += s.Demos
 	}
@@ -139,13 +148,13 @@ func NewBase(cfg BaseConfig) (*Base, error) {
 	}
 	first := 0
 	for _, s := range b.Sources {
-		tr, err := Demonstrations(s.Task, s.Policy, tasks.Train, first, s.Demos, cfg.Seed)
+		tr, err := NoisyDemonstrations(s.Task, s.Policy, s.Noise, tasks.Train, first, s.Demos, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
 		}
 		first += s.Demos
 		b.train = append(b.train, tr...)
-		te, err := Demonstrations(s.Task, s.Policy, tasks.Val, 0, s.TestDemos, cfg.Seed)
+		te, err := NoisyDemonstrations(s.Task, s.Policy, s.Noise, tasks.Val, 0, s.TestDemos, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
 		}

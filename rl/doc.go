@@ -167,7 +167,10 @@
 // same (B, T) rows; prompts and observations are context only. Held-out
 // accuracy is the fraction of agent tokens that are the policy's argmax
 // given the demonstration's prefix (TestSFTLearnsBanditDemonstrations:
-// 0.19 → 1.0; TestSFTOnFloDialLowersLoss).
+// 0.19 → 1.0; TestSFTOnFloDialLowersLoss). Recovery demonstrations
+// (DemoNoise, NoisyDemonstrations) let another scripted policy play a
+// share of the turns as context only, so the states the trained tokens
+// follow are not all the demonstrator's own (TestNoisyDemonstrations).
 //
 // # Resume
 //

@@ -89,6 +89,12 @@ func (r *recorder) finish(ep tasks.Episode) *Trajectory {
 // turn's MaxTokens, where a rollout ends the turn without EOT, and so does
 // the demonstration.
 func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index int, rng *rand.Rand) (*Trajectory, error) {
+	return playDemo(task, policy, nil, split, index, rng)
+}
+
+// playDemo is PlayScripted with noise (nil: none): a turn the noise takes
+// is played by its policy and recorded as context, not as the agent's.
+func playDemo(task tasks.Task, policy tasks.Policy, noise *noisePlay, split tasks.Split, index int, rng *rand.Rand) (*Trajectory, error) {
 	ep, err := task.NewEpisode(split, index)
 	if err != nil {
 		return nil, err
@@ -99,7 +105,11 @@ func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index
 			return nil, fmt.Errorf("play scripted %s: episode did not end", task.Name())
 		}
 		turn := ep.Next()
-		action, err := policy.Act(ep, rng)
+		actor, agent, r := policy, true, rng
+		if noise.takes(turn) {
+			actor, agent, r = noise.policy, false, noise.rng
+		}
+		action, err := actor.Act(ep, r)
 		if err != nil {
 			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
 		}
@@ -111,7 +121,11 @@ func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index
 		if len(toks) < turn.MaxTokens {
 			toks = append(toks, tasks.EOT)
 		}
-		rec.act(toks, nil, nil, st)
+		if agent {
+			rec.act(toks, nil, nil, st)
+		} else {
+			rec.observe(toks)
+		}
 		rec.observe(obs)
 	}
 	tr := rec.finish(ep)

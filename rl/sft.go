@@ -286,13 +286,5 @@ func argmax(x []float32) int32 {
 // split and records them (PlayScripted), instance i with its own stream of
 // (seed, i): the training data of SFT.
 func Demonstrations(task tasks.Task, policy tasks.Policy, split tasks.Split, first, n int, seed uint64) ([]*Trajectory, error) {
-	out := make([]*Trajectory, 0, n)
-	for i := first; i < first+n; i++ {
-		tr, err := PlayScripted(task, policy, split, i, derive(seed, streamSFT, uint64(split), uint64(i)))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, tr)
-	}
-	return out, nil
+	return NoisyDemonstrations(task, policy, nil, split, first, n, seed)
 }

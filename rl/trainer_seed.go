@@ -13,6 +13,7 @@ const (
 	streamCritic                     // () → the separate critic's initial weights
 	streamSFT                        // (epoch) → SFT's minibatch order
 	streamEval                       // (episode index) → sampled evaluation
+	streamNoise                      // (split, instance) → a noisy demonstration's noise (DemoNoise)
 )
 
 // mix64 is SplitMix64's finaliser: a bijection of uint64 whose output bits

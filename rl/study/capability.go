@@ -32,7 +32,8 @@ const CapabilityTarget = 0.85
 // measured", lists every attempt): pe-g-s2-demos32k is pe-g-s2 on
 // FloDial's 32,768 demonstrations; -echo, -pairs and -echo-pairs name PE's
 // layout options (tasks/pe doc, "Layout options"); -base trains the
-// model preset base (4 layers of width 128) in place of small.
+// model preset base (4 layers of width 128) in place of small; -noise
+// trains on recovery demonstrations (withNoise).
 var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
 	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
@@ -47,15 +48,17 @@ var Capabilities = map[string]func() rl.BaseConfig{
 		c.Preset = "base"
 		return c
 	},
-	"pe-f-d8-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
-	"pe-f-d8-echo":       func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
-	"pe-g-s2-echo":       func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
-	"pe-g-s3-echo":       func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
-	"mediq":              func() rl.BaseConfig { return capability("mediq", nil, 32768) },
-	"flodial-easy":       func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
-	"flodial-hard":       func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
-	"telecom-solo":       func() rl.BaseConfig { return capability("telecom-solo", nil, 32768) },
-	"telecom-dual":       func() rl.BaseConfig { return capability("telecom-dual", nil, 32768) },
+	"pe-f-d6-echo-noise":       func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echo, 16384)) },
+	"pe-f-d6-echo-pairs-noise": func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echoPairs, 16384)) },
+	"pe-f-d8-echo-pairs":       func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
+	"pe-f-d8-echo":             func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
+	"pe-g-s2-echo":             func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
+	"pe-g-s3-echo":             func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
+	"mediq":                    func() rl.BaseConfig { return capability("mediq", nil, 32768) },
+	"flodial-easy":             func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
+	"flodial-hard":             func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
+	"telecom-solo":             func() rl.BaseConfig { return capability("telecom-solo", nil, 32768) },
+	"telecom-dual":             func() rl.BaseConfig { return capability("telecom-dual", nil, 32768) },
 }
 
 // PE's layout options (tasks/pe doc, "Layout options"): the pairs layout
@@ -64,6 +67,14 @@ var (
 	pairs     = json.RawMessage(`{"Pairs": true}`)
 	echoPairs = json.RawMessage(`{"Echo": true, "Pairs": true}`)
 )
+
+// withNoise is c with recovery demonstrations (rl.DemoNoise): the random
+// policy takes each query turn with probability 0.25, a share fixed before
+// any run (docs/arew.md §8, "Capability: measured").
+func withNoise(c rl.BaseConfig) rl.BaseConfig {
+	c.Sources[0].Noise = &rl.DemoNoise{Policy: tasks.PolicySpec{Kind: "random"}, Kind: "AS", Share: 0.25}
+	return c
+}
 
 // capability is the recipe on task with the task config layout and demos
 // strong demonstrations.

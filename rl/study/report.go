@@ -155,6 +155,13 @@ func demoList(src []rl.DemoSource) string {
 			out += " + "
 		}
 		out += fmt.Sprintf("%d %s(%g,%g) [%s]", s.Demos, s.Policy.Kind, s.Policy.QAS, s.Policy.QBT, s.Name)
+		if n := s.Noise; n != nil {
+			kind := n.Kind
+			if kind == "" {
+				kind = "AS and BT"
+			}
+			out += fmt.Sprintf(" with noise: %s on %g%% of the %s turns, not trained on", n.Policy.Kind, 100*n.Share, kind)
+		}
 	}
 	return out
 }

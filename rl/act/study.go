@@ -232,3 +232,30 @@ func StudyPreset(name string) (StudyConfig, error) {
 
 // StudyPresetNames lists the presets, sorted.
 func StudyPresetNames() []string { return run.PresetNames(studyPresets) }
+
+// Summarize rebuilds summary.json, report.md and plots/ of the study in
+// dir from its study.json and its runs' report.json files (a study
+// stopped partway, or one written by an earlier version of the report).
+// Unlike a resume it needs no preset whose config matches the folder's:
+// it is how a committed study's report is made again after the report
+// changes (docs/results/act-table1).
+func Summarize(dir string) (*Summary, error) {
+	var cfg StudyConfig
+	if err := run.ReadJSON(filepath.Join(dir, run.SweepFile), run.MaxSummaryBytes, &cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	js := jobs(cfg, dir)
+	reps := make([]*Report, len(js))
+	for i, j := range js {
+		rep, err := readReport(j.dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		reps[i] = rep
+	}
+	sum := summarize(cfg, js, reps)
+	return sum, sum.write(dir)
+}

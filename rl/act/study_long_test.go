@@ -47,7 +47,7 @@ func TestSmokeStudies(t *testing.T) {
 				assert.Len(t, sum.Table[0].WebShopReward.PerSeed, len(cfg.Seeds))
 			}
 			assert.Len(t, sum.Curves, len(cfg.Seeds)*len(sum.order))
-			again, err := resummarize(dir)
+			again, err := Summarize(dir)
 			require.NoError(t, err)
 			for _, pair := range [][2]any{{sum.Table, again.Table}, {sum.Offline, again.Offline}, {sum.Orderings, again.Orderings}} {
 				want, err := json.Marshal(pair[0]) // NaN cells compare as null

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,7 +41,7 @@ func TestTinyStudyRunsAndStops(t *testing.T) {
 		"alfworld/seed-1/report.json", "webshop/seed-1/report.json"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
-	again, err := resummarize(dir)
+	again, err := Summarize(dir)
 	require.NoError(t, err)
 	want, err := json.Marshal(sum.Table) // NaN cells compare as null
 	require.NoError(t, err)
@@ -70,7 +68,7 @@ func TestTinyStudyRunsAndStops(t *testing.T) {
 	resumed, err := ResumeStudy(context.Background(), cfg, dir, &log)
 	require.NoError(t, err)
 	assert.Contains(t, log.String(), "alfworld seed 1: complete in the previous attempt, kept")
-	again, err = resummarize(dir) // the resumed study's files, read back
+	again, err = Summarize(dir) // the resumed study's files, read back
 	require.NoError(t, err)
 	for _, s := range []*Summary{resumed, again} {
 		got, err := json.Marshal(s.Table)
@@ -170,27 +168,3 @@ func TestCommittedSummariesStillRead(t *testing.T) {
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
-
-// resummarize rebuilds summary.json, report.md and plots/ of the study in
-// dir from its study.json and its runs' report.json files: what a study's
-// folder holds is enough to give its table again.
-func resummarize(dir string) (*Summary, error) {
-	var cfg StudyConfig
-	if err := run.ReadJSON(filepath.Join(dir, run.SweepFile), run.MaxSummaryBytes, &cfg); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	js := jobs(cfg, dir)
-	reps := make([]*Report, len(js))
-	for i, j := range js {
-		rep, err := readReport(j.dir)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		reps[i] = rep
-	}
-	sum := summarize(cfg, js, reps)
-	return sum, sum.write(dir)
-}

@@ -236,9 +236,10 @@ func StudyPresetNames() []string { return run.PresetNames(studyPresets) }
 // Summarize rebuilds summary.json, report.md and plots/ of the study in
 // dir from its study.json and its runs' report.json files (a study
 // stopped partway, or one written by an earlier version of the report).
-// Unlike a resume it needs no preset whose config matches the folder's:
-// it is how a committed study's report is made again after the report
-// changes (docs/results/act-table1).
+// Unlike a resume it runs nothing (a run without its report.json is left
+// out of the table) and leaves provenance.json and console.log alone: it
+// is how a committed study's table is made, partway or again after the
+// report changes (docs/results/act-table1).
 func Summarize(dir string) (*Summary, error) {
 	var cfg StudyConfig
 	if err := run.ReadJSON(filepath.Join(dir, run.SweepFile), run.MaxSummaryBytes, &cfg); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -24,11 +25,16 @@ func actInvocation(inv invocation, o *overrides) (invocation, error) {
 // where the report is.
 func runACT(ctx context.Context, inv invocation, out io.Writer) error {
 	dir, sum, err := startACT(ctx, inv, out)
-	return sweepResult(out, dir, err, func() {
+	err = sweepResult(out, dir, err, func() {
 		if sum != nil {
 			fmt.Fprintf(out, "\n%s\nreport: %s\n", sum.Report(), filepath.Join(dir, "report.md"))
 		}
 	})
+	var input *arewrun.InputError
+	if errors.Is(err, arewrun.ErrInterrupted) && !errors.As(err, &input) {
+		return &interruption{"interrupted; the report covers the finished runs; a run cut short keeps no checkpoint and -resume runs it again"}
+	}
+	return err
 }
 
 func startACT(ctx context.Context, inv invocation, out io.Writer) (string, *act.Summary, error) {

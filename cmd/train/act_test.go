@@ -30,6 +30,7 @@ func TestACTModeStopsAndRefusesAnExistingFolder(t *testing.T) {
 	assert.Contains(t, stdout.String(), "# ACT study a")
 	assert.Contains(t, stdout.String(), filepath.Join(dir, "report.md"))
 	assert.Contains(t, stdout.String(), "continue with -resume "+dir)
+	assert.Contains(t, stderr.String(), "train: interrupted; the report covers the finished runs; a run cut short keeps no checkpoint")
 
 	// -resume takes the ACT study's folder alone (act.ResumeStudy).
 	stdout.Reset()

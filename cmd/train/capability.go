@@ -44,20 +44,11 @@ func runCapability(ctx context.Context, inv invocation, out io.Writer) error {
 	return nil
 }
 
-// buildStop is the end of a base or capability build that an interrupt
-// stopped: what its folder keeps and how to go on, the command's last
-// line. A build keeps no checkpoint and does not resume.
-type buildStop struct{ dir, kept string }
-
-func (b *buildStop) Error() string {
-	return fmt.Sprintf("interrupted; %s keeps %s; a build does not resume: the same command with -force builds it again from the start", b.dir, b.kept)
-}
-
-func (b *buildStop) Unwrap() error { return arewrun.ErrInterrupted }
-
-// buildStopped is err, or a buildStop when it is an interrupt: the
-// trained policy (policyFile in dir) is kept when the interrupt came
-// during the evaluation, else only the finished epochs' log.
+// buildStopped is err, or when it is an interrupt of a base or
+// capability build, which keeps no checkpoint and does not resume, an
+// interruption saying what dir keeps: the trained policy (policyFile)
+// when the interrupt came during the evaluation, else only the finished
+// epochs' log.
 func buildStopped(err error, dir, policyFile string) error {
 	if !errors.Is(err, arewrun.ErrInterrupted) {
 		return err
@@ -66,5 +57,6 @@ func buildStopped(err error, dir, policyFile string) error {
 	if _, serr := os.Stat(filepath.Join(dir, policyFile)); serr == nil {
 		kept = "the trained policy (" + policyFile + "), not evaluated: no report"
 	}
-	return &buildStop{dir, kept}
+	return &interruption{fmt.Sprintf("interrupted; %s keeps %s; a build does not resume: "+
+		"the same command with -force builds it again from the start", dir, kept)}
 }

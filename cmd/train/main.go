@@ -18,9 +18,10 @@
 // Exit status: 0 done, 1 a failure during the run, 2 bad input (flags,
 // config, checkpoint), 130 interrupted (Ctrl-C or SIGTERM: the current
 // update finishes, then a checkpoint set and the report are written, and
-// -resume continues from them; a -build-base or -capability build stops
-// between SFT minibatches or evaluations, keeps no checkpoint and starts
-// again with -force; a second Ctrl-C quits at once, and every file
+// -resume continues from them; an ACT study keeps its finished runs and
+// -resume runs the cut one again; a -build-base or -capability build
+// stops between SFT minibatches or evaluations, keeps no checkpoint and
+// starts again with -force; a second Ctrl-C quits at once, and every file
 // written is still whole, since each is written to a temporary file and
 // renamed).
 package main
@@ -52,11 +53,19 @@ func main() {
 	go func() {
 		<-ctx.Done()
 		stop() // the next signal takes the default action: quit at once
-		fmt.Fprintln(os.Stderr, "\ntrain: interrupted: finishing the current step; a run or study then writes a checkpoint set and the report, "+
-			"a -build-base or -capability build keeps none (Ctrl-C again to quit at once)")
+		fmt.Fprintln(os.Stderr, "\ntrain: interrupted: finishing the current step, then writing what can be kept (Ctrl-C again to quit at once)")
 	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
+
+// interruption is the last line of an interrupted job that keeps no
+// checkpoint set to -resume from (an ACT study's cut run, a base or
+// capability build): what it kept and how to go on.
+type interruption struct{ line string }
+
+func (e *interruption) Error() string { return e.line }
+
+func (e *interruption) Unwrap() error { return arewrun.ErrInterrupted }
 
 // run is the command without the process: it returns the exit status.
 // afterUpdate, if not nil, is called after each RL update (tests).
@@ -108,7 +117,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 		}
 	}
 	var input *arewrun.InputError
-	var stop *buildStop
+	var stop *interruption
 	switch {
 	case err == nil:
 		return 0

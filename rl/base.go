@@ -132,8 +132,9 @@ func BaseSources(cfg BaseConfig) ([]BaseSource, int, error) {
 }
 
 // NewBase builds the sources (BaseSources), a fresh policy of the preset
-// sized for the longest of them, and all demonstrations.
-func NewBase(cfg BaseConfig) (*Base, error) {
+// sized for the longest of them, and all demonstrations; once ctx ends it
+// stops before the next demonstration and returns ctx's error.
+func NewBase(ctx context.Context, cfg BaseConfig) (*Base, error) {
 	src, maxTokens, err := BaseSources(cfg)
 	if err != nil {
 		return nil, err
@@ -148,13 +149,13 @@ func NewBase(cfg BaseConfig) (*Base, error) {
 	}
 	first := 0
 	for _, s := range b.Sources {
-		tr, err := NoisyDemonstrations(s.Task, s.Policy, s.Noise, tasks.Train, first, s.Demos, cfg.Seed)
+		tr, err := NoisyDemonstrations(ctx, s.Task, s.Policy, s.Noise, tasks.Train, first, s.Demos, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
 		}
 		first += s.Demos
 		b.train = append(b.train, tr...)
-		te, err := NoisyDemonstrations(s.Task, s.Policy, s.Noise, tasks.Val, 0, s.TestDemos, cfg.Seed)
+		te, err := NoisyDemonstrations(ctx, s.Task, s.Policy, s.Noise, tasks.Val, 0, s.TestDemos, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
 		}

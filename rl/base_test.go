@@ -24,7 +24,7 @@ func tinyBase(demos int) BaseConfig {
 // source, and is deterministic.
 func TestBaseBuild(t *testing.T) {
 	run := func() ([]float32, BaseEpoch) {
-		b, err := NewBase(tinyBase(32))
+		b, err := NewBase(context.Background(), tinyBase(32))
 		require.NoError(t, err)
 		defer b.Close()
 		assert.Len(t, b.train, 64)
@@ -57,7 +57,7 @@ func TestBaseConfigErrors(t *testing.T) {
 	} {
 		c := tinyBase(4)
 		mutate(&c)
-		_, err := NewBase(c)
+		_, err := NewBase(context.Background(), c)
 		assert.Error(t, err, name)
 	}
 }
@@ -79,10 +79,19 @@ func (c *endsAfter) Err() error {
 // An interrupted base build stops before its next minibatch, not at the
 // end of the epoch (a large build's epoch takes many minutes).
 func TestBaseEpochStopsBetweenMinibatches(t *testing.T) {
-	b, err := NewBase(tinyBase(32))
+	b, err := NewBase(context.Background(), tinyBase(32))
 	require.NoError(t, err)
 	defer b.Close()
 	_, err = b.Epoch(&endsAfter{Context: t.Context(), n: 2})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 2, b.sft.steps, "two of the epoch's four minibatches, then the stop")
+}
+
+// An interrupted base build stops while it makes its demonstrations too,
+// before the next one (a large build makes tens of thousands).
+func TestNewBaseStopsBetweenDemonstrations(t *testing.T) {
+	ctx := &endsAfter{Context: t.Context(), n: 5}
+	_, err := NewBase(ctx, tinyBase(32))
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 0, ctx.n, "five demonstrations, then the stop")
 }

@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -58,8 +59,9 @@ func (n *noisePlay) takes(turn tasks.Turn) bool {
 
 // NoisyDemonstrations is Demonstrations with noise (nil: none, the same
 // demonstrations as Demonstrations): instance i's noise plays the task's
-// noise policy with the generator of (seed, split, i).
-func NoisyDemonstrations(task tasks.Task, policy tasks.Policy, noise *DemoNoise, split tasks.Split, first, n int, seed uint64) ([]*Trajectory, error) {
+// noise policy with the generator of (seed, split, i). Once ctx ends it
+// returns ctx's error before the next demonstration.
+func NoisyDemonstrations(ctx context.Context, task tasks.Task, policy tasks.Policy, noise *DemoNoise, split tasks.Split, first, n int, seed uint64) ([]*Trajectory, error) {
 	var noisePolicy tasks.Policy
 	if noise != nil {
 		if err := noise.Validate(); err != nil {
@@ -72,6 +74,9 @@ func NoisyDemonstrations(task tasks.Task, policy tasks.Policy, noise *DemoNoise,
 	}
 	out := make([]*Trajectory, 0, n)
 	for i := first; i < first+n; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		var np *noisePlay
 		if noise != nil {
 			np = &noisePlay{DemoNoise: *noise, policy: noisePolicy, rng: derive(seed, streamNoise, uint64(split), uint64(i))}

@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -68,7 +69,7 @@ func TestNoisyDemonstrations(t *testing.T) {
 	require.NoError(t, err)
 	noise := &DemoNoise{Policy: tasks.PolicySpec{Kind: "random"}, Kind: "AS", Share: 0.3}
 	const n = 200
-	demos, err := NoisyDemonstrations(task, strong, noise, tasks.Train, 10, n, 7)
+	demos, err := NoisyDemonstrations(context.Background(), task, strong, noise, tasks.Train, 10, n, 7)
 	require.NoError(t, err)
 	var taken [2]int
 	turns := 0
@@ -88,9 +89,9 @@ func TestNoisyDemonstrations(t *testing.T) {
 	share := float64(taken[tasks.AS]) / float64(turns)
 	assert.InDelta(t, 0.3, share, 4*math.Sqrt(0.3*0.7/float64(turns)), "%d of %d AS turns", taken[tasks.AS], turns)
 
-	again, err := NoisyDemonstrations(task, strong, noise, tasks.Train, 10, n, 7)
+	again, err := NoisyDemonstrations(context.Background(), task, strong, noise, tasks.Train, 10, n, 7)
 	require.NoError(t, err)
-	other, err := NoisyDemonstrations(task, strong, noise, tasks.Train, 10, n, 8)
+	other, err := NoisyDemonstrations(context.Background(), task, strong, noise, tasks.Train, 10, n, 8)
 	require.NoError(t, err)
 	same, differ := true, false
 	for i := range demos {
@@ -100,7 +101,7 @@ func TestNoisyDemonstrations(t *testing.T) {
 	assert.True(t, same, "same seed, same demonstrations")
 	assert.True(t, differ, "another seed, other noise")
 
-	clean, err := NoisyDemonstrations(task, strong, nil, tasks.Train, 10, 5, 7)
+	clean, err := NoisyDemonstrations(context.Background(), task, strong, nil, tasks.Train, 10, 5, 7)
 	require.NoError(t, err)
 	plain, err := Demonstrations(task, strong, tasks.Train, 10, 5, 7)
 	require.NoError(t, err)

@@ -286,5 +286,5 @@ func argmax(x []float32) int32 {
 // split and records them (PlayScripted), instance i with its own stream of
 // (seed, i): the training data of SFT.
 func Demonstrations(task tasks.Task, policy tasks.Policy, split tasks.Split, first, n int, seed uint64) ([]*Trajectory, error) {
-	return NoisyDemonstrations(task, policy, nil, split, first, n, seed)
+	return NoisyDemonstrations(context.Background(), task, policy, nil, split, first, n, seed)
 }

@@ -74,7 +74,10 @@ func (s *study) buildBase(ctx context.Context) error {
 // trainBase runs a base build into dir (its base-sft.jsonl) and returns the
 // trained policy.
 func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer) (*model.Model, error) {
-	b, err := rl.NewBase(cfg)
+	b, err := rl.NewBase(ctx, cfg)
+	if ctx.Err() != nil {
+		return nil, run.ErrInterrupted
+	}
 	if err != nil {
 		return nil, fmt.Errorf("study: base: %w", err)
 	}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -49,7 +50,7 @@ func tinyStrongBase(t *testing.T, task string) (rl.BaseConfig, *rl.Base) {
 	sft.Epochs = 1
 	cfg := rl.BaseConfig{Task: task, Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
 		{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 8, TestDemos: 2}}}
-	b, err := rl.NewBase(cfg)
+	b, err := rl.NewBase(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(b.Close)
 	return cfg, b

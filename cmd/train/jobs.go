@@ -67,8 +67,10 @@ With run flags, runs one experiment (SFT warm start, evaluation of the
 base, RL with evaluations, final evaluation) and writes <out>/<name>/:
 config.json, sft.jsonl, metrics.jsonl, eval.jsonl, samples.jsonl,
 checkpoints/, report.md. Flags override the -config file. Exit status:
-0 done, 1 failure, 2 bad input, 130 interrupted (checkpoint and report
-written; -resume <out>/<name> continues).
+0 done, 1 failure, 2 bad input, 130 interrupted (a run or a study writes
+a checkpoint set and the report, and -resume <out>/<name> continues it;
+an ACT study keeps its finished runs; a -build-base or -capability build
+keeps no checkpoint).
 
 `)
 	all := slices.Clone(commonFlags)

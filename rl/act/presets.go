@@ -59,7 +59,7 @@ func TransferPreset() StudyConfig {
 	source := target
 	source.Preset = "small"
 	return StudyConfig{Name: "act-transfer", Kind: KindTransfer, Seeds: []uint64{11, 12, 13},
-		Runs: []Config{target}, Source: &source, Expect: "not measured at the full split (65 min at 200 ALFWorld games, GOMAXPROCS=1 on two shared cores)"}
+		Runs: []Config{target}, Source: &source, Expect: "about 2,630 CPU-s (docs/act.md §18)"}
 }
 
 // ALFWorldPreset is act-alfworld: act-table1's ALFWorld runs alone (its
@@ -79,7 +79,7 @@ func ALFWorldKLPreset() StudyConfig {
 	c.Rows = []string{RowPrompting, RowACT, RowIL, RowILwACT, RowRL, RowRLwACT}
 	c.ACT.Actor = &ActorTerm{Source: ActorKL, Beta: 0.1, MiniBatch: 16}
 	return StudyConfig{Name: "act-alfworld-kl", Kind: KindTable1, Seeds: []uint64{11, 12, 13},
-		Runs: []Config{c}, Expect: "about 1,900 CPU-s (docs/act.md §19)"}
+		Runs: []Config{c}, Expect: "about 1,350 CPU-s (docs/act.md §19)"}
 }
 
 // smokeRun is a pipeline small enough for a test: 3 games, 2 epochs, 2

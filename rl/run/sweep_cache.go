@@ -30,8 +30,9 @@ type jobsKey struct{}
 // and random streams, and the kernels' results do not depend on how many
 // goroutines share their work, so a sweep's files are the same whatever
 // n is (TestStudyInParallelIsTheSame); only the order of its progress
-// lines differs. A run of this project's small policies keeps about one
-// core busy, so on two cores two jobs take about half the wall time.
+// lines differs. It pays where one run leaves cores idle: the small
+// policies' matrices are too small to keep many cores busy (Table 1's 42
+// runs kept about 1.6 of 2 cores busy with two at once; README, "-jobs").
 func WithJobs(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, jobsKey{}, n)
 }

@@ -40,21 +40,20 @@ func (n DemoNoise) Validate() error {
 	return nil
 }
 
-// noisePlay is a DemoNoise built for one demonstration: its policy and
-// the generator of its choices.
+// noisePlay is a DemoNoise built for one demonstration: its policy, the
+// kinds of turn it may take (indexed by tasks.Kind), its share and the
+// generator of its choices.
 type noisePlay struct {
-	DemoNoise
 	policy tasks.Policy
+	kinds  [2]bool
+	share  float64
 	rng    *rand.Rand
 }
 
-// takes reports whether the noise plays turn: a turn of its kind, with
-// probability Share. A nil noise takes none and draws nothing.
+// takes reports whether the noise plays turn: a turn of its kinds, with
+// probability share. A nil noise takes none and draws nothing.
 func (n *noisePlay) takes(turn tasks.Turn) bool {
-	if n == nil || (n.Kind != "" && n.Kind != turn.Kind.String()) {
-		return false
-	}
-	return n.rng.Float64() < n.Share
+	return n != nil && n.kinds[turn.Kind] && n.rng.Float64() < n.share
 }
 
 // NoisyDemonstrations is Demonstrations with noise (nil: none, the same
@@ -62,14 +61,18 @@ func (n *noisePlay) takes(turn tasks.Turn) bool {
 // noise policy with the generator of (seed, split, i). Once ctx ends it
 // returns ctx's error before the next demonstration.
 func NoisyDemonstrations(ctx context.Context, task tasks.Task, policy tasks.Policy, noise *DemoNoise, split tasks.Split, first, n int, seed uint64) ([]*Trajectory, error) {
-	var noisePolicy tasks.Policy
+	var play noisePlay
 	if noise != nil {
 		if err := noise.Validate(); err != nil {
 			return nil, err
 		}
 		var err error
-		if noisePolicy, err = task.Scripted(noise.Policy); err != nil {
+		if play.policy, err = task.Scripted(noise.Policy); err != nil {
 			return nil, fmt.Errorf("noise: %w", err)
+		}
+		play.share = noise.Share
+		for _, k := range []tasks.Kind{tasks.AS, tasks.BT} {
+			play.kinds[k] = noise.Kind == "" || noise.Kind == k.String()
 		}
 	}
 	out := make([]*Trajectory, 0, n)
@@ -79,7 +82,8 @@ func NoisyDemonstrations(ctx context.Context, task tasks.Task, policy tasks.Poli
 		}
 		var np *noisePlay
 		if noise != nil {
-			np = &noisePlay{DemoNoise: *noise, policy: noisePolicy, rng: derive(seed, streamNoise, uint64(split), uint64(i))}
+			np = &play
+			np.rng = derive(seed, streamNoise, uint64(split), uint64(i))
 		}
 		tr, err := playDemo(task, policy, np, split, i, derive(seed, streamSFT, uint64(split), uint64(i)))
 		if err != nil {

@@ -173,8 +173,8 @@ func (s *Sweep) Run(ctx context.Context) error {
 	if s.cache = cacheOf(ctx); s.cache != nil {
 		fmt.Fprintf(out, "cache %s (code %s)\n", s.cache.Dir, s.cache.Code)
 	}
-	p := &Progress{meter: progress.New(io.Discard, s.Kind, 0)}
-	err = s.cells(ctx, out, p, todo, from)
+	m := &sweepMeter{meter: progress.New(io.Discard, s.Kind, 0)}
+	err = s.cells(ctx, out, m, todo, from)
 	status := "complete"
 	switch {
 	case errors.Is(err, ErrInterrupted):
@@ -182,7 +182,7 @@ func (s *Sweep) Run(ctx context.Context) error {
 	case err != nil:
 		status = "failed"
 	}
-	p.meter.Finish()
+	m.meter.Finish()
 	attempts[len(attempts)-1].Cached = s.cached
 	if werr := s.Finish(status, attempts); werr != nil && err == nil {
 		err = werr
@@ -199,17 +199,17 @@ func (s *Sweep) Run(ctx context.Context) error {
 // order; from holds the steps a continued cell did before (−1: none). A
 // cell that fails stops the others as an interrupt does (each keeps its
 // checkpoint set), and the sweep returns that cell's error.
-func (s *Sweep) cells(ctx context.Context, out io.Writer, p *Progress, todo int, from []int) error {
+func (s *Sweep) cells(ctx context.Context, out io.Writer, m *sweepMeter, todo int, from []int) error {
 	if s.Start != nil {
 		if err := s.Start(ctx, out); err != nil {
 			return err
 		}
 	}
-	p.meter = progress.New(out, s.Kind, todo*s.Steps)
+	m.meter = progress.New(out, s.Kind, todo*s.Steps)
 	var queue []int
 	for i, c := range s.Cells {
 		if c.Kept {
-			p.meter.Printf("%s: complete in the previous attempt, kept\n", c.Key)
+			m.meter.Printf("%s: complete in the previous attempt, kept\n", c.Key)
 			continue
 		}
 		queue = append(queue, i)
@@ -228,7 +228,7 @@ func (s *Sweep) cells(ctx context.Context, out io.Writer, p *Progress, todo int,
 					return
 				}
 				i := queue[k]
-				if errs[i] = s.cell(stop, s.Cells[i], &Progress{sweep: p}, from[i]); errs[i] != nil {
+				if errs[i] = s.cell(stop, s.Cells[i], &Progress{sweep: m}, from[i]); errs[i] != nil {
 					cancel()
 					return
 				}
@@ -337,67 +337,53 @@ func ContinuesRL(dir string) (int, bool) {
 	return m.Update, true
 }
 
-// Progress is a sweep's meter as a cell sees it: the steps done over all
-// its cells, and the lock under which cells that run at once (WithJobs)
-// record what they gave. Its methods are safe for concurrent use.
-type Progress struct {
-	sweep *Progress // the sweep's own, which holds the lock and the count; nil: this is it
+// sweepMeter is a sweep's meter and the steps done over all its cells,
+// shared by the cells under one lock, which is also the lock under which
+// cells that run at once (WithJobs) record what they gave.
+type sweepMeter struct {
 	mu    sync.Mutex
 	meter *progress.Meter
-	done  int // the sweep's steps done (on the sweep's own)
-	own   int // the steps this cell counted
+	done  int
 }
 
-// root is the sweep's own Progress.
-func (p *Progress) root() *Progress {
-	if p.sweep != nil {
-		return p.sweep
-	}
-	return p
+// Progress is a sweep's meter as one cell sees it: the sweep's, and the
+// steps this cell counted. Its methods are safe for concurrent use.
+type Progress struct {
+	sweep *sweepMeter
+	own   int
 }
 
 // Step counts one step done, with what it did for the status line.
 func (p *Progress) Step(detail string) {
-	r := p.root()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	p.own++
-	r.done++
-	r.meter.Tick(r.done, detail)
+	p.Locked(func() {
+		p.own++
+		p.sweep.done++
+		p.sweep.meter.Tick(p.sweep.done, detail)
+	})
 }
 
 // count counts n steps done at once (a cell continued, cached or ended
 // short of the sweep's steps per cell).
 func (p *Progress) count(n int) {
-	r := p.root()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	p.own += n
-	r.done += n
+	p.Locked(func() { p.own, p.sweep.done = p.own+n, p.sweep.done+n })
 }
 
 // Line prints a permanent line with the sweep's progress appended.
 func (p *Progress) Line(text string) {
-	r := p.root()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.meter.Line(r.done, text)
+	p.Locked(func() { p.sweep.meter.Line(p.sweep.done, text) })
 }
 
 // Printf prints a permanent text, as progress.Meter's Printf.
 func (p *Progress) Printf(format string, args ...any) {
-	r := p.root()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.meter.Printf(format, args...)
+	p.Locked(func() { p.sweep.meter.Printf(format, args...) })
 }
 
 // Locked runs f while no other cell records and the sweep does not save:
 // a cell's Run records what it gave through it, since cells may run at
 // once (WithJobs). f must not call p's other methods.
 func (p *Progress) Locked(f func()) {
-	r := p.root()
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	m := p.sweep
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	f()
 }

@@ -26,6 +26,14 @@ type SFTConfig struct {
 	// MaxSkipped steps in a row with a non-finite loss or gradient end
 	// training with ErrDiverged; 0 means DefaultMaxSkipped.
 	MaxSkipped int `json:"max_skipped"`
+	// Bucket > 0 runs each minibatch in a graph only as long as its
+	// longest example, rounded up to a multiple of Bucket predictions (at
+	// most MaxLen−1): one graph per such length, built when a minibatch
+	// first needs it and kept. The loss and its gradient are those of the
+	// full-length graph (padding is masked, and attention is causal), up to
+	// float32 rounding: the products sum in another order. 0 (the default)
+	// runs every minibatch in the one (MiniBatch, MaxLen−1) graph.
+	Bucket int `json:"bucket,omitempty"`
 }
 
 // DefaultSFTConfig: 3 epochs of minibatches of 16 at lr 1e-3 (AdamW as
@@ -36,9 +44,9 @@ func DefaultSFTConfig() SFTConfig {
 
 // Validate reports the first bad field.
 func (c SFTConfig) Validate() error {
-	if c.Epochs < 1 || c.MiniBatch < 1 || c.MaxLen < 0 || c.MaxSkipped < 0 {
-		return fmt.Errorf("sft: need epochs ≥ 1, mini_batch ≥ 1, max_len ≥ 0, max_skipped ≥ 0, got %d, %d, %d, %d",
-			c.Epochs, c.MiniBatch, c.MaxLen, c.MaxSkipped)
+	if c.Epochs < 1 || c.MiniBatch < 1 || c.MaxLen < 0 || c.MaxSkipped < 0 || c.Bucket < 0 {
+		return fmt.Errorf("sft: need epochs ≥ 1, mini_batch ≥ 1, max_len ≥ 0, max_skipped ≥ 0, bucket ≥ 0, got %d, %d, %d, %d, %d",
+			c.Epochs, c.MiniBatch, c.MaxLen, c.MaxSkipped, c.Bucket)
 	}
 	if err := c.Optim.Validate(); err != nil {
 		return fmt.Errorf("sft optimiser: %w", err)
@@ -69,12 +77,18 @@ type SFTMetrics struct {
 type SFT struct {
 	cfg    SFTConfig
 	policy *model.Model
-	rows   *rows
-	g      *model.Graph
+	full   *sftGraph         // (MiniBatch, MaxLen−1)
+	graphs map[int]*sftGraph // by length, full's included
 	opt    *optim.AdamW
 	guard  skipGuard
 	epoch  int
 	steps  int
+}
+
+// sftGraph is a compiled loss graph of one shape and the rows it reads.
+type sftGraph struct {
+	rows *rows
+	g    *model.Graph
 }
 
 // NewSFT builds the (MiniBatch, MaxLen−1) graph and the optimiser.
@@ -92,7 +106,22 @@ func NewSFT(policy *model.Model, cfg SFTConfig) (*SFT, error) {
 	if !policy.Config.LMHead {
 		return nil, fmt.Errorf("sft: the policy has no LM head")
 	}
-	r := newRows(cfg.MiniBatch, maxLen-1)
+	full, err := newSFTGraph(policy, cfg.MiniBatch, maxLen-1)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := optim.NewAdamW(policy.Params.Params(), cfg.Optim.adamw())
+	if err != nil {
+		full.g.Close()
+		return nil, fmt.Errorf("sft: %w", err)
+	}
+	return &SFT{cfg: cfg, policy: policy, full: full, graphs: map[int]*sftGraph{full.rows.T: full},
+		opt: opt, guard: newSkipGuard(cfg.MaxSkipped)}, nil
+}
+
+// newSFTGraph compiles the loss graph of B rows of T predictions.
+func newSFTGraph(policy *model.Model, B, T int) (*sftGraph, error) {
+	r := newRows(B, T)
 	g, err := policy.NewGraph(r.B, r.T)
 	if err != nil {
 		return nil, fmt.Errorf("sft: %w", err)
@@ -105,12 +134,30 @@ func NewSFT(policy *model.Model, cfg SFTConfig) (*SFT, error) {
 		g.Close()
 		return nil, fmt.Errorf("sft: %w", err)
 	}
-	opt, err := optim.NewAdamW(policy.Params.Params(), cfg.Optim.adamw())
-	if err != nil {
-		g.Close()
-		return nil, fmt.Errorf("sft: %w", err)
+	return &sftGraph{rows: r, g: g}, nil
+}
+
+// graphFor is the graph a minibatch of trajectories idx of b runs in: the
+// full one, or with Bucket the one as long as its longest trajectory's
+// predictions rounded up to a multiple of Bucket (built on first use).
+func (s *SFT) graphFor(b *Batch, idx []int) (*sftGraph, error) {
+	if s.cfg.Bucket == 0 {
+		return s.full, nil
 	}
-	return &SFT{cfg: cfg, policy: policy, rows: r, g: g, opt: opt, guard: newSkipGuard(cfg.MaxSkipped)}, nil
+	n := 1
+	for _, i := range idx {
+		n = max(n, int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i]))
+	}
+	T := min((n+s.cfg.Bucket-1)/s.cfg.Bucket*s.cfg.Bucket, s.full.rows.T)
+	if sg, ok := s.graphs[T]; ok {
+		return sg, nil
+	}
+	sg, err := newSFTGraph(s.policy, s.cfg.MiniBatch, T)
+	if err != nil {
+		return nil, err
+	}
+	s.graphs[T] = sg
+	return sg, nil
 }
 
 // nllNode is the token-mean negative log-likelihood of the rows' agent
@@ -133,8 +180,12 @@ func nllNode(logp *G.Node, r *rows) (*G.Node, error) {
 	})
 }
 
-// Close releases the graph.
-func (s *SFT) Close() { s.g.Close() }
+// Close releases the graphs.
+func (s *SFT) Close() {
+	for _, sg := range s.graphs {
+		sg.g.Close()
+	}
+}
 
 // Train runs the configured epochs, evaluating on test after each (test
 // may be empty: then its metrics are NaN), and calls each (if not nil)
@@ -178,30 +229,33 @@ func (s *SFT) epochUntil(ctx context.Context, train []*Trajectory) (SFTMetrics, 
 	if err != nil {
 		return m, fmt.Errorf("sft: %w", err)
 	}
-	r := s.rows
 	perm := derive(s.cfg.Seed, streamSFT, uint64(s.epoch)).Perm(len(train))
 	sched := s.cfg.Optim.schedule()
-	n, positions := 0, 0
-	for lo := 0; lo < len(perm); lo += r.B {
+	n, positions, B := 0, 0, s.cfg.MiniBatch
+	for lo := 0; lo < len(perm); lo += B {
 		if err := ctx.Err(); err != nil {
 			return m, err
 		}
-		idx := perm[lo:min(lo+r.B, len(perm))]
-		if err := r.load(b, idx, nil); err != nil {
+		idx := perm[lo:min(lo+B, len(perm))]
+		sg, err := s.graphFor(b, idx)
+		if err != nil {
+			return m, err
+		}
+		if err := sg.rows.load(b, idx, nil); err != nil {
 			return m, fmt.Errorf("sft: %w", err)
 		}
-		if err := s.g.SetInputs(r.tokens, r.targets); err != nil {
+		if err := sg.g.SetInputs(sg.rows.tokens, sg.rows.targets); err != nil {
 			return m, fmt.Errorf("sft: %w", err)
 		}
-		if err := s.g.Run(); err != nil {
+		if err := sg.g.Run(); err != nil {
 			return m, fmt.Errorf("sft: %w", err)
 		}
-		loss, err := s.g.Loss()
+		loss, err := sg.g.Loss()
 		if err != nil {
 			return m, fmt.Errorf("sft: %w", err)
 		}
 		m.LR = sched.LR(s.steps)
-		norm, skipped, err := step(s.g, s.policy, s.opt, s.cfg.Optim.MaxGradNorm, m.LR, nil)
+		norm, skipped, err := step(sg.g, s.policy, s.opt, s.cfg.Optim.MaxGradNorm, m.LR, nil)
 		if err == nil {
 			err = s.guard.record(skipped)
 		}
@@ -236,7 +290,7 @@ func (s *SFT) Evaluate(test []*Trajectory) (loss, accuracy float64, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("sft evaluate: %w", err)
 	}
-	r, V := s.rows, s.policy.Config.Vocab
+	r, g, V := s.full.rows, s.full.g, s.policy.Config.Vocab
 	sum, right, n := 0.0, 0, 0
 	idx := make([]int, 0, r.B)
 	for lo := 0; lo < len(test); lo += r.B {
@@ -247,13 +301,13 @@ func (s *SFT) Evaluate(test []*Trajectory) (loss, accuracy float64, err error) {
 		if err := r.load(b, idx, nil); err != nil {
 			return 0, 0, fmt.Errorf("sft evaluate: %w", err)
 		}
-		if err := s.g.SetInputs(r.tokens, r.targets); err != nil {
+		if err := g.SetInputs(r.tokens, r.targets); err != nil {
 			return 0, 0, fmt.Errorf("sft evaluate: %w", err)
 		}
-		if err := s.g.Forward(); err != nil {
+		if err := g.Forward(); err != nil {
 			return 0, 0, fmt.Errorf("sft evaluate: %w", err)
 		}
-		logp, logits := model.Float32s(s.g.Logp), model.Float32s(s.g.Logits)
+		logp, logits := model.Float32s(g.Logp), model.Float32s(g.Logits)
 		for t, mk := range r.packed.Mask {
 			if mk == 0 {
 				continue

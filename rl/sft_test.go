@@ -67,6 +67,45 @@ func TestSFTOnFloDialLowersLoss(t *testing.T) {
 	assert.Equal(t, 6, ms[2].Steps)
 }
 
+// With Bucket, each minibatch runs in a graph cut to its own longest
+// demonstration (rounded up): the same losses and weights as the one
+// full-length graph, to float32 rounding, from graphs of several lengths.
+func TestSFTBucketIsTheFullGraphCut(t *testing.T) {
+	task, err := tasks.New("telecom-solo", nil) // dialogues of 22–43 tokens
+	require.NoError(t, err)
+	expert, err := task.Scripted(tasks.PolicySpec{Kind: "strong"})
+	require.NoError(t, err)
+	train, err := Demonstrations(task, expert, tasks.Train, 0, 24, 1)
+	require.NoError(t, err)
+	var runs [2][]SFTMetrics
+	var weights [2][]float32
+	var graphs [2]int
+	for i, bucket := range []int{0, 4} {
+		cfg := DefaultSFTConfig()
+		cfg.Epochs, cfg.MiniBatch, cfg.Bucket = 2, 4, bucket
+		policy := tinyPolicy(t, task, 23, false)
+		sft, err := NewSFT(policy, cfg)
+		require.NoError(t, err)
+		runs[i], err = sft.Train(train, nil, nil)
+		require.NoError(t, err)
+		graphs[i] = len(sft.graphs)
+		sft.Close()
+		for _, p := range policy.Params.Params() {
+			weights[i] = append(weights[i], p.Value.Data().([]float32)...)
+		}
+	}
+	assert.Equal(t, 1, graphs[0])
+	assert.GreaterOrEqual(t, graphs[1], 3, "minibatches cut to several lengths")
+	for e := range runs[0] {
+		assert.InEpsilon(t, runs[0][e].TrainLoss, runs[1][e].TrainLoss, 1e-5, "epoch %d", e)
+		assert.InEpsilon(t, runs[0][e].GradNorm, runs[1][e].GradNorm, 1e-4, "epoch %d", e)
+	}
+	require.Equal(t, len(weights[0]), len(weights[1]))
+	for k := range weights[0] {
+		require.InDelta(t, weights[0][k], weights[1][k], 1e-4, "weight %d", k)
+	}
+}
+
 func TestSFTRejectsBadInput(t *testing.T) {
 	task := newBandit(4)
 	policy := tinyPolicy(t, task, 1, false)
@@ -75,6 +114,7 @@ func TestSFTRejectsBadInput(t *testing.T) {
 		"batch":   func(c *SFTConfig) { c.MiniBatch = 0 },
 		"max_len": func(c *SFTConfig) { c.MaxLen = 99 },
 		"lr":      func(c *SFTConfig) { c.Optim.LR = math.NaN() },
+		"bucket":  func(c *SFTConfig) { c.Bucket = -1 },
 	} {
 		cfg := DefaultSFTConfig()
 		mut(&cfg)

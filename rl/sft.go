@@ -29,11 +29,20 @@ type SFTConfig struct {
 	// Bucket > 0 runs each minibatch in a graph only as long as its
 	// longest example, rounded up to a multiple of Bucket predictions (at
 	// most MaxLen−1): one graph per such length, built when a minibatch
-	// first needs it and kept. The loss and its gradient are those of the
-	// full-length graph (padding is masked, and attention is causal), up to
-	// float32 rounding: the products sum in another order. 0 (the default)
-	// runs every minibatch in the one (MiniBatch, MaxLen−1) graph.
+	// first needs it and kept. 0 (the default) runs every minibatch in the
+	// one (MiniBatch, MaxLen−1) graph.
 	Bucket int `json:"bucket,omitempty"`
+	// HeadRows trains in head-rows graphs (model.NewHeadRowsGraph): the
+	// last block and the LM head at the minibatch's agent predictions only,
+	// the rows the loss reads; a graph is rebuilt with more room when a
+	// minibatch has more agent predictions than it holds (rl's head-rows
+	// capacity rule, head_rows.go).
+	//
+	// Either option gives the full-length plain graph's loss and gradient
+	// to float32 rounding, not bitwise: padding is masked and attention is
+	// causal, so the cut rows change no value the loss reads, but the
+	// products sum in another order (TestSFTCutGraphsAreTheFullGraph).
+	HeadRows bool `json:"head_rows,omitempty"`
 }
 
 // DefaultSFTConfig: 3 epochs of minibatches of 16 at lr 1e-3 (AdamW as
@@ -77,12 +86,15 @@ type SFTMetrics struct {
 type SFT struct {
 	cfg    SFTConfig
 	policy *model.Model
-	full   *sftGraph         // (MiniBatch, MaxLen−1)
-	graphs map[int]*sftGraph // by length, full's included
-	opt    *optim.AdamW
-	guard  skipGuard
-	epoch  int
-	steps  int
+	// full is the plain (MiniBatch, MaxLen−1) graph: Evaluate's, and
+	// training's unless Bucket or HeadRows cut it; cut holds those cut
+	// graphs by length.
+	full  *sftGraph
+	cut   map[int]*sftGraph
+	opt   *optim.AdamW
+	guard skipGuard
+	epoch int
+	steps int
 }
 
 // sftGraph is a compiled loss graph of one shape and the rows it reads.
@@ -106,23 +118,31 @@ func NewSFT(policy *model.Model, cfg SFTConfig) (*SFT, error) {
 	if !policy.Config.LMHead {
 		return nil, fmt.Errorf("sft: the policy has no LM head")
 	}
-	full, err := newSFTGraph(policy, cfg.MiniBatch, maxLen-1)
+	r := newRows(cfg.MiniBatch, maxLen-1)
+	g, err := newSFTGraph(policy, r, 0)
 	if err != nil {
 		return nil, err
 	}
+	full := &sftGraph{rows: r, g: g}
 	opt, err := optim.NewAdamW(policy.Params.Params(), cfg.Optim.adamw())
 	if err != nil {
 		full.g.Close()
 		return nil, fmt.Errorf("sft: %w", err)
 	}
-	return &SFT{cfg: cfg, policy: policy, full: full, graphs: map[int]*sftGraph{full.rows.T: full},
+	return &SFT{cfg: cfg, policy: policy, full: full, cut: map[int]*sftGraph{},
 		opt: opt, guard: newSkipGuard(cfg.MaxSkipped)}, nil
 }
 
-// newSFTGraph compiles the loss graph of B rows of T predictions.
-func newSFTGraph(policy *model.Model, B, T int) (*sftGraph, error) {
-	r := newRows(B, T)
-	g, err := policy.NewGraph(r.B, r.T)
+// newSFTGraph compiles the loss graph of B rows of T predictions: plain,
+// or with heads > 0 a head-rows graph of that capacity.
+func newSFTGraph(policy *model.Model, r *rows, heads int) (*model.Graph, error) {
+	var g *model.Graph
+	var err error
+	if heads > 0 {
+		g, err = policy.NewHeadRowsGraph(r.B, r.T, heads, false)
+	} else {
+		g, err = policy.NewGraph(r.B, r.T)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sft: %w", err)
 	}
@@ -134,29 +154,60 @@ func newSFTGraph(policy *model.Model, B, T int) (*sftGraph, error) {
 		g.Close()
 		return nil, fmt.Errorf("sft: %w", err)
 	}
-	return &sftGraph{rows: r, g: g}, nil
+	return g, nil
 }
 
-// graphFor is the graph a minibatch of trajectories idx of b runs in: the
-// full one, or with Bucket the one as long as its longest trajectory's
-// predictions rounded up to a multiple of Bucket (built on first use).
-func (s *SFT) graphFor(b *Batch, idx []int) (*sftGraph, error) {
-	if s.cfg.Bucket == 0 {
-		return s.full, nil
+// load puts trajectories idx of b into the graph they train in, its
+// inputs set: the full graph, or with Bucket one as long as their longest
+// trajectory's predictions rounded up to a multiple of Bucket, and with
+// HeadRows a head-rows graph with room for their agent predictions (each
+// cut graph built when first needed, and rebuilt when it has too little
+// room).
+func (s *SFT) load(b *Batch, idx []int) (*sftGraph, error) {
+	cut := s.cfg.Bucket > 0 || s.cfg.HeadRows
+	sg := s.full
+	if cut {
+		T := s.full.rows.T
+		if s.cfg.Bucket > 0 {
+			n := 1
+			for _, i := range idx {
+				n = max(n, int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i]))
+			}
+			T = min((n+s.cfg.Bucket-1)/s.cfg.Bucket*s.cfg.Bucket, T)
+		}
+		if sg = s.cut[T]; sg == nil {
+			sg = &sftGraph{rows: newRows(s.cfg.MiniBatch, T)}
+			s.cut[T] = sg
+		}
 	}
-	n := 1
-	for _, i := range idx {
-		n = max(n, int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i]))
+	r := sg.rows
+	if err := r.load(b, idx, nil); err != nil {
+		return nil, fmt.Errorf("sft: %w", err)
 	}
-	T := min((n+s.cfg.Bucket-1)/s.cfg.Bucket*s.cfg.Bucket, s.full.rows.T)
-	if sg, ok := s.graphs[T]; ok {
-		return sg, nil
+	heads := 0
+	if s.cfg.HeadRows {
+		heads = len(r.agentRows())
+		if sg.g != nil && heads > sg.g.HeadCapacity() {
+			sg.g.Close()
+			sg.g = nil
+		}
+		heads = headCapacity(heads, r.B*r.T)
 	}
-	sg, err := newSFTGraph(s.policy, s.cfg.MiniBatch, T)
-	if err != nil {
-		return nil, err
+	if sg.g == nil {
+		g, err := newSFTGraph(s.policy, r, heads)
+		if err != nil {
+			return nil, err
+		}
+		sg.g = g
 	}
-	s.graphs[T] = sg
+	if s.cfg.HeadRows {
+		if err := sg.g.SetHeadRows(r.agent); err != nil {
+			return nil, fmt.Errorf("sft: %w", err)
+		}
+	}
+	if err := sg.g.SetInputs(r.tokens, r.targets); err != nil {
+		return nil, fmt.Errorf("sft: %w", err)
+	}
 	return sg, nil
 }
 
@@ -182,8 +233,11 @@ func nllNode(logp *G.Node, r *rows) (*G.Node, error) {
 
 // Close releases the graphs.
 func (s *SFT) Close() {
-	for _, sg := range s.graphs {
-		sg.g.Close()
+	s.full.g.Close()
+	for _, sg := range s.cut {
+		if sg.g != nil {
+			sg.g.Close()
+		}
 	}
 }
 
@@ -237,15 +291,9 @@ func (s *SFT) epochUntil(ctx context.Context, train []*Trajectory) (SFTMetrics, 
 			return m, err
 		}
 		idx := perm[lo:min(lo+B, len(perm))]
-		sg, err := s.graphFor(b, idx)
+		sg, err := s.load(b, idx)
 		if err != nil {
 			return m, err
-		}
-		if err := sg.rows.load(b, idx, nil); err != nil {
-			return m, fmt.Errorf("sft: %w", err)
-		}
-		if err := sg.g.SetInputs(sg.rows.tokens, sg.rows.targets); err != nil {
-			return m, fmt.Errorf("sft: %w", err)
 		}
 		if err := sg.g.Run(); err != nil {
 			return m, fmt.Errorf("sft: %w", err)

@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -68,41 +69,50 @@ func TestSFTOnFloDialLowersLoss(t *testing.T) {
 }
 
 // With Bucket, each minibatch runs in a graph cut to its own longest
-// demonstration (rounded up): the same losses and weights as the one
-// full-length graph, to float32 rounding, from graphs of several lengths.
-func TestSFTBucketIsTheFullGraphCut(t *testing.T) {
+// demonstration (rounded up), and with HeadRows its last block and head run
+// at the agent's predictions only: either way, and both, the same losses,
+// gradient norms and weights as the one full-length plain graph, to
+// float32 rounding.
+func TestSFTCutGraphsAreTheFullGraph(t *testing.T) {
 	task, err := tasks.New("telecom-solo", nil) // dialogues of 22–43 tokens
 	require.NoError(t, err)
 	expert, err := task.Scripted(tasks.PolicySpec{Kind: "strong"})
 	require.NoError(t, err)
 	train, err := Demonstrations(task, expert, tasks.Train, 0, 24, 1)
 	require.NoError(t, err)
-	var runs [2][]SFTMetrics
-	var weights [2][]float32
-	var graphs [2]int
-	for i, bucket := range []int{0, 4} {
+	run := func(bucket int, headRows bool) ([]SFTMetrics, []float32, int) {
 		cfg := DefaultSFTConfig()
-		cfg.Epochs, cfg.MiniBatch, cfg.Bucket = 2, 4, bucket
+		cfg.Epochs, cfg.MiniBatch, cfg.Bucket, cfg.HeadRows = 2, 4, bucket, headRows
 		policy := tinyPolicy(t, task, 23, false)
 		sft, err := NewSFT(policy, cfg)
 		require.NoError(t, err)
-		runs[i], err = sft.Train(train, nil, nil)
+		defer sft.Close()
+		ms, err := sft.Train(train, nil, nil)
 		require.NoError(t, err)
-		graphs[i] = len(sft.graphs)
-		sft.Close()
+		var w []float32
 		for _, p := range policy.Params.Params() {
-			weights[i] = append(weights[i], p.Value.Data().([]float32)...)
+			w = append(w, p.Value.Data().([]float32)...)
 		}
+		return ms, w, len(sft.cut)
 	}
-	assert.Equal(t, 1, graphs[0])
-	assert.GreaterOrEqual(t, graphs[1], 3, "minibatches cut to several lengths")
-	for e := range runs[0] {
-		assert.InEpsilon(t, runs[0][e].TrainLoss, runs[1][e].TrainLoss, 1e-5, "epoch %d", e)
-		assert.InEpsilon(t, runs[0][e].GradNorm, runs[1][e].GradNorm, 1e-4, "epoch %d", e)
-	}
-	require.Equal(t, len(weights[0]), len(weights[1]))
-	for k := range weights[0] {
-		require.InDelta(t, weights[0][k], weights[1][k], 1e-4, "weight %d", k)
+	full, wFull, cut := run(0, false)
+	assert.Equal(t, 0, cut)
+	for _, c := range []struct {
+		bucket   int
+		headRows bool
+		graphs   int // at least
+	}{{4, false, 3}, {0, true, 1}, {4, true, 3}} {
+		ms, w, graphs := run(c.bucket, c.headRows)
+		name := fmt.Sprintf("bucket %d, head rows %v", c.bucket, c.headRows)
+		assert.GreaterOrEqual(t, graphs, c.graphs, name)
+		for e := range full {
+			assert.InEpsilon(t, full[e].TrainLoss, ms[e].TrainLoss, 1e-5, "%s, epoch %d", name, e)
+			assert.InEpsilon(t, full[e].GradNorm, ms[e].GradNorm, 1e-4, "%s, epoch %d", name, e)
+		}
+		require.Equal(t, len(wFull), len(w))
+		for k := range w {
+			require.InDelta(t, wFull[k], w[k], 1e-4, "%s, weight %d", name, k)
+		}
 	}
 }
 

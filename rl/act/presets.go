@@ -17,14 +17,15 @@ import "arew/rl"
 // (140 and 134), WebShop on 100 games, and each environment's held-out
 // next-action accuracy is taken on about 600 expert states of its test
 // games (heldOutGames). π_θ0's and the SFT rows' minibatches run in graphs
-// cut to their longest example, rounded up to 32 tokens (rl.SFTConfig's
-// Bucket): about a quarter less work than padding every minibatch to the
-// longest example of all (BenchmarkILEpoch), the same training to float32
-// rounding.
+// cut to their longest example, rounded up to 32 tokens, with the last
+// block and the LM head at the agent's predictions only (rl.SFTConfig's
+// Bucket and HeadRows): half the CPU of the full-length plain graph on
+// ALFWorld's IL (BenchmarkILEpoch), the same training to float32 rounding.
 func tableRun(env string, updates int) Config {
 	c := DefaultConfig()
 	c.Env, c.HeldOut, c.InitShare = env, heldOutGames[env], 0.25
 	c.Init.Bucket, c.IL.Bucket = 32, 32
+	c.Init.HeadRows, c.IL.HeadRows = true, true
 	c.ACT.Updates, c.RL.Updates = updates, updates
 	switch env {
 	case "alfworld":

@@ -10,10 +10,13 @@ import (
 	"arew/tasks/textworld"
 )
 
-// BenchmarkILEpoch times one epoch of act-table1's IL row on ALFWorld's
-// full training split (400 games): the tiny preset, minibatches of 16.
+// BenchmarkILEpoch times act-table1's IL row on ALFWorld's full training
+// split (400 games; the tiny preset, minibatches of 16), three epochs, in
+// the one full-length graph and in cut ones (rl.SFTConfig's Bucket and
+// HeadRows): wall and CPU seconds per epoch, the first epoch's seconds
+// (which build the cut graphs), and the last epoch's loss.
 //
-//	go test -run NONE -bench ILEpoch -benchtime 1x ./rl/act/
+//	go test -run NONE -bench ILEpoch -benchtime 1x -timeout 30m ./rl/act/
 func BenchmarkILEpoch(b *testing.B) {
 	cfg := tableRun("alfworld", 1)
 	env, err := NewEnv(cfg.Env, cfg.EnvConfig)
@@ -34,10 +37,13 @@ func BenchmarkILEpoch(b *testing.B) {
 		b.Fatal(err)
 	}
 	train := ILData(env.Vocab, pairs)
-	for _, bucket := range []int{0, 8, 16, 32, 64} {
-		b.Run(fmt.Sprintf("bucket=%d", bucket), func(b *testing.B) {
+	for _, c := range []struct {
+		bucket   int
+		headRows bool
+	}{{0, false}, {16, false}, {32, false}, {64, false}, {0, true}, {32, true}} {
+		b.Run(fmt.Sprintf("bucket=%d/head_rows=%v", c.bucket, c.headRows), func(b *testing.B) {
 			sft := cfg.IL
-			sft.Epochs, sft.Bucket = 3, bucket
+			sft.Epochs, sft.Bucket, sft.HeadRows = 3, c.bucket, c.headRows
 			for range b.N {
 				t0, c0 := time.Now(), cpuSeconds()
 				_, ms, err := TrainSFT(context.Background(), init, train, sft)

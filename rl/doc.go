@@ -167,7 +167,14 @@
 // same (B, T) rows; prompts and observations are context only. Held-out
 // accuracy is the fraction of agent tokens that are the policy's argmax
 // given the demonstration's prefix (TestSFTLearnsBanditDemonstrations:
-// 0.19 → 1.0; TestSFTOnFloDialLowersLoss). Recovery demonstrations
+// 0.19 → 1.0; TestSFTOnFloDialLowersLoss). Only the rows the loss reads
+// matter, so SFTConfig can cut the graph: Bucket runs each minibatch in a
+// graph as long as its own longest demonstration (padding is masked and
+// attention causal, so the rows cut off change nothing the loss reads),
+// and HeadRows runs the last block and the head at the agent predictions
+// only (the head-rows graph of model/doc.go). Both give the full graph's
+// loss and gradient to float32 rounding (TestSFTCutGraphsAreTheFullGraph),
+// not bitwise, so they are opt-ins. Recovery demonstrations
 // (DemoNoise, NoisyDemonstrations) let another scripted policy play a
 // share of the turns as context only, so the states the trained tokens
 // follow are not all the demonstrator's own (TestNoisyDemonstrations).

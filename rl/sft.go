@@ -136,13 +136,7 @@ func NewSFT(policy *model.Model, cfg SFTConfig) (*SFT, error) {
 // newSFTGraph compiles the loss graph of B rows of T predictions: plain,
 // or with heads > 0 a head-rows graph of that capacity.
 func newSFTGraph(policy *model.Model, r *rows, heads int) (*model.Graph, error) {
-	var g *model.Graph
-	var err error
-	if heads > 0 {
-		g, err = policy.NewHeadRowsGraph(r.B, r.T, heads, false)
-	} else {
-		g, err = policy.NewGraph(r.B, r.T)
-	}
+	g, err := trainingGraph(policy, r, heads)
 	if err != nil {
 		return nil, fmt.Errorf("sft: %w", err)
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package act
 
 import (
@@ -7,7 +9,6 @@ import (
 	"time"
 
 	"arew/model"
-	"arew/tasks/textworld"
 )
 
 // BenchmarkILEpoch times act-table1's IL row on ALFWorld's full training
@@ -19,15 +20,7 @@ import (
 //	go test -run NONE -bench ILEpoch -benchtime 1x -timeout 30m ./rl/act/
 func BenchmarkILEpoch(b *testing.B) {
 	cfg := tableRun("alfworld", 1)
-	env, err := NewEnv(cfg.Env, cfg.EnvConfig)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, cfg.Collect.History)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctxLen := AutoContext(env, pairs, cfg.Collect.MaxAction)
+	env, pairs, ctxLen := benchPairs(b, cfg)
 	mc, err := model.NewConfig(cfg.Preset, env.Vocab.Size(), ctxLen)
 	if err != nil {
 		b.Fatal(err)

@@ -32,15 +32,7 @@ func BenchmarkACTStage(b *testing.B) {
 	cfg := tableRun("alfworld", updates)
 	cfg.Games = games
 	cfg.Seed, cfg.Collect.Seed, cfg.Init.Seed, cfg.ACT.GRPO.Seed = 11, 11, 11, 11
-	env, err := NewEnv(cfg.Env, cfg.EnvConfig)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, cfg.Collect.History)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctxLen := AutoContext(env, pairs, cfg.Collect.MaxAction)
+	env, pairs, ctxLen := benchPairs(b, cfg)
 	pi0, _, err := InitialPolicy(context.Background(), env.Vocab, cfg.Preset, ctxLen, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		b.Fatal(err)
@@ -67,6 +59,20 @@ func BenchmarkACTStage(b *testing.B) {
 			}
 		}
 	}
+}
+
+// benchPairs is cfg's environment, the expert pairs of its training
+// games and the context they need, as Run makes them.
+func benchPairs(b *testing.B, cfg Config) (*Env, []textworld.Pair, int) {
+	env, err := NewEnv(cfg.Env, cfg.EnvConfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, cfg.Collect.History)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return env, pairs, AutoContext(env, pairs, cfg.Collect.MaxAction)
 }
 
 // cpuSeconds is the process's user and system CPU time.

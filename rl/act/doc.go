@@ -321,7 +321,7 @@
 //     sharpens the actor rather than keeping its distribution.
 //
 // The steps have their own AdamW state, at the GRPO stage's rate unless
-// set. TestActorAnchorHoldsAndPullsBack and TestACTStageActorTerm check
+// set. TestActorAnchorHoldsAndPullsBack (-tags long) and TestACTStageActorTerm check
 // both; docs/act.md §15 measures them.
 //
 // The fourth source (ActorKL) is the anchor made exact and put into the

@@ -111,34 +111,6 @@ func TestTable1RefusesWhatIsMissing(t *testing.T) {
 	assert.Positive(t, ready, "FloDial-Easy runs")
 }
 
-// Every ready setting of table1 and telecom starts: its study at smoke size (one
-// seed, one update of 16 episodes, 4 validation and 4 test instances)
-// trains and writes the final evaluation of every arm.
-func TestTable1ReadySettingsStart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains")
-	}
-	for _, name := range []string{"table1", "telecom"} {
-		suite := Suites[name]()
-		ready, err := suite.Runnable()
-		require.NoError(t, err, name)
-		for _, set := range ready {
-			c, err := Preset(suite.Study(set).Name)
-			require.NoError(t, err)
-			c.Seeds, c.Updates = c.Seeds[:1], 1
-			c.PPO.Episodes = 16 // vanilla-tuned's minibatches are 16 episodes
-			c.Eval.Every, c.Eval.Episodes, c.Eval.Test = 1, 4, 4
-			sum, err := Run(t.Context(), c, filepath.Join(t.TempDir(), c.Name), nil)
-			require.NoError(t, err, c.Name)
-			assert.Equal(t, "complete", sum.Status, c.Name)
-			for _, a := range c.Arms {
-				require.Len(t, sum.Arms[a.Name].Runs, 1, a.Name)
-				assert.NotNil(t, sum.Arms[a.Name].Runs[0].Final, a.Name)
-			}
-		}
-	}
-}
-
 // Every table1 and telecom setting without a selection has its two
 // tuning sweeps, the FloDial-Easy sweeps on its own task and base (the λ
 // sweep under the paper's rule, one family), refused until its base is

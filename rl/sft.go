@@ -86,24 +86,32 @@ type SFTMetrics struct {
 type SFT struct {
 	cfg    SFTConfig
 	policy *model.Model
-	// full is the plain (MiniBatch, MaxLen−1) graph: Evaluate's, and
-	// training's unless Bucket or HeadRows cut it; cut holds those cut
-	// graphs by length.
-	full  *sftGraph
-	cut   map[int]*sftGraph
-	opt   *optim.AdamW
-	guard skipGuard
-	epoch int
-	steps int
+	fullT  int // MaxLen−1
+	// graphs holds the compiled graphs by shape, each built when first
+	// needed: training's (the plain full-length one, or with Bucket or
+	// HeadRows the cut ones) and Evaluate's (the plain full-length one).
+	graphs map[sftShape]*sftGraph
+	opt    *optim.AdamW
+	guard  skipGuard
+	epoch  int
+	steps  int
 }
 
-// sftGraph is a compiled loss graph of one shape and the rows it reads.
+// sftShape is a graph's length and whether it is a head-rows graph.
+type sftShape struct {
+	T        int
+	headRows bool
+}
+
+// sftGraph is a compiled loss graph of one shape and the rows it reads
+// (g nil until built).
 type sftGraph struct {
 	rows *rows
 	g    *model.Graph
 }
 
-// NewSFT builds the (MiniBatch, MaxLen−1) graph and the optimiser.
+// NewSFT builds the optimiser, and the (MiniBatch, MaxLen−1) graph that
+// every minibatch trains in unless Bucket or HeadRows cut it.
 func NewSFT(policy *model.Model, cfg SFTConfig) (*SFT, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -118,29 +126,41 @@ func NewSFT(policy *model.Model, cfg SFTConfig) (*SFT, error) {
 	if !policy.Config.LMHead {
 		return nil, fmt.Errorf("sft: the policy has no LM head")
 	}
-	r := newRows(cfg.MiniBatch, maxLen-1)
-	g, err := newSFTGraph(policy, r, 0)
-	if err != nil {
-		return nil, err
-	}
-	full := &sftGraph{rows: r, g: g}
 	opt, err := optim.NewAdamW(policy.Params.Params(), cfg.Optim.adamw())
 	if err != nil {
-		full.g.Close()
 		return nil, fmt.Errorf("sft: %w", err)
 	}
-	return &SFT{cfg: cfg, policy: policy, full: full, cut: map[int]*sftGraph{},
-		opt: opt, guard: newSkipGuard(cfg.MaxSkipped)}, nil
+	s := &SFT{cfg: cfg, policy: policy, fullT: maxLen - 1, graphs: map[sftShape]*sftGraph{},
+		opt: opt, guard: newSkipGuard(cfg.MaxSkipped)}
+	if cfg.Bucket == 0 && !cfg.HeadRows {
+		if _, err := s.graph(sftShape{T: s.fullT}, 0); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
-// newSFTGraph compiles the loss graph of B rows of T predictions: plain,
-// or with heads > 0 a head-rows graph of that capacity.
-func newSFTGraph(policy *model.Model, r *rows, heads int) (*model.Graph, error) {
-	g, err := trainingGraph(policy, r, heads)
+// graph is the graph of shape sh, built if missing; a head-rows graph is
+// built with room for heads agent predictions (rl's capacity rule,
+// head_rows.go), and rebuilt when it has less.
+func (s *SFT) graph(sh sftShape, heads int) (*sftGraph, error) {
+	sg := s.rowsOf(sh)
+	if sg.g != nil && heads > sg.g.HeadCapacity() {
+		sg.g.Close()
+		sg.g = nil
+	}
+	if sg.g != nil {
+		return sg, nil
+	}
+	capacity := 0
+	if sh.headRows {
+		capacity = headCapacity(heads, sg.rows.B*sg.rows.T)
+	}
+	g, err := trainingGraph(s.policy, sg.rows, capacity)
 	if err != nil {
 		return nil, fmt.Errorf("sft: %w", err)
 	}
-	loss, err := nllNode(g.Logp, r)
+	loss, err := nllNode(g.Logp, sg.rows)
 	if err == nil {
 		err = g.Compile(loss)
 	}
@@ -148,53 +168,48 @@ func newSFTGraph(policy *model.Model, r *rows, heads int) (*model.Graph, error) 
 		g.Close()
 		return nil, fmt.Errorf("sft: %w", err)
 	}
-	return g, nil
+	sg.g = g
+	return sg, nil
+}
+
+// rowsOf is the entry of shape sh, its rows made if missing (its graph
+// may not be built yet).
+func (s *SFT) rowsOf(sh sftShape) *sftGraph {
+	sg := s.graphs[sh]
+	if sg == nil {
+		sg = &sftGraph{rows: newRows(s.cfg.MiniBatch, sh.T)}
+		s.graphs[sh] = sg
+	}
+	return sg
 }
 
 // load puts trajectories idx of b into the graph they train in, its
-// inputs set: the full graph, or with Bucket one as long as their longest
-// trajectory's predictions rounded up to a multiple of Bucket, and with
-// HeadRows a head-rows graph with room for their agent predictions (each
-// cut graph built when first needed, and rebuilt when it has too little
-// room).
+// inputs set: the plain full-length graph, or with Bucket one as long as
+// their longest trajectory's predictions rounded up to a multiple of
+// Bucket, and with HeadRows a head-rows graph with room for their agent
+// predictions.
 func (s *SFT) load(b *Batch, idx []int) (*sftGraph, error) {
-	cut := s.cfg.Bucket > 0 || s.cfg.HeadRows
-	sg := s.full
-	if cut {
-		T := s.full.rows.T
-		if s.cfg.Bucket > 0 {
-			n := 1
-			for _, i := range idx {
-				n = max(n, int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i]))
-			}
-			T = min((n+s.cfg.Bucket-1)/s.cfg.Bucket*s.cfg.Bucket, T)
+	sh := sftShape{T: s.fullT, headRows: s.cfg.HeadRows}
+	if s.cfg.Bucket > 0 {
+		n := 1
+		for _, i := range idx {
+			n = max(n, int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i]))
 		}
-		if sg = s.cut[T]; sg == nil {
-			sg = &sftGraph{rows: newRows(s.cfg.MiniBatch, T)}
-			s.cut[T] = sg
-		}
+		sh.T = min((n+s.cfg.Bucket-1)/s.cfg.Bucket*s.cfg.Bucket, s.fullT)
 	}
-	r := sg.rows
+	r := s.rowsOf(sh).rows
 	if err := r.load(b, idx, nil); err != nil {
 		return nil, fmt.Errorf("sft: %w", err)
 	}
 	heads := 0
-	if s.cfg.HeadRows {
+	if sh.headRows {
 		heads = len(r.agentRows())
-		if sg.g != nil && heads > sg.g.HeadCapacity() {
-			sg.g.Close()
-			sg.g = nil
-		}
-		heads = headCapacity(heads, r.B*r.T)
 	}
-	if sg.g == nil {
-		g, err := newSFTGraph(s.policy, r, heads)
-		if err != nil {
-			return nil, err
-		}
-		sg.g = g
+	sg, err := s.graph(sh, heads)
+	if err != nil {
+		return nil, err
 	}
-	if s.cfg.HeadRows {
+	if sh.headRows {
 		if err := sg.g.SetHeadRows(r.agent); err != nil {
 			return nil, fmt.Errorf("sft: %w", err)
 		}
@@ -227,8 +242,7 @@ func nllNode(logp *G.Node, r *rows) (*G.Node, error) {
 
 // Close releases the graphs.
 func (s *SFT) Close() {
-	s.full.g.Close()
-	for _, sg := range s.cut {
+	for _, sg := range s.graphs {
 		if sg.g != nil {
 			sg.g.Close()
 		}
@@ -332,7 +346,11 @@ func (s *SFT) Evaluate(test []*Trajectory) (loss, accuracy float64, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("sft evaluate: %w", err)
 	}
-	r, g, V := s.full.rows, s.full.g, s.policy.Config.Vocab
+	sg, err := s.graph(sftShape{T: s.fullT}, 0)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sft evaluate: %w", err)
+	}
+	r, g, V := sg.rows, sg.g, s.policy.Config.Vocab
 	sum, right, n := 0.0, 0, 0
 	idx := make([]int, 0, r.B)
 	for lo := 0; lo < len(test); lo += r.B {

@@ -365,7 +365,10 @@ func (p *Progress) Step(detail string) {
 // count counts n steps done at once (a cell continued, cached or ended
 // short of the sweep's steps per cell).
 func (p *Progress) count(n int) {
-	p.Locked(func() { p.own, p.sweep.done = p.own+n, p.sweep.done+n })
+	p.Locked(func() {
+		p.own += n
+		p.sweep.done += n
+	})
 }
 
 // Line prints a permanent line with the sweep's progress appended.

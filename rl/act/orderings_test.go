@@ -1,8 +1,10 @@
 package act
 
 import (
-	"arew/rl/run"
+	"math"
 	"testing"
+
+	"arew/rl/run"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -17,21 +19,55 @@ func TestOrderingsArePairedAndIgnoreZeroTies(t *testing.T) {
 		}
 		return out
 	}
-	o := diff("zeros", 1, nums(0, 0, 0), nums(0, 0, 0), false)
-	assert.False(t, o.Holds, "0 ≥ 0 everywhere is not a result")
+	o := diff("zeros", 1, 0, nums(0, 0, 0), nums(0, 0, 0), false)
+	assert.False(t, o.MeanHolds, "0 ≥ 0 everywhere is not a result")
+	assert.False(t, o.Holds)
 	assert.Equal(t, 0, o.Seeds)
 	assert.Equal(t, 3, o.Of)
 
-	o = diff("equal, measured", 1, nums(30, 30), nums(30, 30), false)
+	o = diff("equal, measured", 1, 0, nums(30, 30), nums(30, 30), false)
 	assert.True(t, o.Holds)
+	assert.Equal(t, run.Num(0), o.SE)
 	assert.Equal(t, 2, o.Seeds)
 
-	o = diff("one seed measured", 1, nums(10, 0, 4), nums(5, 0, 6), false)
+	o = diff("one seed measured", 1, 0, nums(10, 0, 4), nums(5, 0, 6), false)
 	assert.Equal(t, nums(5, 0, -2), o.PerSeed)
 	assert.Equal(t, 1, o.Seeds, "the gain counts, the zero tie and the loss do not")
 	assert.InDelta(t, 1, float64(o.Ours), 1e-12)
-	assert.True(t, o.Holds)
+	assert.InDelta(t, math.Sqrt(13.0/3), float64(o.SE), 1e-12, "std of 5, 0, -2 (7, n−1) over √3")
+	assert.True(t, o.MeanHolds, "the mean has the sign")
+	assert.False(t, o.Holds, "on one seed in three")
 
-	o = diff("strict", 1, nums(3, 3), nums(3, 3), true)
+	o = diff("strict", 1, 0, nums(3, 3), nums(3, 3), true)
 	assert.False(t, o.Holds)
+}
+
+// An ordering holds on four seeds in five, not three, and only when its
+// mean clears the margin.
+func TestOrderingsNeedFourSeedsInFiveAndTheMargin(t *testing.T) {
+	nums := func(xs ...float64) []run.Num {
+		out := make([]run.Num, len(xs))
+		for i, x := range xs {
+			out[i] = run.Num(x)
+		}
+		return out
+	}
+	zero := nums(0, 0, 0, 0, 0)
+	for _, c := range []struct {
+		a                []float64
+		margin           float64
+		seeds            int
+		meanHolds, holds bool
+	}{
+		{[]float64{3, 3, 3, 3, -1}, 2, 4, true, true},   // mean 2.2 ≥ 2, 4/5
+		{[]float64{3, 3, 3, -1, -1}, 0, 3, true, false}, // 3/5 seeds
+		{[]float64{3, 3, 3, 3, -5}, 2, 4, false, false}, // mean 1.4 < 2
+		{[]float64{1, 1, 1, 1, 1}, 2, 5, false, false},  // every seed, mean under the margin
+		{[]float64{-1, -1, -1, -1, -1}, 0, 0, false, false},
+	} {
+		o := diff("c", 0, c.margin, nums(c.a...), zero, false)
+		assert.Equal(t, c.seeds, o.Seeds, "%v", c.a)
+		assert.Equal(t, c.meanHolds, o.MeanHolds, "%v", c.a)
+		assert.Equal(t, c.holds, o.Holds, "%v", c.a)
+	}
 }

@@ -68,9 +68,9 @@ func (t TableRow) cells(arm bool) []string {
 func (s *Summary) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# ACT study %s\n\n", s.Name)
-	fmt.Fprintf(&b, "Kind %s, seeds %v, run time %s", s.Kind, s.Seeds, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
+	fmt.Fprintf(&b, "Kind %s, seeds %v; the runs' times summed: %s (runs side by side, -jobs, overlap in wall time)", s.Kind, s.Seeds, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
 	if s.Expect != "" {
-		fmt.Fprintf(&b, " (preset's measured run time: %s)", s.Expect)
+		fmt.Fprintf(&b, "; the preset's measured run time: %s", s.Expect)
 	}
 	b.WriteString(".\n\nEvery cell is in percent, mean ± std over the seeds")
 	if s.Kind == KindTable1 {
@@ -93,20 +93,21 @@ func (s *Summary) Report() string {
 			num(run.Num(tenth(cv.Acc, true)), 3), num(cv.Before, 3), num(cv.After, 3)})
 	}
 	b.WriteString(run.MarkdownTable([]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
-	b.WriteString("\n## The paper's orderings\n\n")
+	b.WriteString("\n## The paper's orderings\n\nPaired by seed: ours is the mean difference ± its standard error. An ordering holds when the mean clears its margin with the paper's sign and at least four seeds in five show that sign; a tie at zero (both rows 0) never counts.\n\n")
+	yes := map[bool]string{true: "yes", false: "no"}
 	var or [][]string
 	for _, o := range s.Orderings {
-		holds := "no"
-		if o.Holds {
-			holds = "yes"
-		}
 		var per []string
 		for _, d := range o.PerSeed {
 			per = append(per, num(d, 1))
 		}
-		or = append(or, []string{o.Claim, num(o.Ours, 2), num(o.Paper, 2), strings.Join(per, ", "), fmt.Sprintf("%d/%d", o.Seeds, o.Of), holds})
+		ours := num(o.Ours, 2)
+		if !math.IsNaN(float64(o.SE)) {
+			ours += " ± " + num(o.SE, 2)
+		}
+		or = append(or, []string{o.Claim, ours, num(o.Paper, 2), strings.Join(per, ", "), fmt.Sprintf("%d/%d", o.Seeds, o.Of), yes[o.MeanHolds], yes[o.Holds]})
 	}
-	b.WriteString(run.MarkdownTable([]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "holds"}, 1, or))
+	b.WriteString(run.MarkdownTable([]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "mean", "holds"}, 1, or))
 	if len(s.Plots) > 0 {
 		b.WriteString("\n## Plots\n\n")
 		for _, p := range s.Plots {

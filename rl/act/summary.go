@@ -116,18 +116,28 @@ type Curve struct {
 	After  run.Num `json:"choice_after"`
 }
 
-// Ordering is one of the paper's claims checked on the study.
+// Ordering is one of the paper's claims checked on the study, paired by
+// seed (docs/act.md, "Reading the orderings").
 type Ordering struct {
 	Claim string `json:"claim"`
-	// Ours is the mean over seeds of the claimed difference (points);
+	// Ours is the mean over seeds of the claimed difference (points), SE
+	// its standard error (the paired differences' sample std over √Of);
 	// Paper the paper's.
 	Ours  run.Num `json:"ours"`
+	SE    run.Num `json:"se"`
 	Paper run.Num `json:"paper"`
-	// Seeds is how many seeds show the difference ≥ 0 (> 0 for "larger";
-	// a tie at zero, both rows 0, does not count).
-	Seeds int  `json:"seeds_holding"`
-	Of    int  `json:"of"`    // the seeds (runs, for the choice accuracy) compared
-	Holds bool `json:"holds"` // the mean difference has the paper's sign, and is not a tie at zero
+	// Margin is how far the mean must clear zero (points): the goal's
+	// "IL w/ ACT ≥ IL + 2".
+	Margin run.Num `json:"margin"`
+	// Seeds is how many seeds show the difference ≥ 0 (> 0 for a strict
+	// claim; a tie at zero, both rows 0, does not count).
+	Seeds int `json:"seeds_holding"`
+	Of    int `json:"of"` // the seeds (runs, for the choice accuracy) compared
+	// MeanHolds: the mean difference clears the margin with the paper's
+	// sign, and is not a tie at zero. Holds: that, and on at least four
+	// seeds in five (HoldingShare).
+	MeanHolds bool `json:"mean_holds"`
+	Holds     bool `json:"holds"`
 	// PerSeed are the paired differences, seed by seed (null: not measured).
 	PerSeed []run.Num `json:"per_seed"`
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,6 +31,35 @@ func small() Config {
 	c.Base.Build.Sources[0].Demos = 32
 	c.Eval.Episodes = 8
 	return c
+}
+
+// smallDone is small() run once, for the tests that need a complete small
+// study or its base: its folder, which they only read. TestMain removes it.
+var smallDone struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// smallStudy is the folder of small() run to the end (built on first use).
+func smallStudy(t *testing.T) string {
+	t.Helper()
+	smallDone.once.Do(func() {
+		smallDone.dir, smallDone.err = os.MkdirTemp("", "study-small-")
+		if smallDone.err == nil {
+			_, smallDone.err = Run(context.Background(), small(), smallDone.dir, nil)
+		}
+	})
+	require.NoError(t, smallDone.err)
+	return smallDone.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if smallDone.dir != "" {
+		os.RemoveAll(smallDone.dir)
+	}
+	os.Exit(code)
 }
 
 func TestSmokeStudyWritesEveryOutput(t *testing.T) {
@@ -113,24 +143,22 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 }
 
 func TestStudyIsDeterministic(t *testing.T) {
-	tmp := t.TempDir()
+	tmp, first := t.TempDir(), smallStudy(t)
 	c := small()
-	_, err := Run(context.Background(), c, filepath.Join(tmp, "a"), nil)
+	_, err := Run(context.Background(), c, filepath.Join(tmp, "b"), nil)
 	require.NoError(t, err)
-	_, err = Run(context.Background(), c, filepath.Join(tmp, "b"), nil)
-	require.NoError(t, err)
-	a, b := readFile(t, tmp, "a", SummaryFile), readFile(t, tmp, "b", SummaryFile)
+	a, b := readFile(t, first, SummaryFile), readFile(t, tmp, "b", SummaryFile)
 	assert.Equal(t, string(a), string(b), "same config, same summary")
-	assert.Equal(t, readFile(t, tmp, "a", "arew", "seed-3", PolicyFile), readFile(t, tmp, "b", "arew", "seed-3", PolicyFile),
+	assert.Equal(t, readFile(t, first, "arew", "seed-3", PolicyFile), readFile(t, tmp, "b", "arew", "seed-3", PolicyFile),
 		"same final weights")
 
 	// The same base given as a checkpoint gives the same runs.
-	c.Base = Base{Path: filepath.Join(tmp, "a", BaseFile)}
+	c.Base = Base{Path: filepath.Join(first, BaseFile)}
 	sum, err := Run(context.Background(), c, filepath.Join(tmp, "c"), nil)
 	require.NoError(t, err)
-	var first Summary
-	require.NoError(t, json.Unmarshal(a, &first))
-	assert.Equal(t, mustJSON(t, first.Arms), mustJSON(t, sum.Arms))
+	var firstSum Summary
+	require.NoError(t, json.Unmarshal(a, &firstSum))
+	assert.Equal(t, mustJSON(t, firstSum.Arms), mustJSON(t, sum.Arms))
 	assert.NoFileExists(t, filepath.Join(tmp, "c", BaseFile), "no base is built when one is given")
 }
 
@@ -140,10 +168,8 @@ func TestStudyInParallelIsTheSame(t *testing.T) {
 	tmp := t.TempDir()
 	c := small()
 	c.Seeds = []uint64{3, 4}
-	_, err := Run(context.Background(), c, filepath.Join(tmp, "one"), nil)
-	require.NoError(t, err)
-	c.Base = Base{Path: filepath.Join(tmp, "one", BaseFile)}
-	_, err = Run(context.Background(), c, filepath.Join(tmp, "seq"), nil)
+	c.Base = Base{Path: filepath.Join(smallStudy(t), BaseFile)}
+	_, err := Run(context.Background(), c, filepath.Join(tmp, "seq"), nil)
 	require.NoError(t, err)
 	var log bytes.Buffer
 	_, err = Run(run.WithJobs(context.Background(), 2), c, filepath.Join(tmp, "par"), &log)
@@ -308,9 +334,7 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	require.NoError(t, json.Unmarshal(readFile(t, cut, run.ProvenanceFile), &prov))
 	assert.Equal(t, 2, prov.ResumedAt)
 
-	whole := filepath.Join(tmp, "whole")
-	_, err = Run(context.Background(), c, whole, nil)
-	require.NoError(t, err)
+	whole := smallStudy(t) // the same config, run without a cut
 	assert.Equal(t, string(readFile(t, whole, SummaryFile)), string(readFile(t, dir, SummaryFile)), "resumed = uninterrupted")
 	w := filepath.Join(whole, "arew", "seed-3")
 	timings := []string{"rollout_s", "prep_s", "optim_s", "rollout_tok_s", "train_tok_s", "seconds"}
@@ -335,6 +359,7 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 func TestResumeRefusesABadSet(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cut")
 	c := small()
+	c.Base = Base{Path: filepath.Join(smallStudy(t), BaseFile)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, err := runStudy(ctx, c, dir, nil, false, func(arm string, seed uint64, done int) {

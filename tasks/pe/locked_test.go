@@ -22,6 +22,7 @@ import (
 func TestLocked(t *testing.T) {
 	for _, name := range []string{"pe-g-s2", "pe-g-s3", "pe-f-d6", "pe-f-d8"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each setting its own task: four independent simulations
 			task, err := tasks.New(name, json.RawMessage(`{"Critiques": "consistent"}`))
 			require.NoError(t, err)
 			limit := task.(*Task).TurnLimit()

@@ -9,16 +9,17 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+func nums(xs ...float64) []run.Num {
+	out := make([]run.Num, len(xs))
+	for i, x := range xs {
+		out[i] = run.Num(x)
+	}
+	return out
+}
+
 // An ordering is paired by seed, and a tie at zero (both rows 0: nothing
 // was measured) never counts as holding, on a seed or on the mean.
 func TestOrderingsArePairedAndIgnoreZeroTies(t *testing.T) {
-	nums := func(xs ...float64) []run.Num {
-		out := make([]run.Num, len(xs))
-		for i, x := range xs {
-			out[i] = run.Num(x)
-		}
-		return out
-	}
 	o := diff("zeros", 1, 0, nums(0, 0, 0), nums(0, 0, 0), false)
 	assert.False(t, o.MeanHolds, "0 ≥ 0 everywhere is not a result")
 	assert.False(t, o.Holds)
@@ -45,13 +46,6 @@ func TestOrderingsArePairedAndIgnoreZeroTies(t *testing.T) {
 // An ordering holds on four seeds in five, not three, and only when its
 // mean clears the margin.
 func TestOrderingsNeedFourSeedsInFiveAndTheMargin(t *testing.T) {
-	nums := func(xs ...float64) []run.Num {
-		out := make([]run.Num, len(xs))
-		for i, x := range xs {
-			out[i] = run.Num(x)
-		}
-		return out
-	}
 	zero := nums(0, 0, 0, 0, 0)
 	for _, c := range []struct {
 		a                []float64

@@ -2,11 +2,13 @@ package act
 
 import (
 	"math"
+	"strings"
 	"testing"
 
-	"arew/rl/run"
-
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/rl/run"
 )
 
 func nums(xs ...float64) []run.Num {
@@ -64,4 +66,37 @@ func TestOrderingsNeedFourSeedsInFiveAndTheMargin(t *testing.T) {
 		assert.Equal(t, c.meanHolds, o.MeanHolds, "%v", c.a)
 		assert.Equal(t, c.holds, o.Holds, "%v", c.a)
 	}
+}
+
+// A study of one environment reads the orderings on that environment's
+// own column, beside the paper's number there, instead of on an average
+// it cannot form.
+func TestOrderingsOfOneEnvironment(t *testing.T) {
+	online := func(x float64) *Online { o := &Online{}; o.Success = x; return o }
+	rep := func(prompting, act float64) *Report {
+		return &Report{Rows: []RowResult{
+			{Row: RowPrompting, ID: online(prompting), OOD: online(0)},
+			{Row: RowACT, ID: online(act), OOD: online(0)},
+		}}
+	}
+	cfg := SmokeStudy()
+	cfg.Runs = cfg.Runs[:1]
+	require.Equal(t, "alfworld", cfg.Runs[0].Env)
+	cfg.Runs[0].Rows = []string{RowPrompting, RowACT}
+	s := &Summary{Seeds: []uint64{1, 2, 3, 4, 5}}
+	for _, d := range []float64{0.02, 0.03, 0.01, 0.02, -0.01} {
+		s.add("alfworld", rep(0.10, 0.10+d))
+	}
+	s.finish(cfg)
+	var o Ordering
+	for _, x := range s.Orderings {
+		if strings.HasPrefix(x.Claim, "ACT > prompting") {
+			o = x
+		}
+	}
+	assert.Equal(t, "ACT > prompting (ALFWorld ID)", o.Claim)
+	assert.InDelta(t, 72.86-35.71, float64(o.Paper), 1e-9)
+	assert.InDelta(t, 1.4, float64(o.Ours), 1e-9)
+	assert.Equal(t, 4, o.Seeds)
+	assert.True(t, o.Holds)
 }

@@ -31,12 +31,7 @@ const HoldingShare = 0.8
 // the ordering, on a seed or on the mean.
 func diff(claim string, paper, margin float64, a, b []run.Num, strict bool) Ordering {
 	p := run.PairedOf(floats(a), floats(b))
-	o := Ordering{Claim: claim, Paper: run.Num(paper), Margin: run.Num(margin), Ours: run.Num(p.Mean), Of: p.Pairs}
-	if p.Pairs > 1 {
-		o.SE = run.Num(p.Std / math.Sqrt(float64(p.Pairs)))
-	} else {
-		o.SE = run.Num(math.NaN())
-	}
+	o := Ordering{Claim: claim, Paper: run.Num(paper), Margin: run.Num(margin), Ours: run.Num(p.Mean), SE: run.Num(p.SE()), Of: p.Pairs}
 	zeroTies := 0
 	for i, d := range p.Deltas {
 		o.PerSeed = append(o.PerSeed, run.Num(d))
@@ -64,10 +59,13 @@ func floats(xs []run.Num) []float64 {
 	return out
 }
 
-// paperAverage is the paper's average of ALFWorld ID, WebShop and
-// ScienceWorld per row (docs/act.md §4), as the orderings quote it.
-var paperAverage = map[string]float64{RowPrompting: 22.2, RowACT: 35.7, RowIL: 52.17, RowEE: 54.82,
-	RowILwACT: 57.24, RowRL: 54.38, RowRLwACT: 59.00}
+// seeds is row's (and arm's) per-seed values in column ci of the table.
+func (s *Summary) seeds(row, arm string, ci int) []run.Num {
+	if t := s.row(row, arm); t != nil {
+		return t.Cells[ci].PerSeed
+	}
+	return nil
+}
 
 // headline is what a table1 study's orderings compare: each row's
 // per-seed average of ALFWorld ID, WebShop and ScienceWorld (where, the
@@ -77,16 +75,10 @@ var paperAverage = map[string]float64{RowPrompting: 22.2, RowACT: 35.7, RowIL: 5
 func (s *Summary) headline() (where string, of func(row string) []run.Num, paper func(row string) float64) {
 	if len(s.order) == 1 {
 		for ci, c := range s.cols {
-			if c.Env != s.order[0] {
-				continue
+			if c.Env == s.order[0] {
+				return c.Label, func(r string) []run.Num { return s.seeds(r, "", ci) },
+					func(r string) float64 { return Published[r][ci] }
 			}
-			of = func(r string) []run.Num {
-				if t := s.row(r, ""); t != nil {
-					return t.Cells[ci].PerSeed
-				}
-				return nil
-			}
-			return c.Label, of, func(r string) float64 { return Published[r][ci] }
 		}
 	}
 	of = func(r string) []run.Num {
@@ -95,7 +87,7 @@ func (s *Summary) headline() (where string, of func(row string) []run.Num, paper
 		}
 		return nil
 	}
-	return "average", of, func(r string) float64 { return paperAverage[r] }
+	return "average of ALFWorld ID, WebShop, ScienceWorld", of, publishedAverage
 }
 
 func (s *Summary) table1Orderings() []Ordering {
@@ -103,26 +95,16 @@ func (s *Summary) table1Orderings() []Ordering {
 	where, avg, paper := s.headline()
 	// (the paper's numbers have two decimals, and so have their gaps)
 	gap := func(a, b string) float64 { return math.Round(100*(paper(a)-paper(b))) / 100 }
-	col := func(r string, i int) []run.Num {
-		if t := s.row(r, ""); t != nil {
-			return t.Cells[i].PerSeed
-		}
-		return nil
-	}
-	first := where
-	if where == "average" {
-		first = "average of ALFWorld ID, WebShop, ScienceWorld"
-	}
 	out = append(out,
-		diff("IL w/ ACT ≥ IL + 2 ("+first+")", gap(RowILwACT, RowIL), 2, avg(RowILwACT), avg(RowIL), false),
+		diff("IL w/ ACT ≥ IL + 2 ("+where+")", gap(RowILwACT, RowIL), 2, avg(RowILwACT), avg(RowIL), false),
 		diff("RL w/ ACT ≥ RL + 2 ("+where+")", gap(RowRLwACT, RowRL), 2, avg(RowRLwACT), avg(RowRL), false),
 		diff("IL w/ ACT ≥ Early Experience ("+where+")", gap(RowILwACT, RowEE), 0, avg(RowILwACT), avg(RowEE), false),
 		diff("Early Experience ≥ IL ("+where+")", gap(RowEE, RowIL), 0, avg(RowEE), avg(RowIL), false),
 		diff("ACT > prompting ("+where+")", gap(RowACT, RowPrompting), 0, avg(RowACT), avg(RowPrompting), true))
 	// The OOD gap: (RL w/ ACT − RL) on OOD minus the same on ID, per seed.
 	var gapOOD, gapID []run.Num
-	a, b := col(RowRLwACT, 1), col(RowRL, 1)
-	c, d := col(RowRLwACT, 0), col(RowRL, 0)
+	a, b := s.seeds(RowRLwACT, "", 1), s.seeds(RowRL, "", 1)
+	c, d := s.seeds(RowRLwACT, "", 0), s.seeds(RowRL, "", 0)
 	for i := range min(len(a), len(b), len(c), len(d)) {
 		gapOOD, gapID = append(gapOOD, a[i]-b[i]), append(gapID, c[i]-d[i])
 	}
@@ -144,12 +126,7 @@ func (s *Summary) finishTransfer(cfg StudyConfig) {
 			s.Table = append(s.Table, s.tableRow(row, arm, s.cols))
 		}
 	}
-	id := func(r, arm string) []run.Num {
-		if t := s.row(r, arm); t != nil {
-			return t.Cells[0].PerSeed
-		}
-		return nil
-	}
+	id := func(r, arm string) []run.Num { return s.seeds(r, arm, 0) }
 	s.Orderings = []Ordering{
 		diff(fmt.Sprintf("IL w/ ACT ≥ IL on %s ID, with the source's critic data", cfg.Runs[0].Env), 88.57-85.00, 0, id(RowILwACT, ArmTransfer), id(RowIL, ArmTransfer), false),
 		diff(fmt.Sprintf("RL w/ ACT ≥ RL on %s ID, with the source's critic data", cfg.Runs[0].Env), 92.14-91.43, 0, id(RowRLwACT, ArmTransfer), id(RowRL, ArmTransfer), false),

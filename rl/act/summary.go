@@ -71,6 +71,16 @@ var Published = map[string][4]float64{
 	RowRLwACT:    {92.86, 88.06, 33.80, 50.34},
 }
 
+// publishedAverage is the paper's average of ALFWorld ID, WebShop and
+// ScienceWorld for row (NaN for a row it does not publish).
+func publishedAverage(row string) float64 {
+	p, ok := Published[row]
+	if !ok {
+		return math.NaN()
+	}
+	return (p[0] + p[2] + p[3]) / 3
+}
+
 // Cell is a measure over the seeds.
 type Cell struct {
 	Mean    run.Num   `json:"mean"`
@@ -260,7 +270,7 @@ func (s *Summary) finish(cfg StudyConfig) {
 		}
 		avg := cellOf(averageOf(perCol, len(s.Seeds)))
 		if published {
-			v := (p[0] + p[2] + p[3]) / 3
+			v := publishedAverage(row)
 			avg.Paper = &v
 		}
 		tr.Average = &avg

@@ -42,6 +42,15 @@ type Paired struct {
 	Pairs     int
 }
 
+// SE is the standard error of the mean difference: Std over √Pairs (NaN
+// for fewer than two pairs).
+func (p Paired) SE() float64 {
+	if p.Pairs < 2 {
+		return math.NaN()
+	}
+	return p.Std / math.Sqrt(float64(p.Pairs))
+}
+
 // PairedOf pairs a and b seed by seed (the shorter's length).
 func PairedOf(a, b []float64) Paired {
 	var p Paired

@@ -35,3 +35,11 @@ func TestMeanStd(t *testing.T) {
 		})
 	}
 }
+
+// PairedOf differences seed by seed; SE is their std over √pairs.
+func TestPairedSE(t *testing.T) {
+	p := PairedOf([]float64{10, 0, 4}, []float64{5, 0, 6})
+	assert.Equal(t, []float64{5, 0, -2}, p.Deltas)
+	assert.InDelta(t, math.Sqrt(13.0/3), p.SE(), 1e-12, "std of 5, 0, -2 is √13, over √3")
+	assert.True(t, math.IsNaN(PairedOf([]float64{1}, []float64{0}).SE()), "one pair has no SE")
+}

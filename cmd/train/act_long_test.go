@@ -15,7 +15,7 @@ func TestACTModeRunsThePreset(t *testing.T) {
 	out := t.TempDir()
 	stdout := runOK(t, "-act", "act-smoke", "-out", out, "-name", "a")
 	dir := filepath.Join(out, "a")
-	for _, f := range []string{"summary.json", "report.md", "plots/table.png", "plots/act-stage.png", "alfworld/seed-1/report.json"} {
+	for _, f := range []string{"summary.json", "report.md", "plots/table.svg", "plots/act-stage.svg", "alfworld/seed-1/report.json"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 	assert.Contains(t, stdout, "# ACT study a")

@@ -205,7 +205,7 @@ func printStudy(out io.Writer, s *study.Summary, dir string) {
 		fmt.Fprintf(out, "\nscripted policies on the same %d test instances:\n%s", s.Test, s.TestBaselineTable())
 	}
 	fmt.Fprintf(out, "\nreport  %s\nsummary %s\n", filepath.Join(dir, study.ReportFile), filepath.Join(dir, study.SummaryFile))
-	if plots, _ := filepath.Glob(filepath.Join(dir, study.PlotsDir, "*.png")); len(plots) > 0 {
+	if plots, _ := filepath.Glob(filepath.Join(dir, study.PlotsDir, "*.svg")); len(plots) > 0 {
 		fmt.Fprintf(out, "plots   %s\n", strings.Join(plots, " "))
 	}
 }

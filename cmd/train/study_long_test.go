@@ -21,13 +21,13 @@ func TestStudyModeRunsThePreset(t *testing.T) {
 	out := t.TempDir()
 	stdout := runOK(t, "-study", "smoke", "-out", out, "-name", "s")
 	dir := filepath.Join(out, "s")
-	for _, f := range []string{study.SummaryFile, study.ReportFile, "plots/success.png", "arew/seed-2/metrics.jsonl"} {
+	for _, f := range []string{study.SummaryFile, study.ReportFile, "plots/success.svg", "arew/seed-2/metrics.jsonl"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 	assert.Contains(t, stdout, "== study s: complete")
 	assert.Regexp(t, `\| arew-bt +\| final +\| sampled +\| +2 \|`, stdout)
 	assert.Regexp(t, `\| scripted strong +\|`, stdout)
-	assert.Contains(t, stdout, filepath.Join(dir, "plots", "eval.png"))
+	assert.Contains(t, stdout, filepath.Join(dir, "plots", "eval.svg"))
 	assert.Contains(t, stdout, filepath.Join(dir, study.ReportFile))
 
 	// The study's base as -init: no base is built, the runs start from it.

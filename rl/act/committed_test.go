@@ -52,7 +52,7 @@ func TestCommittedStudiesResume(t *testing.T) {
 		}
 		require.NoError(t, err, name)
 		complete++
-		for _, f := range []string{"summary.json", "report.md", "plots/act-stage.png", "plots/table.png"} {
+		for _, f := range []string{"summary.json", "report.md", "plots/act-stage.svg", "plots/table.svg"} {
 			want, err := os.ReadFile(filepath.Join(src, f))
 			require.NoError(t, err)
 			got, err := os.ReadFile(filepath.Join(dir, f))

@@ -358,7 +358,7 @@
 // seeds in percent, the paper's number beside it, the average over
 // ALFWorld ID, WebShop and ScienceWorld, the failure-recovery count, the
 // ACT stage's curves and the paper's orderings checked per seed),
-// report.md and plots/ (act-stage.png, table.png). TestSmokeStudies (-tags
+// report.md and plots/ (act-stage.svg, table.svg). TestSmokeStudies (-tags
 // long) runs both smoke presets, TestTinyStudyRunsAndStops a tiny study in
 // the default run; TestSummaryOfKnownRuns checks the arithmetic.
 package act

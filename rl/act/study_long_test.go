@@ -33,7 +33,7 @@ func TestSmokeStudies(t *testing.T) {
 			sum, err := RunStudy(context.Background(), cfg, dir, testWriter{t})
 			require.NoError(t, err)
 			assert.Len(t, sum.Table, tc.rows)
-			for _, f := range []string{"summary.json", "report.md", "study.json", "plots/act-stage.png", "plots/table.png", tc.folder} {
+			for _, f := range []string{"summary.json", "report.md", "study.json", "plots/act-stage.svg", "plots/table.svg", tc.folder} {
 				assert.FileExists(t, filepath.Join(dir, f))
 			}
 			var back map[string]any

@@ -37,7 +37,7 @@ func TestTinyStudyRunsAndStops(t *testing.T) {
 	sum, err := RunStudy(context.Background(), cfg, dir, testWriter{t})
 	require.NoError(t, err)
 	assert.Len(t, sum.Table, 4)
-	for _, f := range []string{"summary.json", "report.md", "study.json", "plots/act-stage.png", "plots/table.png",
+	for _, f := range []string{"summary.json", "report.md", "study.json", "plots/act-stage.svg", "plots/table.svg",
 		"alfworld/seed-1/report.json", "webshop/seed-1/report.json"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}

@@ -5,17 +5,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"arew/rl/run"
+	"arew/rl/run/chart"
 )
 
 // The plots of a study (drawn with the run layer's plot kit):
-// act-stage.png, the ACT stage's sampled choice accuracy against the update, a panel per environment (or arm), each seed a thin line and
-// the mean bold, chance dashed; table.png, a panel per column, the rows'
+// act-stage.svg, the ACT stage's sampled choice accuracy against the update, a panel per environment (or arm), each seed a thin line and
+// the mean bold, chance dashed; table.svg, a panel per column, the rows'
 // means as bars with ± std whiskers and the paper's numbers as crosses.
 
 func (s *Summary) writePlots(dir string) ([]string, error) {
@@ -27,23 +23,23 @@ func (s *Summary) writePlots(dir string) ([]string, error) {
 	}
 	var out []string
 	if len(s.Curves) > 0 {
-		if err := s.stagePlot(filepath.Join(dir, "act-stage.png")); err != nil {
+		if err := s.stagePlot(filepath.Join(dir, "act-stage.svg")); err != nil {
 			return nil, err
 		}
-		out = append(out, "plots/act-stage.png")
+		out = append(out, "plots/act-stage.svg")
 	}
 	if len(s.Table) > 0 {
-		if err := s.tablePlot(filepath.Join(dir, "table.png")); err != nil {
+		if err := s.tablePlot(filepath.Join(dir, "table.svg")); err != nil {
 			return nil, err
 		}
-		out = append(out, "plots/table.png")
+		out = append(out, "plots/table.svg")
 	}
 	return out, nil
 }
 
 func (s *Summary) stagePlot(path string) error {
-	var panels []*plot.Plot
-	legend := plot.NewLegend()
+	var panels []*chart.Panel
+	var legend []chart.Entry
 	for gi, g := range s.order {
 		p := run.NewPlot("ACT stage: "+g, "GRPO update", "sampled choice accuracy")
 		var curves []run.Curve
@@ -53,23 +49,15 @@ func (s *Summary) stagePlot(path string) error {
 				curves, longest = append(curves, run.Steps(cv.Acc)), max(longest, len(cv.Acc))
 			}
 		}
-		if err := run.AddSeeds(p, curves, gi); err != nil {
-			return err
+		run.AddSeeds(p, curves, gi)
+		if mean := run.AddMean(p, curves, gi); mean != nil {
+			legend = append(legend, chart.Entry{Label: g + " (mean)", Mark: mean})
 		}
-		mean, err := run.AddMean(p, curves, gi)
-		if err != nil {
-			return err
-		}
-		legend.Add(g+" (mean)", mean)
-		chance, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0.5}, {X: float64(max(1, longest-1)), Y: 0.5}})
-		if err != nil {
-			return err
-		}
-		chance.Dashes, chance.Color = []vg.Length{vg.Points(4), vg.Points(3)}, run.Colour(0, 0xff)
-		p.Add(chance)
+		p.Add(&chart.Line{Pts: []chart.XY{{X: 0, Y: 0.5}, {X: float64(max(1, longest-1)), Y: 0.5}},
+			Colour: run.Colour(0, 0xff), Width: 1.3, Dash: []float64{5, 4}})
 		panels = append(panels, p)
 	}
-	return run.SavePNG(path, vg.Length(len(panels))*9*vg.Centimeter+4*vg.Centimeter, 8*vg.Centimeter, [][]*plot.Plot{panels}, legend)
+	return run.SaveSVG(path, float64(len(panels))*340+150, 300, [][]*chart.Panel{panels}, legend)
 }
 
 // finite is x, or 0 where it is not finite (a bar of no value).
@@ -81,8 +69,8 @@ func finite(x float64) float64 {
 }
 
 func (s *Summary) tablePlot(path string) error {
-	var panels []*plot.Plot
-	legend := plot.NewLegend()
+	var panels []*chart.Panel
+	var legend []chart.Entry
 	var names []string
 	for _, t := range s.Table {
 		n := t.Row
@@ -92,55 +80,28 @@ func (s *Summary) tablePlot(path string) error {
 		names = append(names, n)
 	}
 	for ci, col := range s.Columns {
-		p := plot.New()
-		p.Title.Text = col
-		p.Y.Label.Text = "%"
-		p.Y.Min, p.Y.Max = 0, 100
-		p.Add(plotter.NewGrid())
-		vals, errs := make(plotter.Values, len(s.Table)), make(plotter.YErrors, len(s.Table))
-		var tops, paper plotter.XYs // the bars' tops at x = 0, 1, …, the paper's numbers
+		p := &chart.Panel{Title: col, YLabel: "%", X: chart.Empty(), Y: chart.Range{Min: 0, Max: 100}, Nominal: names}
+		bars := &chart.Bars{Colour: run.Colour(1, 0xff), Width: 18}
+		paper := &chart.Dots{Colour: run.Colour(4, 0xff), Radius: 5.5, Shape: chart.Cross}
 		for i, t := range s.Table {
 			c := t.Cells[ci]
-			vals[i] = finite(float64(c.Mean))
-			tops = append(tops, plotter.XY{X: float64(i), Y: vals[i]})
-			e := finite(float64(c.Std))
-			errs[i].Low, errs[i].High = e, e
+			bars.Values = append(bars.Values, finite(float64(c.Mean)))
+			bars.Errs = append(bars.Errs, finite(float64(c.Std)))
 			if c.Paper != nil {
-				paper = append(paper, plotter.XY{X: float64(i), Y: *c.Paper})
+				paper.Pts = append(paper.Pts, chart.XY{X: float64(i), Y: *c.Paper})
 			}
 		}
-		bars, err := plotter.NewBarChart(vals, vg.Points(14))
-		if err != nil {
-			return err
-		}
-		bars.Color, bars.LineStyle.Width = run.Colour(1, 0xff), 0
 		p.Add(bars)
-		whisk, err := plotter.NewYErrorBars(struct {
-			plotter.XYs
-			plotter.YErrors
-		}{tops, errs})
-		if err != nil {
-			return err
-		}
-		p.Add(whisk)
 		if ci == 0 {
-			legend.Add("ours (mean ± std)", bars)
+			legend = append(legend, chart.Entry{Label: "ours (mean ± std)", Mark: bars})
 		}
-		if len(paper) > 0 {
-			sc, err := plotter.NewScatter(paper)
-			if err != nil {
-				return err
-			}
-			sc.Shape, sc.Color, sc.Radius = draw.CrossGlyph{}, run.Colour(4, 0xff), vg.Points(4)
-			p.Add(sc)
+		if len(paper.Pts) > 0 {
+			p.Add(paper)
 			if ci == 0 {
-				legend.Add("paper (Qwen3-8B)", sc)
+				legend = append(legend, chart.Entry{Label: "paper (Qwen3-8B)", Mark: paper})
 			}
 		}
-		p.NominalX(names...)
-		p.X.Tick.Label.Rotation = math.Pi / 4
-		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YTop
 		panels = append(panels, p)
 	}
-	return run.SavePNG(path, vg.Length(len(panels))*8*vg.Centimeter+5*vg.Centimeter, 10*vg.Centimeter, [][]*plot.Plot{panels}, legend)
+	return run.SaveSVG(path, float64(len(panels))*300+190, 380, [][]*chart.Panel{panels}, legend)
 }

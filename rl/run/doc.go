@@ -15,7 +15,7 @@
 // run) and write through the same pieces: the
 // files (write.go: atomic writes, JSON-lines logs, bounded reads), the
 // statistics over seeds (MeanStd, PairedOf), the tables (MarkdownTable,
-// Fixed) and the plots (plot.go).
+// Fixed) and the plots (plot.go, drawn as SVG by package chart).
 //
 // # What one run does
 //

@@ -1,37 +1,30 @@
 package run
 
 import (
-	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"slices"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-
 	"arew/engine"
+	"arew/rl/run/chart"
 )
 
-// The plot kit every figure of the project is drawn with (gonum/plot):
-// one palette, one resolution, one layout (SavePNG: panels in a grid, the
-// legend in a strip on the right), and the series a sweep draws: each
-// seed thin (AddSeeds), the mean over the seeds bold with dots (AddMean),
-// or the mean with a ±1 standard deviation band (AddBand).
+// The plot kit every figure of the project is drawn with (package chart,
+// SVG): one palette, one layout (SaveSVG: panels in a grid, the legend in
+// a strip on the right), and the series a sweep draws: each seed thin
+// (AddSeeds), the mean over the seeds bold with dots (AddMean), or the
+// mean with a ±1 standard deviation band (AddBand).
 const (
-	plotDPI = 110
-	// SeedWidth and MeanWidth are the widths (points) of one seed's line
+	// SeedWidth and MeanWidth are the widths (pixels) of one seed's line
 	// and of the mean's.
-	SeedWidth = 0.8
-	MeanWidth = 2.6
+	SeedWidth = 1.1
+	MeanWidth = 3.5
 )
 
-// palette is the colour of the i-th series (arms, or measures in
-// arms.png): distinct hues that stay apart in print.
-var palette = []color.RGBA{
+// palette is the colour of the i-th series (arms, or the measures of one
+// figure): distinct hues that stay apart in print.
+var palette = []color.NRGBA{
 	{0x55, 0x55, 0x55, 0xff}, // grey: the first arm, vanilla in the standard order
 	{0x1f, 0x77, 0xb4, 0xff}, // blue
 	{0xff, 0x7f, 0x0e, 0xff}, // orange
@@ -42,30 +35,21 @@ var palette = []color.RGBA{
 	{0x17, 0xbe, 0xcf, 0xff}, // cyan
 }
 
-// Colour is the i-th series colour at opacity alpha (premultiplied, as
-// image/color expects: channels ≤ alpha).
-func Colour(i int, alpha uint8) color.RGBA {
+// Colour is the i-th series colour at opacity alpha.
+func Colour(i int, alpha uint8) color.NRGBA {
 	c := palette[i%len(palette)]
 	c.A = alpha
-	c.R = uint8(uint16(c.R) * uint16(alpha) / 255)
-	c.G = uint8(uint16(c.G) * uint16(alpha) / 255)
-	c.B = uint8(uint16(c.B) * uint16(alpha) / 255)
 	return c
 }
 
-// NewPlot is a panel with its title and axis labels, y in [0, 1] and a
-// grid.
-func NewPlot(title, xlabel, ylabel string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Add(plotter.NewGrid())
-	return p
+// NewPlot is a panel with its title and axis labels, x from the data and
+// y covering [0, 1] and the data.
+func NewPlot(title, xlabel, ylabel string) *chart.Panel {
+	return chart.NewPanel(title, xlabel, ylabel, 0, 1)
 }
 
 // Curve is one run's values against its updates.
-type Curve = plotter.XYs
+type Curve = []chart.XY
 
 // MeanBand is the mean and sample std (MeanStd) over curves at every x
 // some curve has, in increasing x (std NaN where fewer than two do).
@@ -90,113 +74,76 @@ func MeanBand(curves []Curve) (xs, mean, std []float64) {
 }
 
 // AddSeeds draws each curve thin in colour i.
-func AddSeeds(p *plot.Plot, curves []Curve, i int) error {
+func AddSeeds(p *chart.Panel, curves []Curve, i int) {
 	for _, c := range curves {
-		if len(c) == 0 {
-			continue
+		if len(c) > 0 {
+			p.Add(&chart.Line{Pts: c, Colour: Colour(i, 0x70), Width: SeedWidth})
 		}
-		l, err := plotter.NewLine(c)
-		if err != nil {
-			return fmt.Errorf("plots: %w", err)
-		}
-		l.Color, l.Width = Colour(i, 0x70), vg.Points(SeedWidth)
-		p.Add(l)
 	}
-	return nil
 }
 
 // AddMean draws the curves' mean bold with dots in colour i; it returns
 // the line for the legend (nil when there is nothing to draw).
-func AddMean(p *plot.Plot, curves []Curve, i int) (plot.Thumbnailer, error) {
+func AddMean(p *chart.Panel, curves []Curve, i int) chart.Mark {
 	xs, mean, _ := MeanBand(curves)
 	if len(xs) == 0 {
-		return nil, nil
+		return nil
 	}
-	l, pts, err := plotter.NewLinePoints(xyOf(xs, mean))
-	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
-	}
-	l.Color, l.Width = Colour(i, 0xff), vg.Points(MeanWidth)
-	pts.Color, pts.Radius, pts.Shape = Colour(i, 0xff), vg.Points(2.6), draw.CircleGlyph{}
-	p.Add(l, pts)
-	return l, nil
+	pts := xyOf(xs, mean)
+	l := &chart.Line{Pts: pts, Colour: Colour(i, 0xff), Width: MeanWidth}
+	p.Add(l, &chart.Dots{Pts: pts, Colour: Colour(i, 0xff), Radius: 3.5})
+	return l
 }
 
 // AddBand draws the curves' mean in colour i with its ±std band; it
 // returns the line for the legend (nil when there is nothing to draw).
-func AddBand(p *plot.Plot, curves []Curve, i int) (plot.Thumbnailer, error) {
+func AddBand(p *chart.Panel, curves []Curve, i int) chart.Mark {
 	xs, mean, std := MeanBand(curves)
 	if len(xs) == 0 {
-		return nil, nil
+		return nil
 	}
-	var band plotter.XYs
+	var band []chart.XY
 	for k := range xs {
 		if !math.IsNaN(std[k]) {
-			band = append(band, plotter.XY{X: xs[k], Y: mean[k] + std[k]})
+			band = append(band, chart.XY{X: xs[k], Y: mean[k] + std[k]})
 		}
 	}
 	for k := len(xs) - 1; k >= 0; k-- {
 		if !math.IsNaN(std[k]) {
-			band = append(band, plotter.XY{X: xs[k], Y: mean[k] - std[k]})
+			band = append(band, chart.XY{X: xs[k], Y: mean[k] - std[k]})
 		}
 	}
 	if len(band) >= 4 {
-		poly, err := plotter.NewPolygon(band)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
-		}
-		poly.Color = Colour(i, 0x38)
-		poly.LineStyle.Width = 0
-		p.Add(poly)
+		p.Add(&chart.Area{Pts: band, Fill: Colour(i, 0x38)})
 	}
-	l, err := plotter.NewLine(xyOf(xs, mean))
-	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
-	}
-	l.Color, l.Width = Colour(i, 0xff), vg.Points(2)
+	l := &chart.Line{Pts: xyOf(xs, mean), Colour: Colour(i, 0xff), Width: 2.7}
 	p.Add(l)
-	return l, nil
+	return l
 }
 
 // Steps is ys against 1, 2, …: a curve of one value per update.
 func Steps(ys []float64) Curve {
 	out := make(Curve, len(ys))
 	for i, y := range ys {
-		out[i] = plotter.XY{X: float64(i + 1), Y: y}
+		out[i] = chart.XY{X: float64(i + 1), Y: y}
 	}
 	return out
 }
 
-func xyOf(xs, ys []float64) plotter.XYs {
-	out := make(plotter.XYs, len(xs))
+func xyOf(xs, ys []float64) Curve {
+	out := make(Curve, len(xs))
 	for k := range xs {
-		out[k] = plotter.XY{X: xs[k], Y: ys[k]}
+		out[k] = chart.XY{X: xs[k], Y: ys[k]}
 	}
 	return out
 }
 
-// SavePNG draws panels (rows × columns) in a grid with the legend in a
-// strip on the right into a PNG of w × h, written atomically.
-func SavePNG(path string, w, h vg.Length, panels [][]*plot.Plot, legend plot.Legend) error {
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI))
-	dc := draw.New(img)
-	legend.Top, legend.Left = true, true
-	legend.Padding = vg.Millimeter
-	legend.ThumbnailWidth = vg.Millimeter * 8
-	strip := legend.Rectangle(dc).Size().X + vg.Millimeter*6
-	area := draw.Crop(dc, 0, -strip, 0, 0)
-	tiles := draw.Tiles{Rows: len(panels), Cols: len(panels[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(panels, tiles, area)
-	for r := range panels {
-		for c := range panels[r] {
-			panels[r][c].Draw(canvases[r][c])
-		}
-	}
-	legend.YOffs = -vg.Millimeter * 12
-	legend.Draw(draw.Crop(dc, w-strip+vg.Millimeter*3, 0, 0, 0))
+// SaveSVG draws panels (rows × columns) in a grid with the legend in a
+// strip on the right into an SVG of w × h pixels, written atomically.
+func SaveSVG(path string, w, h float64, panels [][]*chart.Panel, legend []chart.Entry) error {
+	f := &chart.Figure{Width: w, Height: h, Panels: panels, Legend: legend}
 	return engine.WriteFileAtomic(path, 0o644, func(out io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(out)
+		_, err := f.WriteTo(out)
 		return err
 	})
 }

@@ -8,63 +8,52 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-
 	"arew/rl"
 	"arew/rl/run"
+	"arew/rl/run/chart"
 )
 
 // The band plots: one panel per measure, each arm's mean over its seeds as
 // a line with a ±1 standard deviation band around it (no band for one
-// seed). eval.png has the in-training evaluations, a row per measure and
-// a column per mode (greedy, sampled); training.png has the per-update
+// seed). eval.svg has the in-training evaluations, a row per measure and
+// a column per mode (greedy, sampled); training.svg has the per-update
 // training curves read from each run's metrics.jsonl, smoothed over
 // trainWindow updates.
 
 // trainWindow is the moving-average window of the training curves.
 const trainWindow = 10
 
-// evalBands is eval.png's panels: a row per Reported measure, a column per
+// evalBands is eval.svg's panels: a row per Reported measure, a column per
 // evaluated mode, every arm's mean ± std over seeds, and the scripted
 // baselines dashed.
-func evalBands(s *Summary) ([][]*plot.Plot, plot.Legend, error) {
-	legend := plot.NewLegend()
+func evalBands(s *Summary) ([][]*chart.Panel, []chart.Entry) {
+	var legend []chart.Entry
 	var modes []string
 	for _, mode := range []string{"greedy", "sampled"} {
 		if s.Modes == mode || s.Modes == "both" {
 			modes = append(modes, mode)
 		}
 	}
-	panels := make([][]*plot.Plot, len(run.Reported))
+	panels := make([][]*chart.Panel, len(run.Reported))
 	for r, m := range run.Reported {
 		for c, mode := range modes {
 			p := run.NewPlot(fmt.Sprintf("%s, %s (%d %s instances)", m.Label, mode, s.Episodes, s.Split), "RL update", m.Label)
 			for i, name := range s.ArmOrder {
 				cs := curves(s.Arms[name].Runs, m, mode)
-				th, err := run.AddBand(p, cs, i)
-				if err != nil {
-					return nil, legend, err
-				}
-				if r == 0 && c == 0 && th != nil {
-					legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(cs))), th)
+				if th := run.AddBand(p, cs, i); r == 0 && c == 0 && th != nil {
+					legend = append(legend, chart.Entry{Label: fmt.Sprintf("%s (%s)", name, seedCount(len(cs))), Mark: th})
 				}
 			}
-			var lg *plot.Legend
-			if r == 0 && c == 0 {
-				lg = &legend
+			if bl := addBaselines(p, s, m); r == 0 && c == 0 {
+				legend = append(legend, bl...)
 			}
-			if err := addBaselines(p, s, m, lg); err != nil {
-				return nil, legend, err
-			}
-			fitY(p)
 			panels[r] = append(panels[r], p)
 		}
 	}
-	return panels, legend, nil
+	return panels, legend
 }
 
-// trainingCurves are the per-update training measures of training.png.
+// trainingCurves are the per-update training measures of training.svg.
 var trainingCurves = []struct {
 	label string
 	get   func(rl.Metrics) float64
@@ -99,60 +88,51 @@ func smoothed(ms []rl.Metrics, get func(rl.Metrics) float64) run.Curve {
 		}
 		if len(window) > 0 {
 			mean, _, _ := run.MeanStd(window)
-			out = append(out, plotter.XY{X: float64(k + 1), Y: mean})
+			out = append(out, chart.XY{X: float64(k + 1), Y: mean})
 		}
 	}
 	return out
 }
 
-// trainingBands is training.png's panels (two columns) from the runs'
+// trainingBands is training.svg's panels (two columns) from the runs'
 // metrics.jsonl under dir; nil when no run has metrics.
-func trainingBands(s *Summary, dir string) ([][]*plot.Plot, plot.Legend, error) {
-	legend := plot.NewLegend()
+func trainingBands(s *Summary, dir string) ([][]*chart.Panel, []chart.Entry, error) {
+	var legend []chart.Entry
 	metrics := map[string][][]rl.Metrics{}
 	any := false
 	for _, name := range s.ArmOrder {
 		for _, r := range s.Arms[name].Runs {
 			ms, err := readMetrics(filepath.Join(dir, name, runName(r.Seed), run.MetricsFile))
 			if err != nil {
-				return nil, legend, err
+				return nil, nil, err
 			}
 			metrics[name] = append(metrics[name], ms)
 			any = any || len(ms) > 0
 		}
 	}
 	if !any {
-		return nil, legend, nil
+		return nil, nil, nil
 	}
 	cols := 2
 	rows := (len(trainingCurves) + cols - 1) / cols
-	panels := make([][]*plot.Plot, rows)
+	panels := make([][]*chart.Panel, rows)
 	for k, tc := range trainingCurves {
 		p := run.NewPlot(fmt.Sprintf("%s (mean of the last %d updates)", tc.label, trainWindow), "RL update", tc.label)
-		p.Y.Min, p.Y.Max = math.Inf(1), math.Inf(-1)
+		p.Y = chart.Empty() // the data alone
 		for i, name := range s.ArmOrder {
 			var cs []run.Curve
 			for _, ms := range metrics[name] {
 				cs = append(cs, smoothed(ms, tc.get))
 			}
-			th, err := run.AddBand(p, cs, i)
-			if err != nil {
-				return nil, legend, err
+			if th := run.AddBand(p, cs, i); k == 0 && th != nil {
+				legend = append(legend, chart.Entry{Label: fmt.Sprintf("%s (%s)", name, seedCount(len(cs))), Mark: th})
 			}
-			if k == 0 && th != nil {
-				legend.Add(fmt.Sprintf("%s (%s)", name, seedCount(len(cs))), th)
-			}
-		}
-		if math.IsInf(p.Y.Min, 0) { // nothing drawn
-			p.Y.Min, p.Y.Max = 0, 1
 		}
 		panels[k/cols] = append(panels[k/cols], p)
 	}
 	for r := range panels {
 		for len(panels[r]) < cols {
-			empty := plot.New()
-			empty.HideAxes()
-			panels[r] = append(panels[r], empty)
+			panels[r] = append(panels[r], nil) // an empty cell
 		}
 	}
 	return panels, legend, nil

@@ -43,7 +43,7 @@ func TestCommittedStudiesResume(t *testing.T) {
 // hold: every report.md contains the tables its summary.json gives now
 // (the threshold table aside, whose older reports are not aligned), and
 // the default study's plots, drawn again from its summary and its runs'
-// metrics in a copy of its folder, are its committed PNGs byte for byte.
+// metrics in a copy of its folder, are its committed SVGs byte for byte.
 func TestCommittedReportsRebuild(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join(committedResults, "*", SummaryFile))
 	require.NoError(t, err)

@@ -45,7 +45,7 @@
 // and console.log (what every attempt printed, status lines left out) as
 // every sweep's. After each run <dir>/summary.json is rewritten; at the
 // end (or when ctx is cancelled: the run in progress stops after its
-// update) the summary, <dir>/report.md and <dir>/plots/*.png are written.
+// update) the summary, <dir>/report.md and <dir>/plots/*.svg are written.
 // Every whole file is written atomically (engine.WriteFileAtomic,
 // model.Save); the .jsonl logs are appended one line per write. Resume
 // continues an interrupted study in its folder: the runs summary.json
@@ -85,14 +85,14 @@
 //
 // # The plots
 //
-// <measure>.png overlays the arms' sampled evaluations against updates
+// <measure>.svg overlays the arms' sampled evaluations against updates
 // for one measure (thin: one seed; bold with dots: the mean over the seeds
-// evaluated at that update; dashed: the scripted baselines). eval.png has
+// evaluated at that update; dashed: the scripted baselines). eval.svg has
 // one panel per measure and mode, each arm's mean over seeds with a ±1
-// standard deviation band; training.png the per-update training curves
+// standard deviation band; training.svg the per-update training curves
 // (reward, approximate KL, entropy, clip fraction, margin size) from each
 // run's metrics.jsonl, smoothed over 10 updates, with the same bands; and
-// phase.png every run's path in the exact (I_AS, C_BT) plane with the
+// phase.svg every run's path in the exact (I_AS, C_BT) plane with the
 // self-locking region drawn (docs/arew.md §3).
 //
 // # Shipped bases

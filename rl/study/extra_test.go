@@ -27,8 +27,8 @@ func TestTelecomStudyShowsItsCounts(t *testing.T) {
 		keys = append(keys, m.Key)
 	}
 	assert.Equal(t, []string{"message_turns", "no_effect_writes", "tool_errors", "tool_turn_ratio", "tool_turns", "unexpected_writes"}, keys)
-	assert.FileExists(t, filepath.Join(dir, PlotsDir, "tool_turn_ratio.png"))
-	assert.FileExists(t, filepath.Join(dir, PlotsDir, "tool_errors.png"))
+	assert.FileExists(t, filepath.Join(dir, PlotsDir, "tool_turn_ratio.svg"))
+	assert.FileExists(t, filepath.Join(dir, PlotsDir, "tool_errors.svg"))
 	report := string(readFile(t, dir, ReportFile))
 	assert.Contains(t, report, "The task's own counts per episode")
 	assert.Contains(t, report, "| tool turn ratio |")

@@ -1,7 +1,6 @@
 package study
 
 import (
-	"arew/rl/run"
 	"fmt"
 	"image/color"
 	"math"
@@ -9,18 +8,17 @@ import (
 	"path/filepath"
 	"slices"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
+	"arew/rl/run"
+	"arew/rl/run/chart"
 )
 
-// The plots (PNG) of a study: one file per measure, and per own count of
+// The plots (SVG) of a study: one file per measure, and per own count of
 // the task (extra.go), with the arms overlaid
-// (<key>.png, the sampled evaluations, greedy ones in a study that
+// (<key>.svg, the sampled evaluations, greedy ones in a study that
 // evaluates only greedily; a thin line is one seed, the bold line with dots
-// the mean over the seeds that reached that update), eval.png and
-// training.png (mean ± std bands, bands.go), and phase.png (phase.go).
-// writePlots writes the PNGs into dir and returns their paths relative to
+// the mean over the seeds that reached that update), eval.svg and
+// training.svg (mean ± std bands, bands.go), and phase.svg (phase.go).
+// writePlots writes the SVGs into dir and returns their paths relative to
 // dir's parent (for report.md). A study with no evaluation yet has none.
 func writePlots(s *Summary, dir string) ([]string, error) {
 	evaluated := false
@@ -37,39 +35,30 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 	}
 	var out []string
 	for _, m := range append(slices.Clone(run.Reported), s.extraMeasures()...) {
-		p, legend, err := measurePlot(s, m)
-		if err != nil {
-			return nil, err
-		}
-		name := m.Key + ".png"
-		if err := run.SavePNG(filepath.Join(dir, name), 9*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}}, legend); err != nil {
+		p, legend := measurePlot(s, m)
+		name := m.Key + ".svg"
+		if err := run.SaveSVG(filepath.Join(dir, name), 900, 450, [][]*chart.Panel{{p}}, legend); err != nil {
 			return nil, err
 		}
 		out = append(out, filepath.Join(PlotsDir, name))
 	}
-	phase, legend, err := phasePlot(s)
-	if err != nil {
-		return nil, err
-	}
-	if err := run.SavePNG(filepath.Join(dir, PhasePlot), 10*vg.Inch, 6*vg.Inch, [][]*plot.Plot{{phase}}, legend); err != nil {
+	phase, legend := phasePlot(s)
+	if err := run.SaveSVG(filepath.Join(dir, PhasePlot), 1000, 600, [][]*chart.Panel{{phase}}, legend); err != nil {
 		return nil, err
 	}
 	out = append(out, filepath.Join(PlotsDir, PhasePlot))
-	panels, legend, err := evalBands(s)
-	if err != nil {
-		return nil, err
-	}
-	w, h := vg.Length(len(panels[0]))*5*vg.Inch+2.2*vg.Inch, vg.Length(len(panels))*3*vg.Inch
-	if err := run.SavePNG(filepath.Join(dir, EvalPlot), w, h, panels, legend); err != nil {
+	panels, legend := evalBands(s)
+	w, h := float64(len(panels[0]))*500+220, float64(len(panels))*300
+	if err := run.SaveSVG(filepath.Join(dir, EvalPlot), w, h, panels, legend); err != nil {
 		return nil, err
 	}
 	out = append(out, filepath.Join(PlotsDir, EvalPlot))
-	panels, legend, err = trainingBands(s, filepath.Dir(dir))
+	panels, legend, err := trainingBands(s, filepath.Dir(dir))
 	if err != nil || panels == nil {
 		return out, err
 	}
-	w, h = vg.Length(len(panels[0]))*5*vg.Inch+2.2*vg.Inch, vg.Length(len(panels))*3*vg.Inch
-	if err := run.SavePNG(filepath.Join(dir, TrainingPlot), w, h, panels, legend); err != nil {
+	w, h = float64(len(panels[0]))*500+220, float64(len(panels))*300
+	if err := run.SaveSVG(filepath.Join(dir, TrainingPlot), w, h, panels, legend); err != nil {
 		return nil, err
 	}
 	return append(out, filepath.Join(PlotsDir, TrainingPlot)), nil
@@ -77,12 +66,12 @@ func writePlots(s *Summary, dir string) ([]string, error) {
 
 // The band plots' files in plots/ (bands.go).
 const (
-	EvalPlot     = "eval.png"
-	TrainingPlot = "training.png"
+	EvalPlot     = "eval.svg"
+	TrainingPlot = "training.svg"
 )
 
 // PhasePlot is the phase plane's file in plots/ (phase.go).
-const PhasePlot = "phase.png"
+const PhasePlot = "phase.svg"
 
 // plotMode is the evaluation mode the plots show.
 func plotMode(s *Summary) string {
@@ -93,12 +82,12 @@ func plotMode(s *Summary) string {
 }
 
 // series is the value of m along one run's curve in mode.
-func series(r RunSum, m run.Measure, mode string) plotter.XYs {
-	var xy plotter.XYs
+func series(r RunSum, m run.Measure, mode string) run.Curve {
+	var xy run.Curve
 	for _, p := range r.Curve {
 		if e := p.Get(mode); e != nil {
 			if v := m.Get(e); !math.IsNaN(v) {
-				xy = append(xy, plotter.XY{X: float64(p.Update), Y: v})
+				xy = append(xy, chart.XY{X: float64(p.Update), Y: v})
 			}
 		}
 	}
@@ -115,62 +104,42 @@ func curves(runs []RunSum, m run.Measure, mode string) []run.Curve {
 }
 
 // measurePlot overlays every arm's runs for one measure.
-func measurePlot(s *Summary, m run.Measure) (*plot.Plot, plot.Legend, error) {
+func measurePlot(s *Summary, m run.Measure) (*chart.Panel, []chart.Entry) {
 	p := run.NewPlot(fmt.Sprintf("%s: %s (%s, %d %s instances)", s.Name, m.Label, plotMode(s), s.Episodes, s.Split), "RL update", m.Label)
-	legend := plot.NewLegend()
+	var legend []chart.Entry
 	// Every seed first, so that no arm's thin lines hide another's mean.
 	for i, name := range s.ArmOrder {
-		if err := run.AddSeeds(p, curves(s.Arms[name].Runs, m, plotMode(s)), i); err != nil {
-			return nil, legend, err
-		}
+		run.AddSeeds(p, curves(s.Arms[name].Runs, m, plotMode(s)), i)
 	}
 	for i, name := range s.ArmOrder {
 		runs := s.Arms[name].Runs
-		th, err := run.AddMean(p, curves(runs, m, plotMode(s)), i)
-		if err != nil {
-			return nil, legend, err
-		}
-		if th != nil {
-			legend.Add(fmt.Sprintf("%s (mean of %d)", name, len(runs)), th)
+		if th := run.AddMean(p, curves(runs, m, plotMode(s)), i); th != nil {
+			legend = append(legend, chart.Entry{Label: fmt.Sprintf("%s (mean of %d)", name, len(runs)), Mark: th})
 		}
 	}
-	if err := addBaselines(p, s, m, &legend); err != nil {
-		return nil, legend, err
-	}
-	fitY(p)
-	return p, legend, nil
+	return p, append(legend, addBaselines(p, s, m)...)
 }
 
 // addBaselines draws the scripted baselines' values of m as dashed
-// horizontal lines, adding them to legend unless it is nil.
-func addBaselines(p *plot.Plot, s *Summary, m run.Measure, legend *plot.Legend) error {
+// horizontal lines and returns their legend entries.
+func addBaselines(p *chart.Panel, s *Summary, m run.Measure) []chart.Entry {
+	var legend []chart.Entry
 	for i, bl := range s.Baselines {
 		v := m.Get(bl.Measures)
 		if math.IsNaN(v) {
 			continue
 		}
-		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: v}, {X: float64(s.Updates), Y: v}})
-		if err != nil {
-			return fmt.Errorf("plots: %w", err)
-		}
-		l.Color, l.Width = color.Gray{Y: 0x30}, vg.Points(1)
-		l.Dashes = baselineDashes[i%len(baselineDashes)]
+		l := &chart.Line{Pts: []chart.XY{{X: 0, Y: v}, {X: float64(s.Updates), Y: v}}, Colour: baselineGrey,
+			Width: 1.3, Dash: baselineDashes[i%len(baselineDashes)]}
 		p.Add(l)
-		if legend != nil {
-			legend.Add(bl.Name, l)
-		}
+		legend = append(legend, chart.Entry{Label: bl.Name, Mark: l})
 	}
-	return nil
+	return legend
 }
 
-// baselineDashes tell the scripted baselines' lines apart.
-var baselineDashes = [][]vg.Length{
-	{vg.Points(2), vg.Points(2)},
-	{vg.Points(6), vg.Points(3)},
-	{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)},
-}
-
-// fitY widens the [0, 1] range to any value outside it.
-func fitY(p *plot.Plot) {
-	p.Y.Min, p.Y.Max = min(p.Y.Min, 0), max(p.Y.Max, 1)
-}
+// baselineGrey is the scripted baselines' colour, and baselineDashes
+// tell their lines apart.
+var (
+	baselineGrey   = color.NRGBA{0x30, 0x30, 0x30, 0xff}
+	baselineDashes = [][]float64{{3, 3}, {8, 4}, {8, 3, 1.5, 3}}
+)

@@ -181,7 +181,7 @@ func TestStudyWithAFinalTestEvaluation(t *testing.T) {
 	}
 	assert.Empty(t, data)
 	assert.Equal(t, 1+3+3+1, records)
-	assert.Contains(t, string(rep), "![phase](plots/phase.png)")
+	assert.Contains(t, string(rep), "![phase](plots/phase.svg)")
 }
 
 func TestRankingFollowsTheRule(t *testing.T) {

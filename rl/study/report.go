@@ -85,7 +85,7 @@ func report(c Config, s *Summary, plots []string, samples map[string][]run.Sampl
 	if len(plots) > 0 {
 		fmt.Fprintf(&b, "\n## Curves (%s evaluations; thin: one seed, bold: the mean over seeds, dashed: scripted)\n\n", plotMode(s))
 		for _, p := range plots {
-			name := strings.TrimSuffix(filepath.Base(p), ".png")
+			name := strings.TrimSuffix(filepath.Base(p), ".svg")
 			fmt.Fprintf(&b, "![%s](%s)\n\n", name, filepath.ToSlash(p))
 		}
 	}

@@ -130,13 +130,13 @@ func TestSmokeStudyWritesEveryOutput(t *testing.T) {
 	report, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	require.NoError(t, err)
 	for _, want := range []string{`\| vanilla +\| base +\| greedy +\| +2 \|`, `\| arew-bt +\| final +\| sampled +\| +2 \| .* ± `,
-		`\| arew +\| +0\.8 \|`, `\| scripted strong +\|`, `!\[success\]\(plots/success.png\)`, `!\[eval\]\(plots/eval.png\)`, `!\[training\]\(plots/training.png\)`} {
+		`\| arew +\| +0\.8 \|`, `\| scripted strong +\|`, `!\[success\]\(plots/success.svg\)`, `!\[eval\]\(plots/eval.svg\)`, `!\[training\]\(plots/training.svg\)`} {
 		assert.Regexp(t, want, string(report))
 	}
 	for _, m := range append(run.Reported, run.Measure{Key: "eval"}, run.Measure{Key: "training"}, run.Measure{Key: "phase"}) {
-		png, err := os.ReadFile(filepath.Join(dir, PlotsDir, m.Key+".png"))
+		svg, err := os.ReadFile(filepath.Join(dir, PlotsDir, m.Key+".svg"))
 		require.NoError(t, err)
-		assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), m.Key)
+		assert.True(t, bytes.HasPrefix(svg, []byte("<svg ")), m.Key)
 	}
 	assert.Contains(t, log.String(), "vanilla seed 1 @ 0 val  greedy")
 	assert.Contains(t, log.String(), "ETA")
@@ -189,7 +189,7 @@ func TestGreedyOnlyGSPOStudyRuns(t *testing.T) {
 	assert.Nil(t, r.Final.Sampled, "not evaluated")
 	assert.Equal(t, map[string]*int{"0.5": nil, "0.8": nil}, r.UpdatesTo, "thresholds count sampled success only")
 	assert.Contains(t, string(readFile(t, dir, ReportFile)), "## Curves (greedy evaluations")
-	assert.FileExists(t, filepath.Join(dir, PlotsDir, "success.png"))
+	assert.FileExists(t, filepath.Join(dir, PlotsDir, "success.svg"))
 }
 
 func TestRunRejectsBadInputBeforeWriting(t *testing.T) {

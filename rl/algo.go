@@ -78,7 +78,7 @@ func (a *Algorithm) Normalise(seed uint64) error {
 	}
 	a.PPO = nil
 	a.GRPO.Seed = seed
-	a.GRPO.Objective = string(a.Algo)
+	a.GRPO.Objective = a.Algo
 	return nil
 }
 
@@ -91,7 +91,7 @@ func (a Algorithm) Validate() error {
 	case a.Algo == AlgoPPO && a.PPO != nil && a.GRPO == nil:
 		return a.PPO.Validate()
 	case (a.Algo == AlgoGRPO || a.Algo == AlgoGSPO) && a.GRPO != nil && a.PPO == nil:
-		if a.GRPO.Objective != string(a.Algo) {
+		if a.GRPO.Objective != a.Algo {
 			return fmt.Errorf("%s: the objective is %q", a.Algo, a.GRPO.Objective)
 		}
 		return a.GRPO.Validate()
@@ -167,10 +167,10 @@ func (a Algorithm) MemoryEstimate(policy model.Config, maxLen int) float64 {
 // SeparateCritic reports whether the algorithm trains a separate critic
 // network (PPO's default), and SharedCritic whether the policy's own value
 // head is the critic.
-func (a Algorithm) SeparateCritic() bool { return a.PPO != nil && a.PPO.Critic.Mode == "separate" }
+func (a Algorithm) SeparateCritic() bool { return a.PPO != nil && a.PPO.Critic.Mode == CriticSeparate }
 
 // SharedCritic: see SeparateCritic.
-func (a Algorithm) SharedCritic() bool { return a.PPO != nil && a.PPO.Critic.Mode == "shared" }
+func (a Algorithm) SharedCritic() bool { return a.PPO != nil && a.PPO.Critic.Mode == CriticShared }
 
 // PPOConfig is one PPO run: each update plays Episodes train instances
 // (one rollout each, as the paper's code), estimates advantages with GAE
@@ -212,7 +212,7 @@ func (c PPOConfig) Validate() error {
 	if c.Episodes < 1 || c.Instances < 0 {
 		return fmt.Errorf("ppo: need episodes ≥ 1 and instances ≥ 0, got %d, %d", c.Episodes, c.Instances)
 	}
-	if c.Advantage.Estimator != "gae" {
+	if c.Advantage.Estimator != EstimatorGAE {
 		return fmt.Errorf("ppo: the advantage estimator must be gae (GRPO is its own trainer), got %q", c.Advantage.Estimator)
 	}
 	for _, v := range []interface{ Validate() error }{c.Rollout, c.Advantage, c.Policy, c.Critic} {
@@ -238,7 +238,7 @@ func NewPPO(task tasks.Task, policy, critic *model.Model, cfg PPOConfig) (*PPO, 
 		return nil, err
 	}
 	crit := cfg.Critic
-	t, err := newTrainer(task, policy, critic, trainerSpec{algo: "ppo", seed: cfg.Seed, prompts: cfg.Episodes, group: 1,
+	t, err := newTrainer(task, policy, critic, trainerSpec{algo: AlgoPPO, seed: cfg.Seed, prompts: cfg.Episodes, group: 1,
 		instances: cfg.Instances, rollout: cfg.Rollout, adv: cfg.Advantage, policy: cfg.Policy, objective: "ppo", critic: &crit})
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ type GRPOConfig struct {
 	Prompts   int             `json:"prompts"`    // instances per update
 	GroupSize int             `json:"group_size"` // rollouts per instance, G
 	Instances int             `json:"instances"`  // as PPOConfig.Instances
-	Objective string          `json:"objective"`  // grpo or gspo
+	Objective Algo            `json:"objective"`  // AlgoGRPO or AlgoGSPO
 	Rollout   RolloutConfig   `json:"rollout"`
 	Advantage AdvantageConfig `json:"advantage"` // estimator grpo or drgrpo
 	Policy    PolicyConfig    `json:"policy"`
@@ -274,7 +274,7 @@ type GRPOConfig struct {
 // the clipped surrogate of DefaultPolicy, no KL.
 func DefaultGRPOConfig() GRPOConfig {
 	return GRPOConfig{
-		Seed: 1, Prompts: 16, GroupSize: 5, Objective: "grpo",
+		Seed: 1, Prompts: 16, GroupSize: 5, Objective: AlgoGRPO,
 		Rollout:   DefaultRolloutConfig(),
 		Advantage: AdvantageConfig{Estimator: EstimatorGRPO, GroupEps: 1e-6, AREW: AREW{Critiques: CritiquesNone, Mode: kernels.MarginStep}},
 		Policy:    DefaultPolicy(),
@@ -286,7 +286,7 @@ func DefaultGRPOConfig() GRPOConfig {
 // seq-mean-token-mean for the other terms, no dual clip, no KL.
 func DefaultGSPOConfig() GRPOConfig {
 	c := DefaultGRPOConfig()
-	c.Objective = "gspo"
+	c.Objective = AlgoGSPO
 	c.Policy.ClipLow, c.Policy.ClipHigh, c.Policy.DualClip = 3e-4, 4e-4, 0
 	c.Policy.LossAgg = optim.SeqMeanTokenMean
 	return c
@@ -297,7 +297,7 @@ func (c GRPOConfig) Validate() error {
 	if c.Prompts < 1 || c.GroupSize < 1 || c.Instances < 0 {
 		return fmt.Errorf("grpo: need prompts ≥ 1, group_size ≥ 1, instances ≥ 0, got %d, %d, %d", c.Prompts, c.GroupSize, c.Instances)
 	}
-	if c.Objective != "grpo" && c.Objective != "gspo" {
+	if c.Objective != AlgoGRPO && c.Objective != AlgoGSPO {
 		return fmt.Errorf("grpo: objective must be grpo or gspo, got %q", c.Objective)
 	}
 	if c.Advantage.Estimator != EstimatorGRPO && c.Advantage.Estimator != EstimatorDrGRPO {
@@ -327,7 +327,7 @@ func NewGRPO(task tasks.Task, policy *model.Model, cfg GRPOConfig) (*GRPO, error
 		return nil, err
 	}
 	objective := "ppo"
-	if cfg.Objective == "gspo" {
+	if cfg.Objective == AlgoGSPO {
 		objective = "gspo"
 	}
 	t, err := newTrainer(task, policy, nil, trainerSpec{algo: cfg.Objective, seed: cfg.Seed, prompts: cfg.Prompts,

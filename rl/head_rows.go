@@ -43,7 +43,7 @@ func (r *rows) agentRows() []int32 {
 // sharedCritic is the critic config when the policy's value head is the
 // critic, else nil.
 func (s trainerSpec) sharedCritic() *CriticConfig {
-	if s.critic != nil && s.critic.Mode == "shared" {
+	if s.critic != nil && s.critic.Mode == CriticShared {
 		return s.critic
 	}
 	return nil

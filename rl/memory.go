@@ -81,7 +81,7 @@ func (c EvalConfig) MemoryEstimate(policy model.Config, maxLen int) float64 {
 // separate critic, reference policy) on rollouts of at most maxLen tokens.
 func (c PPOConfig) MemoryEstimate(policy model.Config, maxLen int) float64 {
 	nets := 1.0
-	if c.Critic.Mode == "separate" {
+	if c.Critic.Mode == CriticSeparate {
 		nets++
 	}
 	if c.Policy.KLCoef > 0 {

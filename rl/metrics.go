@@ -18,9 +18,9 @@ import (
 // the update's minibatches. Not applicable is NaN (the value loss of a
 // critic-free trainer, the reference KL without KL), written as null.
 type Metrics struct {
-	Update   int    `json:"update"`
-	Algo     string `json:"algo"`
-	Episodes int    `json:"episodes"`
+	Update   int  `json:"update"`
+	Algo     Algo `json:"algo"`
+	Episodes int  `json:"episodes"`
 
 	// Episodes.
 	Reward      float64 `json:"reward"`

@@ -27,7 +27,7 @@ type Trainer interface {
 
 // trainerSpec is the common form PPOConfig and GRPOConfig reduce to.
 type trainerSpec struct {
-	algo      string // for the metrics: ppo, grpo, gspo
+	algo      Algo // for the metrics
 	seed      uint64
 	prompts   int // instances per update
 	group     int // rollouts per instance
@@ -101,7 +101,7 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 	if t.actorOpt, err = optim.NewAdamW(policy.Params.Params(), s.policy.Optim.adamw()); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.algo, err)
 	}
-	if s.critic != nil && s.critic.Mode == "separate" {
+	if s.critic != nil && s.critic.Mode == CriticSeparate {
 		if critic == nil {
 			if critic, err = model.New(policy.Config.Critic(), deriveSeed(s.seed, streamCritic)); err != nil {
 				return nil, fmt.Errorf("%s: critic: %w", s.algo, err)

@@ -166,10 +166,10 @@ func (c PolicyConfig) agg(T int) optim.Agg {
 // architecture with a value head only (verl's layout, the default), or a
 // value head on the policy's own trunk.
 type CriticConfig struct {
-	// Mode: "separate" (own network and optimiser) or "shared" (the
-	// policy's value head; its loss joins the actor's with ValueCoef, and
-	// the actor's optimiser steps both).
-	Mode string `json:"mode"`
+	// Mode: CriticSeparate (own network and optimiser) or CriticShared
+	// (the policy's value head; its loss joins the actor's with ValueCoef,
+	// and the actor's optimiser steps both).
+	Mode CriticMode `json:"mode"`
 	// ValueClip is ε_v of the clipped value loss (verl cliprange_value);
 	// +Inf turns clipping off.
 	ValueClip float64 `json:"value_clip"`
@@ -178,9 +178,18 @@ type CriticConfig struct {
 	Optim     OptimConfig `json:"optim"` // separate mode only
 }
 
+// CriticMode is where PPO's values come from, written by name.
+type CriticMode string
+
+// The critic modes.
+const (
+	CriticSeparate CriticMode = "separate" // a network of its own (verl's layout)
+	CriticShared   CriticMode = "shared"   // a value head on the policy's trunk
+)
+
 // DefaultCritic is a separate critic with verl's value clip 0.5 and lr 1e-3.
 func DefaultCritic() CriticConfig {
-	return CriticConfig{Mode: "separate", ValueClip: 0.5, ValueCoef: 0.5, Optim: DefaultOptim(1e-3)}
+	return CriticConfig{Mode: CriticSeparate, ValueClip: 0.5, ValueCoef: 0.5, Optim: DefaultOptim(1e-3)}
 }
 
 // Validate reports the first bad field.
@@ -189,11 +198,11 @@ func (c CriticConfig) Validate() error {
 		return fmt.Errorf("critic: value_clip must be > 0 (+Inf: off), got %v", c.ValueClip)
 	}
 	switch c.Mode {
-	case "separate":
+	case CriticSeparate:
 		if err := c.Optim.Validate(); err != nil {
 			return fmt.Errorf("critic optimiser: %w", err)
 		}
-	case "shared":
+	case CriticShared:
 		if !(c.ValueCoef > 0) || !inFloat32(c.ValueCoef) {
 			return fmt.Errorf("critic: value_coef must be a positive number of at most %.3g (float32), got %v", MaxRate, c.ValueCoef)
 		}

@@ -39,7 +39,7 @@ const (
 // and moments.
 type trainerState struct {
 	Format string `json:"format"`
-	Algo   string `json:"algo"`
+	Algo   Algo   `json:"algo"`
 	Seed   uint64 `json:"seed"`
 	Update int    `json:"update"` // updates done: the next update's index
 	// SkippedInARow is the skip guard's count of consecutive skipped

@@ -124,7 +124,7 @@ func TestFlagsOverrideTheConfigFile(t *testing.T) {
 	assert.Equal(t, 11, c.Eval.Episodes)
 	require.NotNil(t, c.GRPO)
 	assert.Nil(t, c.PPO)
-	assert.Equal(t, "gspo", c.GRPO.Objective)
+	assert.Equal(t, rl.AlgoGSPO, c.GRPO.Objective)
 	assert.Equal(t, 4, c.GRPO.GroupSize)
 	assert.Equal(t, 2, c.GRPO.Prompts) // -episodes 8 / group 4
 	assert.Equal(t, 5e-5, c.GRPO.Policy.Optim.LR)

@@ -160,7 +160,7 @@ func (t *flagTable) modelFlags(d Config) {
 		func(c *Config, s string) error {
 			p, err := ppoOnly(c, "critic")
 			if err == nil {
-				p.Critic.Mode = s
+				p.Critic.Mode = rl.CriticMode(s)
 			}
 			return err
 		})

@@ -106,7 +106,7 @@ func TestTinyRunWritesEveryOutput(t *testing.T) {
 	require.Len(t, ms, 2)
 	for u, m := range ms {
 		assert.Equal(t, u, m.Update)
-		assert.Equal(t, "ppo", m.Algo)
+		assert.Equal(t, rl.AlgoPPO, m.Algo)
 		assert.Equal(t, 4, m.Episodes)
 		assert.True(t, m.AREWActive)
 	}

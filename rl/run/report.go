@@ -102,7 +102,7 @@ func (e *Experiment) algoLine() string {
 		e.cfg.Algo, arew, e.cfg.Updates, int(e.cfg.EpisodesPerUpdate()), p.Epochs, p.MiniBatch, p.Optim.LR)
 	if e.cfg.PPO != nil {
 		s += fmt.Sprintf(", %s critic", e.cfg.PPO.Critic.Mode)
-		if e.cfg.PPO.Critic.Mode == "separate" {
+		if e.cfg.PPO.Critic.Mode == rl.CriticSeparate {
 			s += fmt.Sprintf(" (lr %g)", e.cfg.PPO.Critic.Optim.LR)
 		}
 	}

@@ -249,7 +249,7 @@ func (s *study) finish(status string, attempts []run.Provenance) error {
 // fits checks that a policy can play the task with the study's rollouts
 // and, with a shared critic, has a value head.
 func (s *study) fits(p *model.Model) error {
-	if s.cfg.PPO != nil && s.cfg.PPO.Critic.Mode == "shared" && !p.Config.ValueHead {
+	if s.cfg.PPO != nil && s.cfg.PPO.Critic.Mode == rl.CriticShared && !p.Config.ValueHead {
 		return fmt.Errorf("a shared critic needs a policy with a value head; this one has none")
 	}
 	_, err := rl.NewRoller(p, s.task, *s.cfg.Rollout())

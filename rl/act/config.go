@@ -38,10 +38,16 @@ type Config struct {
 	Games int `json:"games"`
 	// HeldOut: test instances [0, HeldOut) give the held-out expert states
 	// (offline next-action accuracy) and held-out critic examples.
-	HeldOut   int           `json:"held_out"`
-	InitShare float64       `json:"init_share"` // π_θ0's share of the expert pairs
-	Init      rl.SFTConfig  `json:"init"`
-	Collect   CollectConfig `json:"collect"`
+	HeldOut   int     `json:"held_out"`
+	InitShare float64 `json:"init_share"` // π_θ0's share of the expert pairs
+	// InitFamilies, when set, draws π_θ0's pairs (as many as InitShare
+	// gives) only from the training games of these families (an
+	// environment's task kinds, Env.Families: ALFWorld's six task
+	// types), so π_θ0 reads the game and writes its commands but has never
+	// played the other families (docs/act.md §22). Empty: every game.
+	InitFamilies []string      `json:"init_families,omitempty"`
+	Init         rl.SFTConfig  `json:"init"`
+	Collect      CollectConfig `json:"collect"`
 	// Choice is how the critic answers the choice prompt, for π_θ0's
 	// format examples, the ACT stage and the choice accuracy: "action"
 	// (the default), one of the two candidates written out after <act>
@@ -117,6 +123,11 @@ func (c Config) Validate() error {
 	}
 	if !(c.InitShare > 0 && c.InitShare <= 1) {
 		return fmt.Errorf("act: init_share must lie in (0, 1], got %v", c.InitShare)
+	}
+	for i, f := range c.InitFamilies {
+		if f == "" || slices.Contains(c.InitFamilies[:i], f) {
+			return fmt.Errorf("act: init_families must name distinct families, got %q", c.InitFamilies)
+		}
 	}
 	if err := c.Choice.Validate(); err != nil {
 		return fmt.Errorf("act: %w", err)

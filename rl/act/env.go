@@ -29,6 +29,10 @@ type Env struct {
 	// Grammar is the command grammar as a constrained decoder reads it
 	// (the environment's Grammar, compiled; DecodeGrammar).
 	Grammar *textworld.TokenGrammar
+	// Families names the environment's task kinds and Family gives an
+	// instance's (Config.InitFamilies); nil where it has none.
+	Families []string
+	Family   func(split textworld.Split, index int) (string, error)
 }
 
 // NewEnv builds environment name ("alfworld", "webshop" or "sciworld")
@@ -41,11 +45,23 @@ func NewEnv(name string, raw json.RawMessage) (*Env, error) {
 		if err != nil {
 			return nil, err
 		}
+		var families []string
+		for _, t := range alfworld.TaskTypes {
+			families = append(families, t.String())
+		}
 		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: w.Config().Sizes(),
 			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
 			Parse: func(ws []string) error {
 				_, err := alfworld.ParseCommand(ws)
 				return err
+			},
+			Families: families,
+			Family: func(s textworld.Split, i int) (string, error) {
+				in, err := w.Instance(s, i)
+				if err != nil {
+					return "", err
+				}
+				return in.Task.String(), nil
 			}}, w.Grammar())
 	case "webshop":
 		w, err := webshop.FromJSON(raw)

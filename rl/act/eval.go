@@ -43,11 +43,16 @@ func NewEnvPolicy(label string, m *model.Model, env *Env, d Decoding, maxAction 
 // (textworld.Evaluate): success, mean reward, the share of "nothing
 // happens", the share of malformed actions and the repeated failures.
 func EvaluateOnline(m *model.Model, env *Env, d Decoding, split textworld.Split, n, k, maxAction int) (Online, error) {
+	return evaluateGames(m, env, d, env.Instances(split), n, k, maxAction)
+}
+
+// evaluateGames is EvaluateOnline on the games games(0), …, games(n−1).
+func evaluateGames(m *model.Model, env *Env, d Decoding, games func(int) (textworld.Env, error), n, k, maxAction int) (Online, error) {
 	p, err := NewEnvPolicy("model", m, env, d, maxAction, 0)
 	if err != nil {
 		return Online{}, err
 	}
-	r, err := textworld.Evaluate(env.Instances(split), n, p, k, rand.New(rand.NewPCG(1, 1)))
+	r, err := textworld.Evaluate(games, n, p, k, rand.New(rand.NewPCG(1, 1)))
 	on := Online{Result: r, Decoder: d.String(), PolicyFailures: p.Failures}
 	if p.Steps > 0 {
 		on.Malformed = float64(p.Malformed) / float64(p.Steps)

@@ -39,6 +39,11 @@ type RowResult struct {
 	// not: the repeated-failure count needs a policy that can repeat an
 	// inapplicable command, which the trie cannot write.
 	FreeID *Online `json:"id_free,omitempty"`
+	// IDSeen and IDUnseen split the ID games by family when π_θ0 trained
+	// on some families only (Config.InitFamilies): those it played, and
+	// the others.
+	IDSeen   *Online `json:"id_seen,omitempty"`
+	IDUnseen *Online `json:"id_unseen,omitempty"`
 	// Offline is next-action accuracy on the held-out expert states.
 	Offline *float64 `json:"offline,omitempty"`
 	// Choice is the greedy critic accuracy on held-out critic examples.
@@ -208,7 +213,11 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 		contextLen = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
 	clock.done("expert data")
-	pi0, ms, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, contextLen, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
+	pi0Pairs, share, err := initPairs(cfg, env, pairs)
+	if err != nil {
+		return nil, err
+	}
+	pi0, ms, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, contextLen, pi0Pairs, share, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -253,6 +262,11 @@ func (cfg Config) evaluate(env *Env, dec Decoding, row string, m *model.Model, h
 	var err error
 	if r.ID, err = online(dec, textworld.Test, min(cfg.Episodes, env.Sizes.Test)); err != nil {
 		return r, err
+	}
+	if len(cfg.InitFamilies) > 0 {
+		if r.IDSeen, r.IDUnseen, err = cfg.byFamily(m, env, dec, min(cfg.Episodes, env.Sizes.Test)); err != nil {
+			return r, err
+		}
 	}
 	if dec != DecodeFree {
 		if r.FreeID, err = online(DecodeFree, textworld.Test, min(cfg.Episodes, env.Sizes.Test)); err != nil {

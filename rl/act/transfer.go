@@ -26,7 +26,11 @@ func CollectCritic(ctx context.Context, cfg Config, path string) (CollectStats, 
 	if context == 0 {
 		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
-	pi0, _, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, context, pairs, cfg.InitShare, cfg.Choice, cfg.Init, cfg.Seed)
+	pi0Pairs, share, err := initPairs(cfg, env, pairs)
+	if err != nil {
+		return CollectStats{}, err
+	}
+	pi0, _, err := InitialPolicy(ctx, env.Vocab, cfg.Preset, context, pi0Pairs, share, cfg.Choice, cfg.Init, cfg.Seed)
 	if err != nil {
 		return CollectStats{}, err
 	}

@@ -1,0 +1,92 @@
+package act
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"arew/model"
+	"arew/tasks/textworld"
+)
+
+// With init_families, π_θ0 draws from the named families' training games
+// only, at the share that gives it as many pairs as init_share of all.
+func TestInitPairsKeepTheNamedFamilies(t *testing.T) {
+	env, err := NewEnv("alfworld", nil)
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.Games, cfg.InitShare = 24, 0.25
+	all, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, cfg.Collect.History)
+	require.NoError(t, err)
+
+	got, share, err := initPairs(cfg, env, all)
+	require.NoError(t, err)
+	assert.Equal(t, all, got, "no families: every game")
+	assert.Equal(t, cfg.InitShare, share)
+
+	cfg.InitFamilies = []string{"pick_and_place", "pick_heat_then_place"}
+	got, share, err = initPairs(cfg, env, all)
+	require.NoError(t, err)
+	var want []textworld.Pair
+	others := 0
+	for i := range cfg.Games {
+		f, err := env.Family(textworld.Train, i)
+		require.NoError(t, err)
+		ps, err := env.ExpertPairs(textworld.Train, i, 1, cfg.Collect.History)
+		require.NoError(t, err)
+		if slices.Contains(cfg.InitFamilies, f) {
+			want = append(want, ps...)
+		} else {
+			others++
+		}
+	}
+	require.NotEmpty(t, want)
+	require.Positive(t, others, "some games are of other families")
+	assert.Equal(t, want, got)
+	assert.InDelta(t, cfg.InitShare*float64(len(all)), share*float64(len(got)), 1e-9, "as many pairs as init_share of all")
+
+	cfg.InitFamilies = []string{"pick_and_place", "juggle"}
+	_, _, err = initPairs(cfg, env, all)
+	assert.ErrorContains(t, err, `no family "juggle"`)
+
+	shop, err := NewEnv("webshop", nil)
+	require.NoError(t, err)
+	cfg.InitFamilies = []string{"pick_and_place"}
+	_, _, err = initPairs(cfg, shop, nil)
+	assert.ErrorContains(t, err, "no task families")
+
+	for _, bad := range [][]string{{""}, {"pick_and_place", "pick_and_place"}} {
+		cfg.InitFamilies = bad
+		assert.Error(t, cfg.Validate(), "%q", bad)
+	}
+}
+
+// byFamily plays each of the first n ID games once, on the side of its
+// family.
+func TestByFamilySplitsTheIDGames(t *testing.T) {
+	env, err := NewEnv("alfworld", nil)
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.InitFamilies = []string{"pick_and_place", "look_at_obj_in_light"}
+	mc, err := model.NewConfig("tiny", env.Vocab.Size(), 256)
+	require.NoError(t, err)
+	m, err := model.New(mc, 1)
+	require.NoError(t, err)
+	const n = 12
+	seen, unseen, err := cfg.byFamily(m, env, DecodeTrie, n)
+	require.NoError(t, err)
+	want := 0
+	for i := range n {
+		f, err := env.Family(textworld.Test, i)
+		require.NoError(t, err)
+		if slices.Contains(cfg.InitFamilies, f) {
+			want++
+		}
+	}
+	require.NotNil(t, seen)
+	require.NotNil(t, unseen)
+	assert.Equal(t, want, seen.Episodes)
+	assert.Equal(t, n-want, unseen.Episodes)
+}

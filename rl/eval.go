@@ -59,22 +59,34 @@ func Evaluate(policy *model.Model, task tasks.Task, cfg EvalConfig) (EvalResult,
 	return EvalResult{Summary: tasks.Summarize(ms), Truncated: st.Truncated, Trajectories: trajs}, nil
 }
 
+// EvalMode is how an evaluation decodes, written by name.
+type EvalMode string
+
+// The evaluation modes.
+const (
+	ModeGreedy  EvalMode = "greedy"  // the most likely token
+	ModeSampled EvalMode = "sampled" // sampled at temperature 1
+)
+
+// BothModes is every evaluation mode, greedy first.
+var BothModes = []EvalMode{ModeGreedy, ModeSampled}
+
 // EvalModes lists the evaluation modes a config names: "greedy",
-// "sampled" (at temperature 1) or "both" (greedy, then sampled).
-func EvalModes(s string) ([]string, error) {
-	switch s {
-	case "greedy", "sampled":
-		return []string{s}, nil
+// "sampled" or "both" (greedy, then sampled).
+func EvalModes(s string) ([]EvalMode, error) {
+	switch m := EvalMode(s); m {
+	case ModeGreedy, ModeSampled:
+		return []EvalMode{m}, nil
 	case "both":
-		return []string{"greedy", "sampled"}, nil
+		return BothModes, nil
 	}
 	return nil, fmt.Errorf("eval modes must be greedy, sampled or both, got %q", s)
 }
 
 // EvalSampler is the sampler of an evaluation mode: greedy, or sampling
 // at temperature 1.
-func EvalSampler(mode string) SamplerConfig {
-	if mode == "greedy" {
+func EvalSampler(mode EvalMode) SamplerConfig {
+	if mode == ModeGreedy {
 		return SamplerConfig{Greedy: true}
 	}
 	return SamplerConfig{Temperature: 1}

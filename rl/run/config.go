@@ -294,7 +294,7 @@ func (c *Config) Validate() error {
 }
 
 // evalModes lists the evaluation modes of a Modes string (rl.EvalModes).
-func evalModes(modes string) ([]string, error) {
+func evalModes(modes string) ([]rl.EvalMode, error) {
 	ms, err := rl.EvalModes(modes)
 	if err != nil {
 		return nil, InputErrorf("%v", err)

@@ -25,7 +25,7 @@ type Experiment struct {
 	evalTask tasks.Task   // what the evaluations play: task, unless Eval.TaskConfig names another
 	demo     tasks.Policy // the SFT demonstrator, or nil
 	policy   *model.Model
-	modes    []string // the evaluation modes, parsed once
+	modes    []rl.EvalMode // the evaluation modes, parsed once
 
 	// OnUpdate, if set, runs after each RL update has been logged (tests
 	// cancel the context from it; a study counts and shows it).

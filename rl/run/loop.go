@@ -49,8 +49,8 @@ type Loop struct {
 	Rollout rl.RolloutConfig  // the evaluations' rollouts (the sampler is set per mode)
 	Seed    uint64            // the evaluations' streams: the same for every arm of a seed
 	Updates int
-	Eval    EvalConfig // the evaluations: in training every Eval.Every updates, the final one on test
-	Modes   []string   // Eval.Modes, parsed
+	Eval    EvalConfig    // the evaluations: in training every Eval.Every updates, the final one on test
+	Modes   []rl.EvalMode // Eval.Modes, parsed
 
 	// OnUpdate, if set, runs after each update is logged, with its wall time.
 	OnUpdate func(m rl.Metrics, seconds float64)
@@ -195,7 +195,7 @@ func (l *Loop) Run(ctx context.Context) error {
 		}
 	}
 	if l.Eval.Test > 0 && l.Test == nil {
-		p, err := l.play(tasks.Test, l.Eval.Test, []string{"greedy", "sampled"})
+		p, err := l.play(tasks.Test, l.Eval.Test, rl.BothModes)
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (l *Loop) evaluate(update int) error {
 // play evaluates the policy on the first episodes instances of split in
 // each mode, from the run's seed, logging each mode's record and (for an
 // in-training split) the first episodes' transcripts.
-func (l *Loop) play(split tasks.Split, episodes int, modes []string) (Point, error) {
+func (l *Loop) play(split tasks.Split, episodes int, modes []rl.EvalMode) (Point, error) {
 	p := Point{Update: l.Done}
 	var shown []Sample
 	for _, mode := range modes {
@@ -267,7 +267,7 @@ func (l *Loop) play(split tasks.Split, episodes int, modes []string) (Point, err
 					return p, err
 				}
 			}
-			if shown == nil || mode == "sampled" {
+			if shown == nil || mode == rl.ModeSampled {
 				shown = kept
 			}
 		}

@@ -134,7 +134,7 @@ func latestShown(samples []Sample) []Sample {
 	for _, smp := range samples {
 		switch {
 		case smp.Update != last:
-		case smp.Mode == "sampled":
+		case smp.Mode == rl.ModeSampled:
 			sampled = append(sampled, smp)
 		default:
 			greedy = append(greedy, smp)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"arew/rl"
 	"arew/tasks"
 )
 
@@ -79,12 +80,12 @@ func MeasuresOf(s tasks.Summary) *Measures {
 // one mode after Update RL updates, on the first Episodes instances of
 // Split (val in training; test for a final evaluation).
 type EvalRecord struct {
-	Update    int     `json:"update"`
-	Split     string  `json:"split"`
-	Mode      string  `json:"mode"` // greedy or sampled (temperature 1)
-	Episodes  int     `json:"episodes"`
-	Truncated int     `json:"truncated"` // episodes cut at the context
-	Seconds   float64 `json:"seconds"`
+	Update    int         `json:"update"`
+	Split     string      `json:"split"`
+	Mode      rl.EvalMode `json:"mode"` // greedy or sampled (temperature 1)
+	Episodes  int         `json:"episodes"`
+	Truncated int         `json:"truncated"` // episodes cut at the context
+	Seconds   float64     `json:"seconds"`
 	Measures
 }
 
@@ -95,8 +96,8 @@ type Modes struct {
 }
 
 // Set records m as the evaluation in mode.
-func (m *Modes) Set(mode string, s *Measures) {
-	if mode == "greedy" {
+func (m *Modes) Set(mode rl.EvalMode, s *Measures) {
+	if mode == rl.ModeGreedy {
 		m.Greedy = s
 	} else {
 		m.Sampled = s
@@ -104,8 +105,8 @@ func (m *Modes) Set(mode string, s *Measures) {
 }
 
 // Get is the evaluation in mode (greedy or sampled), or nil.
-func (m Modes) Get(mode string) *Measures {
-	if mode == "greedy" {
+func (m Modes) Get(mode rl.EvalMode) *Measures {
+	if mode == rl.ModeGreedy {
 		return m.Greedy
 	}
 	return m.Sampled

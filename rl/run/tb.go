@@ -67,16 +67,16 @@ func metricScalars(m rl.Metrics) []tensorboard.Scalar {
 // "test"), per mode.
 func evalScalars(prefix string, modes Modes) []tensorboard.Scalar {
 	var out []tensorboard.Scalar
-	for _, mode := range []string{"greedy", "sampled"} {
+	for _, mode := range rl.BothModes {
 		m := modes.Get(mode)
 		if m == nil {
 			continue
 		}
 		for _, r := range append(Reported, Measure{"malformed", "malformed", func(m *Measures) float64 { return float64(m.Malformed) }}) {
-			out = append(out, tensorboard.Scalar{Tag: prefix + "/" + mode + "/" + r.Key, Value: r.Get(m)})
+			out = append(out, tensorboard.Scalar{Tag: prefix + "/" + string(mode) + "/" + r.Key, Value: r.Get(m)})
 		}
 		for _, k := range slices.Sorted(maps.Keys(m.Extra)) {
-			out = append(out, tensorboard.Scalar{Tag: prefix + "/" + mode + "/" + k, Value: float64(m.Extra[k])})
+			out = append(out, tensorboard.Scalar{Tag: prefix + "/" + string(mode) + "/" + k, Value: float64(m.Extra[k])})
 		}
 	}
 	return out

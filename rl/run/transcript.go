@@ -117,16 +117,16 @@ const SamplesPerEval = 3
 // Sample is one line of a run's samples.jsonl: a transcript of an
 // evaluated episode, with the update and mode of its evaluation.
 type Sample struct {
-	Update     int        `json:"update"`
-	Split      string     `json:"split"`
-	Mode       string     `json:"mode"`
-	Transcript Transcript `json:"transcript"`
+	Update     int         `json:"update"`
+	Split      string      `json:"split"`
+	Mode       rl.EvalMode `json:"mode"`
+	Transcript Transcript  `json:"transcript"`
 }
 
 // Samples are the transcripts of the first SamplesPerEval episodes of an
 // evaluation of split in mode after update updates, with the truth and the
 // prompt's text where the task has them.
-func Samples(task tasks.Task, split tasks.Split, res rl.EvalResult, update int, mode string) []Sample {
+func Samples(task tasks.Task, split tasks.Split, res rl.EvalResult, update int, mode rl.EvalMode) []Sample {
 	var out []Sample
 	for i := 0; i < min(SamplesPerEval, len(res.Trajectories)); i++ {
 		tr := res.Trajectories[i]

@@ -28,12 +28,7 @@ const trainWindow = 10
 // baselines dashed.
 func evalBands(s *Summary) ([][]*chart.Panel, []chart.Entry) {
 	var legend []chart.Entry
-	var modes []string
-	for _, mode := range []string{"greedy", "sampled"} {
-		if s.Modes == mode || s.Modes == "both" {
-			modes = append(modes, mode)
-		}
-	}
+	modes, _ := rl.EvalModes(s.Modes) // none for a summary with no valid modes
 	panels := make([][]*chart.Panel, len(run.Reported))
 	for r, m := range run.Reported {
 		for c, mode := range modes {

@@ -70,15 +70,15 @@ func playModes(ctx context.Context, policy *model.Model, task tasks.Task, n int,
 		ec := rl.DefaultEvalConfig()
 		ec.Episodes = n
 		ec.Rollout.Sampler = rl.SamplerConfig{Greedy: greedy, Temperature: 1}
-		mode := "sampled"
+		mode := rl.ModeSampled
 		if greedy {
-			mode = "greedy"
+			mode = rl.ModeGreedy
 		}
 		res, err := rl.Evaluate(policy, task, ec)
 		if err != nil {
 			return rows, fmt.Errorf("evaluate %s under %s: %w", label, source, err)
 		}
-		rows = append(rows, BaseRow{Source: source, Policy: label + ", " + mode, Measures: run.MeasuresOf(res.Summary)})
+		rows = append(rows, BaseRow{Source: source, Policy: label + ", " + string(mode), Measures: run.MeasuresOf(res.Summary)})
 		fmt.Fprintf(out, "%s under %s, %s: success %.3f\n", label, source, mode, res.Summary.Success)
 	}
 	return rows, nil

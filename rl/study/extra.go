@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"arew/rl"
 	"arew/rl/run"
 )
 
@@ -60,10 +61,10 @@ func (s *Summary) ExtraTestTable() string {
 	}
 	var rows [][]string
 	for _, name := range s.ArmOrder {
-		for _, mode := range []string{"greedy", "sampled"} {
+		for _, mode := range rl.BothModes {
 			evals := s.evals(name, mode, func(r *RunSum) *run.Modes { return r.Test })
 			if len(evals) > 0 {
-				rows = append(rows, append([]string{name, mode, strconv.Itoa(len(evals))}, meanStdOf(extras, evals)...))
+				rows = append(rows, append([]string{name, string(mode), strconv.Itoa(len(evals))}, meanStdOf(extras, evals)...))
 			}
 		}
 	}

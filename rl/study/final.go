@@ -1,6 +1,7 @@
 package study
 
 import (
+	"arew/rl"
 	"arew/rl/run"
 	"cmp"
 	"fmt"
@@ -16,12 +17,12 @@ func (s *Summary) TestTable() string {
 	header := run.ReportedHeader("arm", "mode", "runs")
 	var rows [][]string
 	for _, name := range s.ArmOrder {
-		for _, mode := range []string{"greedy", "sampled"} {
+		for _, mode := range rl.BothModes {
 			evals := s.evals(name, mode, func(r *RunSum) *run.Modes { return r.Test })
 			if len(evals) == 0 {
 				continue
 			}
-			rows = append(rows, append([]string{name, mode, strconv.Itoa(len(evals))}, meanStdCells(evals)...))
+			rows = append(rows, append([]string{name, string(mode), strconv.Itoa(len(evals))}, meanStdCells(evals)...))
 		}
 	}
 	if len(rows) == 0 {
@@ -36,8 +37,8 @@ func (s *Summary) TestSeedTable(seeds []uint64) string {
 	header := seedColumns(seeds, "arm", "mode")
 	var rows [][]string
 	for _, name := range s.ArmOrder {
-		for _, mode := range []string{"greedy", "sampled"} {
-			row := []string{name, mode}
+		for _, mode := range rl.BothModes {
+			row := []string{name, string(mode)}
 			any := false
 			for _, x := range s.testSuccess(name, mode, seeds) {
 				row, any = append(row, f3(run.Num(x))), any || !math.IsNaN(x)
@@ -223,7 +224,7 @@ type PairedRow struct {
 // Paired compares every arm with ref, seed by seed, in mode (greedy or
 // sampled) on the final test evaluation: the paired differences, their
 // mean and std, and how many seeds reach margin.
-func (s *Summary) Paired(ref, mode string, margin float64, seeds []uint64) []PairedRow {
+func (s *Summary) Paired(ref string, mode rl.EvalMode, margin float64, seeds []uint64) []PairedRow {
 	var out []PairedRow
 	base := s.testSuccess(ref, mode, seeds)
 	for _, name := range s.ArmOrder {
@@ -243,7 +244,7 @@ func (s *Summary) Paired(ref, mode string, margin float64, seeds []uint64) []Pai
 
 // testSuccess is arm's final test success in mode, seed by seed (NaN
 // where a run has none).
-func (s *Summary) testSuccess(arm, mode string, seeds []uint64) []float64 {
+func (s *Summary) testSuccess(arm string, mode rl.EvalMode, seeds []uint64) []float64 {
 	out := make([]float64, len(seeds))
 	for i, seed := range seeds {
 		out[i] = math.NaN()
@@ -257,7 +258,7 @@ func (s *Summary) testSuccess(arm, mode string, seeds []uint64) []float64 {
 }
 
 // PairedTable is the Markdown table of Paired.
-func (s *Summary) PairedTable(ref, mode string, margin float64, seeds []uint64) string {
+func (s *Summary) PairedTable(ref string, mode rl.EvalMode, margin float64, seeds []uint64) string {
 	header := append(seedColumns(seeds, "arm − "+ref), "mean ± std", fmt.Sprintf("seeds with Δ ≥ %g", margin))
 	var rows [][]string
 	for _, r := range s.Paired(ref, mode, margin, seeds) {

@@ -107,7 +107,7 @@ func (s *study) sumUp(l *run.Loop, arm string, seed uint64, status string) *RunS
 	if l != nil {
 		r.Done, r.Test = l.Done, l.Test
 		r.Curve = append(r.Curve, l.Curve...)
-		if seed == s.cfg.Seeds[0] && len(l.Shown) > 0 && l.Shown[0].Mode == "sampled" {
+		if seed == s.cfg.Seeds[0] && len(l.Shown) > 0 && l.Shown[0].Mode == rl.ModeSampled {
 			if s.samples == nil {
 				s.samples = map[string][]run.Sample{}
 			}

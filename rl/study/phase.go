@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 
+	"arew/rl"
 	"arew/rl/run"
 	"arew/rl/run/chart"
 )
@@ -39,7 +40,7 @@ var (
 
 // phasePath is a run's evaluations as (I_AS, C_BT) points in mode, in
 // update order, skipping evaluations where either is undefined.
-func phasePath(r RunSum, mode string) run.Curve {
+func phasePath(r RunSum, mode rl.EvalMode) run.Curve {
 	var xy run.Curve
 	for _, p := range r.Curve {
 		if e := p.Get(mode); e != nil {
@@ -54,7 +55,7 @@ func phasePath(r RunSum, mode string) run.Curve {
 
 // meanPhasePath is the mean over runs of (I_AS, C_BT) at every update
 // that some run evaluated.
-func meanPhasePath(runs []RunSum, mode string) run.Curve {
+func meanPhasePath(runs []RunSum, mode rl.EvalMode) run.Curve {
 	xu, ias, _ := run.MeanBand(curves(runs, measureIAS, mode))
 	yu, cbt, _ := run.MeanBand(curves(runs, measureCBT, mode))
 	n := min(len(xu), len(yu))

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"arew/rl"
 	"arew/rl/run"
 	"arew/rl/run/chart"
 )
@@ -74,15 +75,15 @@ const (
 const PhasePlot = "phase.svg"
 
 // plotMode is the evaluation mode the plots show.
-func plotMode(s *Summary) string {
-	if s.Modes == "greedy" {
-		return "greedy"
+func plotMode(s *Summary) rl.EvalMode {
+	if rl.EvalMode(s.Modes) == rl.ModeGreedy {
+		return rl.ModeGreedy
 	}
-	return "sampled"
+	return rl.ModeSampled
 }
 
 // series is the value of m along one run's curve in mode.
-func series(r RunSum, m run.Measure, mode string) run.Curve {
+func series(r RunSum, m run.Measure, mode rl.EvalMode) run.Curve {
 	var xy run.Curve
 	for _, p := range r.Curve {
 		if e := p.Get(mode); e != nil {
@@ -95,7 +96,7 @@ func series(r RunSum, m run.Measure, mode string) run.Curve {
 }
 
 // curves are the series of m along runs' curves in mode.
-func curves(runs []RunSum, m run.Measure, mode string) []run.Curve {
+func curves(runs []RunSum, m run.Measure, mode rl.EvalMode) []run.Curve {
 	out := make([]run.Curve, len(runs))
 	for i, r := range runs {
 		out[i] = series(r, m, mode)

@@ -229,7 +229,7 @@ func pairedSections(c Config, s *Summary) string {
 		return ""
 	}
 	var b strings.Builder
-	for _, mode := range []string{"sampled", "greedy"} {
+	for _, mode := range []rl.EvalMode{rl.ModeSampled, rl.ModeGreedy} {
 		fmt.Fprintf(&b, "\nPaired differences in %s test success against %s, seed by seed:\n\n", mode, c.Reference)
 		b.WriteString(s.PairedTable(c.Reference, mode, c.Margin, c.Seeds))
 	}
@@ -237,7 +237,7 @@ func pairedSections(c Config, s *Summary) string {
 		if a.AREW.Perturb.Flip == DirectionControlFlip {
 			fmt.Fprintf(&b, "\nPaired differences in sampled test success against %s, the direction control "+
 				"(its critiques' signs are coin flips), seed by seed:\n\n", a.Name)
-			b.WriteString(s.PairedTable(a.Name, "sampled", c.Margin, c.Seeds))
+			b.WriteString(s.PairedTable(a.Name, rl.ModeSampled, c.Margin, c.Seeds))
 		}
 	}
 	return b.String()

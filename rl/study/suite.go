@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"arew/rl"
 	"arew/rl/run"
 )
 
@@ -152,7 +153,7 @@ func suiteRow(label, paper string, sum *Summary, arms []string, judged string, w
 			row = append(row, "")
 			continue
 		}
-		mean, std, n := run.MeanStd(sum.testSuccess(a, "sampled", seedsOf(sum, a)))
+		mean, std, n := run.MeanStd(sum.testSuccess(a, rl.ModeSampled, seedsOf(sum, a)))
 		stats[a] = [2]float64{mean, std}
 		row = append(row, fmt.Sprintf("%s ± %s (%d)", pct(mean), pct(std), n))
 	}

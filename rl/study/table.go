@@ -1,6 +1,7 @@
 package study
 
 import (
+	"arew/rl"
 	"arew/rl/run"
 	"fmt"
 )
@@ -13,7 +14,7 @@ func (s *Summary) Table() string {
 	var rows [][]string
 	for _, name := range s.ArmOrder {
 		for _, phase := range []string{"base", "final"} {
-			for _, mode := range []string{"greedy", "sampled"} {
+			for _, mode := range rl.BothModes {
 				evals := s.evals(name, mode, func(r *RunSum) *run.Modes {
 					if phase == "base" {
 						return &r.Base
@@ -21,7 +22,7 @@ func (s *Summary) Table() string {
 					return r.Final
 				})
 				if len(evals) > 0 {
-					rows = append(rows, append([]string{name, phase, mode, fmt.Sprint(len(evals))}, meanStdCells(evals)...))
+					rows = append(rows, append([]string{name, phase, string(mode), fmt.Sprint(len(evals))}, meanStdCells(evals)...))
 				}
 			}
 		}
@@ -31,7 +32,7 @@ func (s *Summary) Table() string {
 
 // evals are the evaluations in mode that of picks from arm's runs (nil:
 // none), in seed order.
-func (s *Summary) evals(arm, mode string, of func(*RunSum) *run.Modes) []*run.Measures {
+func (s *Summary) evals(arm string, mode rl.EvalMode, of func(*RunSum) *run.Modes) []*run.Measures {
 	var out []*run.Measures
 	for i := range s.Arms[arm].Runs {
 		if ev := of(&s.Arms[arm].Runs[i]); ev != nil {

@@ -42,8 +42,8 @@ type Config struct {
 	InitShare float64 `json:"init_share"` // π_θ0's share of the expert pairs
 	// InitFamilies, when set, draws π_θ0's pairs (as many as InitShare
 	// gives) only from the training games of these families (an
-	// environment's task kinds, Env.Families: ALFWorld's six task
-	// types), so π_θ0 reads the game and writes its commands but has never
+	// environment's task kinds, Env.Families: ALFWorld's task types,
+	// WebShop's product categories, ScienceWorld's procedures), so π_θ0 reads the game and writes its commands but has never
 	// played the other families (docs/act.md §22). Empty: every game.
 	InitFamilies []string      `json:"init_families,omitempty"`
 	Init         rl.SFTConfig  `json:"init"`

@@ -29,8 +29,9 @@ type Env struct {
 	// Grammar is the command grammar as a constrained decoder reads it
 	// (the environment's Grammar, compiled; DecodeGrammar).
 	Grammar *textworld.TokenGrammar
-	// Families names the environment's task kinds and Family gives an
-	// instance's (Config.InitFamilies); nil where it has none.
+	// Families names the environment's task kinds (ALFWorld's task types,
+	// WebShop's product categories, ScienceWorld's procedures) and Family
+	// gives an instance's (Config.InitFamilies).
 	Families []string
 	Family   func(split textworld.Split, index int) (string, error)
 }
@@ -45,17 +46,13 @@ func NewEnv(name string, raw json.RawMessage) (*Env, error) {
 		if err != nil {
 			return nil, err
 		}
-		var families []string
-		for _, t := range alfworld.TaskTypes {
-			families = append(families, t.String())
-		}
 		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: w.Config().Sizes(),
 			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
 			Parse: func(ws []string) error {
 				_, err := alfworld.ParseCommand(ws)
 				return err
 			},
-			Families: families,
+			Families: names(alfworld.TaskTypes),
 			Family: func(s textworld.Split, i int) (string, error) {
 				in, err := w.Instance(s, i)
 				if err != nil {
@@ -74,6 +71,11 @@ func NewEnv(name string, raw json.RawMessage) (*Env, error) {
 			Parse: func(ws []string) error {
 				_, err := webshop.ParseAction(ws)
 				return err
+			},
+			Families: webshop.Categories(),
+			Family: func(s textworld.Split, i int) (string, error) {
+				in, err := w.Instruction(s, i)
+				return in.Category, err
 			},
 			FreeText: func(s textworld.State, ws []string) bool {
 				a, err := webshop.ParseAction(ws)
@@ -99,9 +101,26 @@ func NewEnv(name string, raw json.RawMessage) (*Env, error) {
 			Parse: func(ws []string) error {
 				_, err := sciworld.ParseCommand(ws)
 				return err
+			},
+			Families: names(sciworld.Procedures),
+			Family: func(s textworld.Split, i int) (string, error) {
+				in, err := w.Instance(s, i)
+				if err != nil {
+					return "", err
+				}
+				return in.Procedure.String(), nil
 			}}, w.Grammar())
 	}
 	return nil, fmt.Errorf("act: unknown environment %q (want alfworld, webshop or sciworld)", name)
+}
+
+// names are the String of each of xs: an environment's family names.
+func names[T fmt.Stringer](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.String()
+	}
+	return out
 }
 
 // withGrammar sets e.Grammar to g compiled against e's vocabulary.

@@ -55,6 +55,9 @@ func TestInitPairsKeepTheNamedFamilies(t *testing.T) {
 	require.NoError(t, err)
 	cfg.InitFamilies = []string{"pick_and_place"}
 	_, _, err = initPairs(cfg, shop, nil)
+	assert.ErrorContains(t, err, `no family "pick_and_place"`, "another environment's family")
+	shop.Family = nil
+	_, _, err = initPairs(cfg, shop, nil)
 	assert.ErrorContains(t, err, "no task families")
 
 	for _, bad := range [][]string{{""}, {"pick_and_place", "pick_and_place"}} {
@@ -89,4 +92,24 @@ func TestByFamilySplitsTheIDGames(t *testing.T) {
 	require.NotNil(t, unseen)
 	assert.Equal(t, want, seen.Episodes)
 	assert.Equal(t, n-want, unseen.Episodes)
+}
+
+// Every environment names its families, and each game's family is one of
+// them, in both splits; every family has games among the first 60.
+func TestEveryEnvironmentHasFamilies(t *testing.T) {
+	for _, name := range []string{"alfworld", "webshop", "sciworld"} {
+		env, err := NewEnv(name, nil)
+		require.NoError(t, err)
+		require.NotEmpty(t, env.Families, name)
+		seen := map[string]bool{}
+		for _, split := range []textworld.Split{textworld.Train, textworld.Test} {
+			for i := range 60 {
+				f, err := env.Family(split, i)
+				require.NoError(t, err, name)
+				require.Contains(t, env.Families, f, name)
+				seen[f] = true
+			}
+		}
+		assert.Len(t, seen, len(env.Families), "%s: every family occurs", name)
+	}
 }

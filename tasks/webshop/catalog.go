@@ -21,6 +21,16 @@ var categories = []struct {
 	{"speaker", []string{"bluetooth", "portable", "waterproof", "bass", "wireless", "smart"}},
 }
 
+// Categories names the product categories, in the catalogue's order:
+// an instruction's family (its Category).
+func Categories() []string {
+	out := make([]string, len(categories))
+	for i, c := range categories {
+		out[i] = c.name
+	}
+	return out
+}
+
 var (
 	colours = []string{"black", "white", "red", "blue", "green", "grey", "pink", "brown"}
 	sizes   = []string{"small", "medium", "large", "xlarge"}

@@ -43,8 +43,9 @@ type Config struct {
 	// InitFamilies, when set, draws π_θ0's pairs (as many as InitShare
 	// gives) only from the training games of these families (an
 	// environment's task kinds, Env.Families: ALFWorld's task types,
-	// WebShop's product categories, ScienceWorld's procedures), so π_θ0 reads the game and writes its commands but has never
-	// played the other families (docs/act.md §22). Empty: every game.
+	// WebShop's product categories, ScienceWorld's procedures), so π_θ0
+	// reads the game and writes its commands but has never played the
+	// other families (docs/act.md §22). Empty: every game.
 	InitFamilies []string      `json:"init_families,omitempty"`
 	Init         rl.SFTConfig  `json:"init"`
 	Collect      CollectConfig `json:"collect"`

@@ -3,6 +3,7 @@ package act
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"arew/tasks"
 	"arew/tasks/alfworld"
@@ -142,7 +143,14 @@ func (e *Env) Instances(split textworld.Split) func(int) (textworld.Env, error) 
 // returns its (state, action) pairs, each state with the last k turns: the
 // expert data every row of the table trains on.
 func (e *Env) ExpertPairs(split textworld.Split, first, n, k int) ([]textworld.Pair, error) {
-	var out []textworld.Pair
+	games, err := e.ExpertGames(split, first, n, k)
+	return slices.Concat(games...), err
+}
+
+// ExpertGames is ExpertPairs game by game: games[j] holds the pairs of
+// instance first+j.
+func (e *Env) ExpertGames(split textworld.Split, first, n, k int) ([][]textworld.Pair, error) {
+	out := make([][]textworld.Pair, 0, n)
 	for i := first; i < first+n; i++ {
 		env, err := e.New(split, i)
 		if err != nil {
@@ -152,7 +160,7 @@ func (e *Env) ExpertPairs(split textworld.Split, first, n, k int) ([]textworld.P
 		if err != nil {
 			return nil, fmt.Errorf("act %s instance %d: %w", e.Name, i, err)
 		}
-		out = append(out, ps...)
+		out = append(out, ps)
 	}
 	return out, nil
 }

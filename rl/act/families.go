@@ -9,12 +9,13 @@ import (
 	"arew/tasks/textworld"
 )
 
-// initPairs are the expert pairs π_θ0 draws from, and its share of them:
-// pairs (every training game's) and cfg.InitShare, or, with
-// cfg.InitFamilies, the pairs of the training games of those families and
-// the share of them that gives π_θ0 as many pairs as cfg.InitShare of
-// pairs would (all of them, if they are fewer).
-func initPairs(cfg Config, env *Env, pairs []textworld.Pair) ([]textworld.Pair, float64, error) {
+// initPairs are the expert pairs π_θ0 draws from, and its share of them,
+// given the training games' pairs (games[i]: game i's): every pair and
+// cfg.InitShare, or, with cfg.InitFamilies, the pairs of the games of
+// those families and the share of them that gives π_θ0 as many pairs as
+// cfg.InitShare of every pair would (all of them, if they are fewer).
+func initPairs(cfg Config, env *Env, games [][]textworld.Pair) ([]textworld.Pair, float64, error) {
+	pairs := slices.Concat(games...)
 	if len(cfg.InitFamilies) == 0 {
 		return pairs, cfg.InitShare, nil
 	}
@@ -27,22 +28,17 @@ func initPairs(cfg Config, env *Env, pairs []textworld.Pair) ([]textworld.Pair, 
 		}
 	}
 	var out []textworld.Pair
-	for i := range cfg.Games {
+	for i, ps := range games {
 		f, err := env.Family(textworld.Train, i)
 		if err != nil {
 			return nil, 0, fmt.Errorf("act %s: %w", env.Name, err)
 		}
-		if !slices.Contains(cfg.InitFamilies, f) {
-			continue
+		if slices.Contains(cfg.InitFamilies, f) {
+			out = append(out, ps...)
 		}
-		ps, err := env.ExpertPairs(textworld.Train, i, 1, cfg.Collect.History)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, ps...)
 	}
 	if len(out) == 0 {
-		return nil, 0, fmt.Errorf("act %s: init_families: none of the %d training games is of %s", env.Name, cfg.Games, strings.Join(cfg.InitFamilies, ", "))
+		return nil, 0, fmt.Errorf("act %s: init_families: none of the %d training games is of %s", env.Name, len(games), strings.Join(cfg.InitFamilies, ", "))
 	}
 	return out, min(1, cfg.InitShare*float64(len(pairs))/float64(len(out))), nil
 }

@@ -18,16 +18,19 @@ func TestInitPairsKeepTheNamedFamilies(t *testing.T) {
 	require.NoError(t, err)
 	cfg := DefaultConfig()
 	cfg.Games, cfg.InitShare = 24, 0.25
+	games, err := env.ExpertGames(textworld.Train, 0, cfg.Games, cfg.Collect.History)
+	require.NoError(t, err)
 	all, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, cfg.Collect.History)
 	require.NoError(t, err)
+	require.Equal(t, all, slices.Concat(games...), "ExpertPairs is ExpertGames in one slice")
 
-	got, share, err := initPairs(cfg, env, all)
+	got, share, err := initPairs(cfg, env, games)
 	require.NoError(t, err)
 	assert.Equal(t, all, got, "no families: every game")
 	assert.Equal(t, cfg.InitShare, share)
 
 	cfg.InitFamilies = []string{"pick_and_place", "pick_heat_then_place"}
-	got, share, err = initPairs(cfg, env, all)
+	got, share, err = initPairs(cfg, env, games)
 	require.NoError(t, err)
 	var want []textworld.Pair
 	others := 0
@@ -48,7 +51,7 @@ func TestInitPairsKeepTheNamedFamilies(t *testing.T) {
 	assert.InDelta(t, cfg.InitShare*float64(len(all)), share*float64(len(got)), 1e-9, "as many pairs as init_share of all")
 
 	cfg.InitFamilies = []string{"pick_and_place", "juggle"}
-	_, _, err = initPairs(cfg, env, all)
+	_, _, err = initPairs(cfg, env, games)
 	assert.ErrorContains(t, err, `no family "juggle"`)
 
 	shop, err := NewEnv("webshop", nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"arew/model"
@@ -193,10 +194,11 @@ type stageData struct {
 // and times into rep, each stage's times into clock.
 func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Report, clock *stageClock) (*stageData, error) {
 	k := cfg.Collect.History
-	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, k)
+	games, err := env.ExpertGames(textworld.Train, 0, cfg.Games, k)
 	if err != nil {
 		return nil, err
 	}
+	pairs := slices.Concat(games...)
 	held, err := env.ExpertPairs(textworld.Test, 0, cfg.HeldOut, k)
 	if err != nil {
 		return nil, err
@@ -213,7 +215,7 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 		contextLen = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
 	clock.done("expert data")
-	pi0Pairs, share, err := initPairs(cfg, env, pairs)
+	pi0Pairs, share, err := initPairs(cfg, env, games)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"arew/tasks/textworld"
 )
@@ -18,15 +19,16 @@ func CollectCritic(ctx context.Context, cfg Config, path string) (CollectStats, 
 	if err != nil {
 		return CollectStats{}, err
 	}
-	pairs, err := env.ExpertPairs(textworld.Train, 0, cfg.Games, cfg.Collect.History)
+	games, err := env.ExpertGames(textworld.Train, 0, cfg.Games, cfg.Collect.History)
 	if err != nil {
 		return CollectStats{}, err
 	}
+	pairs := slices.Concat(games...)
 	context := cfg.Context
 	if context == 0 {
 		context = AutoContext(env, pairs, cfg.Collect.MaxAction)
 	}
-	pi0Pairs, share, err := initPairs(cfg, env, pairs)
+	pi0Pairs, share, err := initPairs(cfg, env, games)
 	if err != nil {
 		return CollectStats{}, err
 	}

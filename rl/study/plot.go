@@ -74,10 +74,11 @@ const (
 // PhasePlot is the phase plane's file in plots/ (phase.go).
 const PhasePlot = "phase.svg"
 
-// plotMode is the evaluation mode the plots show.
+// plotMode is the evaluation mode the plots show: the study's last
+// (sampled, unless it evaluates greedily only).
 func plotMode(s *Summary) rl.EvalMode {
-	if rl.EvalMode(s.Modes) == rl.ModeGreedy {
-		return rl.ModeGreedy
+	if modes, err := rl.EvalModes(s.Modes); err == nil {
+		return modes[len(modes)-1]
 	}
 	return rl.ModeSampled
 }

@@ -63,14 +63,37 @@ func evaluateGames(m *model.Model, env *Env, d Decoding, games func(int) (textwo
 // NextActionAccuracy is offline next-action accuracy: the share of pairs
 // at which m's greedy action under decoding d is exactly the expert's.
 func NextActionAccuracy(m *model.Model, env *Env, d Decoding, pairs []textworld.Pair, maxAction int) (float64, error) {
+	hits, err := NextActionHits(m, env, d, pairs, maxAction)
+	return hitShare(hits), err
+}
+
+// NextActionHits says, pair by pair, whether m's greedy action under
+// decoding d is exactly the expert's.
+func NextActionHits(m *model.Model, env *Env, d Decoding, pairs []textworld.Pair, maxAction int) ([]bool, error) {
 	p, err := NewEnvPolicy("model", m, env, d, maxAction, 0)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return textworld.Accuracy(pairs, func(s textworld.State) []tasks.Token {
-		a, _ := p.Propose(s, nil)
-		return a
-	}), nil
+	hits := make([]bool, len(pairs))
+	for i, pr := range pairs {
+		a, _ := p.Propose(pr.State, nil)
+		hits[i] = textworld.Equal(a, pr.Expert)
+	}
+	return hits, nil
+}
+
+// hitShare is the share of hits that are true (0 for none).
+func hitShare(hits []bool) float64 {
+	if len(hits) == 0 {
+		return 0
+	}
+	n := 0
+	for _, h := range hits {
+		if h {
+			n++
+		}
+	}
+	return float64(n) / float64(len(hits))
 }
 
 // ChoiceAccuracy is the critic's greedy accuracy on critic examples (the

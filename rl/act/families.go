@@ -2,10 +2,12 @@ package act
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"arew/model"
+	"arew/rl/run"
 	"arew/tasks/textworld"
 )
 
@@ -71,4 +73,107 @@ func (cfg Config) byFamily(m *model.Model, env *Env, dec Decoding, n int) (seen,
 	}
 	unseen, err = eval(out)
 	return seen, unseen, err
+}
+
+// offlineByFamily splits next-action hits on the held-out pairs of test
+// games 0, 1, … (games[j]: game j's pairs, hits in the same order) into
+// the games of cfg.InitFamilies and the others: each side's share of
+// hits, nil for a side without pairs.
+func (cfg Config) offlineByFamily(env *Env, games [][]textworld.Pair, hits []bool) (seen, unseen *float64, err error) {
+	var in, out []bool
+	for j, ps := range games {
+		f, err := env.Family(textworld.Test, j)
+		if err != nil {
+			return nil, nil, fmt.Errorf("act %s: %w", env.Name, err)
+		}
+		h := hits[:len(ps)]
+		hits = hits[len(ps):]
+		if slices.Contains(cfg.InitFamilies, f) {
+			in = append(in, h...)
+		} else {
+			out = append(out, h...)
+		}
+	}
+	share := func(h []bool) *float64 {
+		if len(h) == 0 {
+			return nil
+		}
+		x := hitShare(h)
+		return &x
+	}
+	return share(in), share(out), nil
+}
+
+// familySplit is how each column of the paper's average splits by family:
+// online ID success on the games of π_θ0's families and on the others
+// (ALFWorld, WebShop), or offline next-action accuracy on the held-out
+// states of those games (ScienceWorld).
+var familySplit = map[string][2]func(RowResult) float64{
+	"alfworld": {func(r RowResult) float64 { return success(r.IDSeen) }, func(r RowResult) float64 { return success(r.IDUnseen) }},
+	"webshop":  {func(r RowResult) float64 { return success(r.IDSeen) }, func(r RowResult) float64 { return success(r.IDUnseen) }},
+	"sciworld": {func(r RowResult) float64 { return ptr(r.OfflineSeen) }, func(r RowResult) float64 { return ptr(r.OfflineUnseen) }},
+}
+
+// familyTable fills Families, FamilyColumns and FamilyOrderings for the
+// environments whose runs name InitFamilies: per environment a column of
+// π_θ0's families and one of the others, and on the others the orderings
+// ACT > prompting, IL w/ ACT ≥ IL + 2 and RL w/ ACT ≥ RL + 2, paired by
+// seed as the table's (the paper does not split by family: no paper
+// number), each where both rows were measured on some seed.
+func (s *Summary) familyTable(cfg StudyConfig) {
+	var cols []Column
+	for _, rc := range cfg.Runs {
+		split, ok := familySplit[rc.Env]
+		if len(rc.InitFamilies) == 0 || !ok {
+			continue
+		}
+		label := rc.Env
+		for _, c := range Table1Columns {
+			if c.Env == rc.Env && slices.Contains(averaged, c.Key) {
+				label = c.Label
+			}
+		}
+		cols = append(cols,
+			Column{rc.Env + "-seen", label + ", π_θ0's families", rc.Env, split[0]},
+			Column{rc.Env + "-unseen", label + ", other families", rc.Env, split[1]})
+	}
+	if len(cols) == 0 {
+		return
+	}
+	for _, c := range cols {
+		s.FamilyColumns = append(s.FamilyColumns, c.Label)
+	}
+	for _, row := range rows(cfg.Runs[0]) {
+		s.Families = append(s.Families, s.tableRow(row, "", cols))
+	}
+	unseen := func(row string, ci int) []run.Num {
+		for _, t := range s.Families {
+			if t.Row == row {
+				return t.Cells[ci].PerSeed
+			}
+		}
+		return nil
+	}
+	claims := []struct {
+		claim  string
+		a, b   string
+		margin float64
+		strict bool
+	}{
+		{"ACT > prompting", RowACT, RowPrompting, 0, true},
+		{"IL w/ ACT ≥ IL + 2", RowILwACT, RowIL, 2, false},
+		{"RL w/ ACT ≥ RL + 2", RowRLwACT, RowRL, 2, false},
+	}
+	for ci := 1; ci < len(cols); ci += 2 {
+		for _, c := range claims {
+			a, b := unseen(c.a, ci), unseen(c.b, ci)
+			if a == nil || b == nil {
+				continue
+			}
+			o := diff(c.claim+" ("+cols[ci].Label+")", math.NaN(), c.margin, a, b, c.strict)
+			if o.Of > 0 { // runs made before the split have no pairs to compare
+				s.FamilyOrderings = append(s.FamilyOrderings, o)
+			}
+		}
+	}
 }

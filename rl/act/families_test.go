@@ -116,3 +116,46 @@ func TestEveryEnvironmentHasFamilies(t *testing.T) {
 		assert.Len(t, seen, len(env.Families), "%s: every family occurs", name)
 	}
 }
+
+// The held-out next-action hits split by family: the two shares weigh
+// back to the whole one, and each side holds the pairs of its games.
+func TestOfflineByFamilySplitsTheHeldOutStates(t *testing.T) {
+	env, err := NewEnv("sciworld", nil)
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.InitFamilies = []string{"boil", "melt"}
+	games, err := env.ExpertGames(textworld.Test, 0, 10, 2)
+	require.NoError(t, err)
+	pairs := slices.Concat(games...)
+	var inPairs int
+	for j, g := range games {
+		f, err := env.Family(textworld.Test, j)
+		require.NoError(t, err)
+		if slices.Contains(cfg.InitFamilies, f) {
+			inPairs += len(g)
+		}
+	}
+	require.Positive(t, inPairs)
+	require.Less(t, inPairs, len(pairs), "both sides have pairs")
+	// Hits on every third pair, so the two shares differ from the whole.
+	hits := make([]bool, len(pairs))
+	total := 0
+	for i := range hits {
+		hits[i] = i%3 == 0
+		if hits[i] {
+			total++
+		}
+	}
+	seen, unseen, err := cfg.offlineByFamily(env, games, hits)
+	require.NoError(t, err)
+	require.NotNil(t, seen)
+	require.NotNil(t, unseen)
+	assert.InDelta(t, float64(total), *seen*float64(inPairs)+*unseen*float64(len(pairs)-inPairs), 1e-9)
+	assert.Equal(t, float64(total)/float64(len(pairs)), hitShare(hits))
+
+	cfg.InitFamilies = env.Families // every game is π_θ0's
+	seen, unseen, err = cfg.offlineByFamily(env, games, hits)
+	require.NoError(t, err)
+	assert.Nil(t, unseen)
+	assert.Equal(t, hitShare(hits), *seen)
+}

@@ -100,3 +100,67 @@ func TestOrderingsOfOneEnvironment(t *testing.T) {
 	assert.Equal(t, 4, o.Seeds)
 	assert.True(t, o.Holds)
 }
+
+// A study whose π_θ0 trained on some families splits each column of the
+// paper's average by family (ALFWorld and WebShop online, ScienceWorld
+// offline) and reads the orderings on the other families, paired by seed;
+// a study without init_families has no such table.
+func TestFamilyTableSplitsTheColumnsAndReadsTheUnseen(t *testing.T) {
+	online := func(x float64) *Online { o := &Online{}; o.Success = x; return o }
+	f := func(x float64) *float64 { return &x }
+	// rep is one seed's report on env: prompting and ACT, with the given
+	// value on π_θ0's families and on the others.
+	rep := func(env string, pSeen, pUnseen, aSeen, aUnseen float64) *Report {
+		row := func(name string, seen, unseen float64) RowResult {
+			r := RowResult{Row: name, ID: online(0.5), OOD: online(0), Offline: f(0.5)}
+			if env == "sciworld" {
+				r.OfflineSeen, r.OfflineUnseen = f(seen), f(unseen)
+			} else {
+				r.IDSeen, r.IDUnseen = online(seen), online(unseen)
+			}
+			return r
+		}
+		return &Report{Rows: []RowResult{row(RowPrompting, pSeen, pUnseen), row(RowACT, aSeen, aUnseen)}}
+	}
+	cfg := SmokeStudy()
+	require.Len(t, cfg.Runs, 3)
+	for i := range cfg.Runs {
+		cfg.Runs[i].Rows = []string{RowPrompting, RowACT}
+	}
+	s := &Summary{Seeds: []uint64{1, 2, 3, 4, 5}}
+	for _, env := range []string{"alfworld", "webshop", "sciworld"} {
+		for range 5 {
+			s.add(env, rep(env, 0.5, 0.5, 0.5, 0.5))
+		}
+	}
+	s.finish(cfg)
+	assert.Empty(t, s.Families, "no init_families, no family table")
+	assert.NotContains(t, s.Report(), "task families")
+
+	cfg.Runs[1].InitFamilies = []string{"shirt"} // WebShop's runs only
+	s = &Summary{Seeds: []uint64{1, 2, 3, 4, 5}}
+	for _, env := range []string{"alfworld", "webshop", "sciworld"} {
+		for i, d := range []float64{0.02, 0.03, 0.01, 0.02, -0.01} {
+			s.add(env, rep(env, 0.4, 0.125*float64(i), 0.3, 0.125*float64(i)+d))
+		}
+	}
+	s.finish(cfg)
+	assert.Equal(t, []string{"WebShop, π_θ0's families", "WebShop, other families"}, s.FamilyColumns)
+	require.Len(t, s.Families, 2)
+	assert.InDelta(t, 30, float64(s.Families[1].Cells[0].Mean), 1e-9, "ACT on π_θ0's families, percent")
+	assert.Equal(t, nums(0, 12.5, 25, 37.5, 50), s.Families[0].Cells[1].PerSeed, "prompting on the others, seed by seed")
+	require.Len(t, s.FamilyOrderings, 1, "only ACT > prompting: the study has no IL or RL rows")
+	o := s.FamilyOrderings[0]
+	assert.Equal(t, "ACT > prompting (WebShop, other families)", o.Claim)
+	assert.InDelta(t, 1.4, float64(o.Ours), 1e-9)
+	assert.Equal(t, 4, o.Seeds)
+	assert.True(t, o.Holds)
+	assert.True(t, math.IsNaN(float64(o.Paper)), "the paper does not split by family")
+	assert.Contains(t, s.Report(), "ACT > prompting (WebShop, other families)")
+
+	cfg.Runs[2].InitFamilies = []string{"boil"} // and ScienceWorld's, offline
+	s.finish(cfg)
+	assert.Equal(t, "ScienceWorld, other families", s.FamilyColumns[3])
+	assert.Equal(t, nums(0, 12.5, 25, 37.5, 50), s.Families[0].Cells[3].PerSeed)
+	assert.Len(t, s.FamilyOrderings, 2)
+}

@@ -45,8 +45,11 @@ type RowResult struct {
 	// the others.
 	IDSeen   *Online `json:"id_seen,omitempty"`
 	IDUnseen *Online `json:"id_unseen,omitempty"`
-	// Offline is next-action accuracy on the held-out expert states.
-	Offline *float64 `json:"offline,omitempty"`
+	// Offline is next-action accuracy on the held-out expert states;
+	// OfflineSeen and OfflineUnseen split it as IDSeen and IDUnseen do.
+	Offline       *float64 `json:"offline,omitempty"`
+	OfflineSeen   *float64 `json:"offline_seen,omitempty"`
+	OfflineUnseen *float64 `json:"offline_unseen,omitempty"`
 	// Choice is the greedy critic accuracy on held-out critic examples.
 	Choice          *float64 `json:"choice,omitempty"`
 	ChoiceMalformed *float64 `json:"choice_malformed,omitempty"`
@@ -180,10 +183,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 // stageData is what the rows train and are measured on: the expert pairs
-// (train and held out), π_θ0, its critic data (train and held out), and
-// the context length the models are built for.
+// (train, and held out game by game), π_θ0, its critic data (train and
+// held out), and the context length the models are built for.
 type stageData struct {
-	pairs, held    []textworld.Pair
+	pairs          []textworld.Pair
+	held           [][]textworld.Pair
 	pi0            *model.Model
 	data, heldData []CriticExample
 	contextLen     int
@@ -199,10 +203,11 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 		return nil, err
 	}
 	pairs := slices.Concat(games...)
-	held, err := env.ExpertPairs(textworld.Test, 0, cfg.HeldOut, k)
+	heldGames, err := env.ExpertGames(textworld.Test, 0, cfg.HeldOut, k)
 	if err != nil {
 		return nil, err
 	}
+	held := slices.Concat(heldGames...)
 	rep.Pairs, rep.HeldOutPairs = len(pairs), len(held)
 	if err := cfg.write("pairs.jsonl", func(p string) error { return WritePairs(p, env.Vocab, pairs) }); err != nil {
 		return nil, err
@@ -245,12 +250,12 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 	rep.DroppedLong += dropped
 	heldData, _ = FitCritic(env, cfg.Choice, heldData, contextLen)
 	rep.Critic, rep.HeldOutCritic = len(data), len(heldData)
-	return &stageData{pairs: pairs, held: held, pi0: pi0, data: data, heldData: heldData, contextLen: contextLen}, nil
+	return &stageData{pairs: pairs, held: heldGames, pi0: pi0, data: data, heldData: heldData, contextLen: contextLen}, nil
 }
 
 // evaluate measures one row's model under decoding dec (and the ID games
 // free as well, unless dec is free) and saves its checkpoint.
-func (cfg Config) evaluate(env *Env, dec Decoding, row string, m *model.Model, held []textworld.Pair, heldData []CriticExample) (RowResult, error) {
+func (cfg Config) evaluate(env *Env, dec Decoding, row string, m *model.Model, held [][]textworld.Pair, heldData []CriticExample) (RowResult, error) {
 	t0 := time.Now()
 	r := RowResult{Row: row}
 	k, maxAction := cfg.Collect.History, cfg.Collect.MaxAction
@@ -278,12 +283,18 @@ func (cfg Config) evaluate(env *Env, dec Decoding, row string, m *model.Model, h
 	if r.OOD, err = online(dec, textworld.TestOOD, min(cfg.OODEpisodes, env.Sizes.TestOOD)); err != nil {
 		return r, err
 	}
-	if len(held) > 0 {
-		acc, err := NextActionAccuracy(m, env, dec, held, maxAction)
+	if pairs := slices.Concat(held...); len(pairs) > 0 {
+		hits, err := NextActionHits(m, env, dec, pairs, maxAction)
 		if err != nil {
 			return r, err
 		}
+		acc := hitShare(hits)
 		r.Offline = &acc
+		if len(cfg.InitFamilies) > 0 {
+			if r.OfflineSeen, r.OfflineUnseen, err = cfg.offlineByFamily(env, held, hits); err != nil {
+				return r, err
+			}
+		}
 	}
 	if len(heldData) > 0 {
 		acc, bad, err := ChoiceAccuracy(m, env.Vocab, cfg.Choice, heldData)

@@ -94,9 +94,34 @@ func (s *Summary) Report() string {
 	}
 	b.WriteString(run.MarkdownTable([]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
 	b.WriteString("\n## The paper's orderings\n\nPaired by seed: ours is the mean difference ± its standard error. An ordering holds when the mean clears its margin with the paper's sign and at least four seeds in five show that sign; a tie at zero (both rows 0) never counts.\n\n")
+	b.WriteString(orderingsTable(s.Orderings))
+	if len(s.Families) > 0 {
+		b.WriteString("\n## By π_θ0's task families\n\nπ_θ0 trained on some task families only (init_families): each column split into the games of those families and the others (ALFWorld and WebShop: online ID success; ScienceWorld: next-action accuracy on the held-out states of those games), percent, mean ± std:\n\n")
+		var frows [][]string
+		for _, t := range s.Families {
+			frows = append(frows, t.cells(false))
+		}
+		b.WriteString(run.MarkdownTable(append([]string{"row"}, s.FamilyColumns...), 1, frows))
+		b.WriteString("\nThe orderings on the other families, paired and read as above (the paper does not split by family):\n\n")
+		b.WriteString(orderingsTable(s.FamilyOrderings))
+	}
+	if len(s.Plots) > 0 {
+		b.WriteString("\n## Plots\n\n")
+		for _, p := range s.Plots {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", p, p)
+		}
+	}
+	b.WriteString("\nEach run's datasets, checkpoints and report.json are in its folder (<env>/seed-<s>/, or own/ and transfer/ for a transfer).\n")
+	return b.String()
+}
+
+// orderingsTable is the orderings as a table: each claim, its mean ±
+// standard error, the paper's difference, the per-seed differences and
+// whether it holds.
+func orderingsTable(os []Ordering) string {
 	yes := map[bool]string{true: "yes", false: "no"}
 	var or [][]string
-	for _, o := range s.Orderings {
+	for _, o := range os {
 		var per []string
 		for _, d := range o.PerSeed {
 			per = append(per, num(d, 1))
@@ -107,15 +132,7 @@ func (s *Summary) Report() string {
 		}
 		or = append(or, []string{o.Claim, ours, num(o.Paper, 2), strings.Join(per, ", "), fmt.Sprintf("%d/%d", o.Seeds, o.Of), yes[o.MeanHolds], yes[o.Holds]})
 	}
-	b.WriteString(run.MarkdownTable([]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "mean", "holds"}, 1, or))
-	if len(s.Plots) > 0 {
-		b.WriteString("\n## Plots\n\n")
-		for _, p := range s.Plots {
-			fmt.Fprintf(&b, "![%s](%s)\n\n", p, p)
-		}
-	}
-	b.WriteString("\nEach run's datasets, checkpoints and report.json are in its folder (<env>/seed-<s>/, or own/ and transfer/ for a transfer).\n")
-	return b.String()
+	return run.MarkdownTable([]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "mean", "holds"}, 1, or)
 }
 
 // mainTable is the study's table: a row per row (and arm), its cells

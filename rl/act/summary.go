@@ -170,9 +170,16 @@ type Summary struct {
 	// the measures that move when online success is at the floor.
 	OfflineColumns []string   `json:"offline_columns,omitempty"`
 	Offline        []TableRow `json:"offline,omitempty"`
-	Seconds        float64    `json:"seconds"`
-	Expect         string     `json:"expected_run_time,omitempty"`
-	Plots          []string   `json:"plots"`
+	// FamilyColumns, Families and FamilyOrderings split each column of
+	// the paper's average by task family, where the runs trained π_θ0 on
+	// some families only (Config.InitFamilies; table1): the games of
+	// π_θ0's families and the others, and the orderings on the others.
+	FamilyColumns   []string   `json:"family_columns,omitempty"`
+	Families        []TableRow `json:"families,omitempty"`
+	FamilyOrderings []Ordering `json:"family_orderings,omitempty"`
+	Seconds         float64    `json:"seconds"`
+	Expect          string     `json:"expected_run_time,omitempty"`
+	Plots           []string   `json:"plots"`
 	// Runs holds each group's reports in seed order (not written: every
 	// run's report.json is in its folder).
 	Runs  map[string][]*Report `json:"-"`
@@ -227,6 +234,7 @@ func (s *Summary) finish(cfg StudyConfig) {
 	s.Expect = cfg.Expect
 	s.Table, s.Curves, s.Orderings, s.Columns = nil, nil, nil, nil
 	s.Offline, s.OfflineColumns = nil, nil
+	s.Families, s.FamilyColumns, s.FamilyOrderings = nil, nil, nil
 	if cfg.Kind == KindTransfer {
 		s.cols = transferColumns(cfg.Runs[0].Env)
 	} else {
@@ -280,6 +288,7 @@ func (s *Summary) finish(cfg StudyConfig) {
 	}
 	s.Orderings = s.table1Orderings()
 	s.offlineTable(cfg)
+	s.familyTable(cfg)
 }
 
 // offlineTable fills Offline: per environment run, next-action and choice

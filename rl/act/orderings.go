@@ -115,6 +115,19 @@ func (s *Summary) table1Orderings() []Ordering {
 		before, after = append(before, 100*cv.Before), append(after, 100*cv.After)
 	}
 	out = append(out, diff("ACT raises the held-out choice accuracy over π_θ0's (every environment and seed)", math.NaN(), 0, after, before, true))
+	return measured(out)
+}
+
+// measured drops the orderings with no seed to pair: those whose rows
+// the study does not run (a probe of a few rows), which would otherwise
+// be listed as "0/0, no".
+func measured(os []Ordering) []Ordering {
+	var out []Ordering
+	for _, o := range os {
+		if o.Of > 0 {
+			out = append(out, o)
+		}
+	}
 	return out
 }
 

@@ -70,7 +70,7 @@ func TestOrderingsNeedFourSeedsInFiveAndTheMargin(t *testing.T) {
 
 // A study of one environment reads the orderings on that environment's
 // own column, beside the paper's number there, instead of on an average
-// it cannot form.
+// it cannot form; the orderings of rows it does not run are left out.
 func TestOrderingsOfOneEnvironment(t *testing.T) {
 	online := func(x float64) *Online { o := &Online{}; o.Success = x; return o }
 	rep := func(prompting, act float64) *Report {
@@ -99,6 +99,8 @@ func TestOrderingsOfOneEnvironment(t *testing.T) {
 	assert.InDelta(t, 1.4, float64(o.Ours), 1e-9)
 	assert.Equal(t, 4, o.Seeds)
 	assert.True(t, o.Holds)
+	require.Len(t, s.Orderings, 1, "the orderings of rows the study does not run are left out")
+	assert.NotContains(t, s.Report(), "0/0")
 }
 
 // A study whose π_θ0 trained on some families splits each column of the

@@ -93,7 +93,7 @@ func (s *Summary) Report() string {
 			num(run.Num(tenth(cv.Acc, true)), 3), num(cv.Before, 3), num(cv.After, 3)})
 	}
 	b.WriteString(run.MarkdownTable([]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
-	b.WriteString("\n## The paper's orderings\n\nPaired by seed: ours is the mean difference ± its standard error. An ordering holds when the mean clears its margin with the paper's sign and at least four seeds in five show that sign; a tie at zero (both rows 0) never counts.\n\n")
+	b.WriteString("\n## The paper's orderings\n\nPaired by seed: ours is the mean difference ± its standard error. An ordering holds when the mean clears its margin with the paper's sign and at least four seeds in five show that sign; a tie at zero (both rows 0) never counts. An ordering whose rows the study does not run is left out.\n\n")
 	b.WriteString(orderingsTable(s.Orderings))
 	if len(s.Families) > 0 {
 		b.WriteString("\n## By π_θ0's task families\n\nπ_θ0 trained on some task families only (init_families): each column split into the games of those families and the others (ALFWorld and WebShop: online ID success; ScienceWorld: next-action accuracy on the held-out states of those games), percent, mean ± std:\n\n")

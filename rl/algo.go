@@ -239,7 +239,7 @@ func NewPPO(task tasks.Task, policy, critic *model.Model, cfg PPOConfig) (*PPO, 
 	}
 	crit := cfg.Critic
 	t, err := newTrainer(task, policy, critic, trainerSpec{algo: AlgoPPO, seed: cfg.Seed, prompts: cfg.Episodes, group: 1,
-		instances: cfg.Instances, rollout: cfg.Rollout, adv: cfg.Advantage, policy: cfg.Policy, objective: "ppo", critic: &crit})
+		instances: cfg.Instances, rollout: cfg.Rollout, adv: cfg.Advantage, policy: cfg.Policy, critic: &crit})
 	if err != nil {
 		return nil, err
 	}
@@ -326,13 +326,9 @@ func NewGRPO(task tasks.Task, policy *model.Model, cfg GRPOConfig) (*GRPO, error
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	objective := "ppo"
-	if cfg.Objective == AlgoGSPO {
-		objective = "gspo"
-	}
 	t, err := newTrainer(task, policy, nil, trainerSpec{algo: cfg.Objective, seed: cfg.Seed, prompts: cfg.Prompts,
 		group: cfg.GroupSize, instances: cfg.Instances, rollout: cfg.Rollout, adv: cfg.Advantage, policy: cfg.Policy,
-		objective: objective, sharePrompt: cfg.SharePrompt})
+		sharePrompt: cfg.SharePrompt})
 	if err != nil {
 		return nil, err
 	}

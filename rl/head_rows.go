@@ -62,7 +62,7 @@ func (t *trainer) fitHeadRows() error {
 		return nil
 	}
 	heads := headCapacity(need, r.B*r.T)
-	actor, err := newActorGraph(t.policy, r, s.policy, s.objective, s.sharedCritic(), heads)
+	actor, err := newActorGraph(t.policy, r, s.policy, s.algo, s.sharedCritic(), heads)
 	if err != nil {
 		return fmt.Errorf("%s: head rows: %w", s.algo, err)
 	}

@@ -65,7 +65,7 @@ func TestPaddingRowsChangeNothing(t *testing.T) {
 	run := func(B int) (float64, [][]float32) {
 		m := tinyPolicy(t, task, 31, false)
 		r := newRows(B, task.MaxTokens()-1)
-		a, err := newActorGraph(m, r, pc, "ppo", nil, 0)
+		a, err := newActorGraph(m, r, pc, AlgoPPO, nil, 0)
 		require.NoError(t, err)
 		defer a.g.Close()
 		require.NoError(t, r.load(b, []int{0, 1}, nil))

@@ -117,7 +117,7 @@ func (p *prefixGraphs) build(need int) error {
 		r.bias = make([]float32, r.B*r.T*r.V)
 	}
 	var err error
-	if p.actor, err = newActorGraph(t.policy, r, s.policy, s.objective, nil, 0); err != nil {
+	if p.actor, err = newActorGraph(t.policy, r, s.policy, s.algo, nil, 0); err != nil {
 		return fmt.Errorf("%s: shared prompt: %w", s.algo, err)
 	}
 	if t.ref != nil {

@@ -27,7 +27,7 @@ type Trainer interface {
 
 // trainerSpec is the common form PPOConfig and GRPOConfig reduce to.
 type trainerSpec struct {
-	algo      Algo // for the metrics
+	algo      Algo // the surrogate (actorGraph) and the metrics' name
 	seed      uint64
 	prompts   int // instances per update
 	group     int // rollouts per instance
@@ -35,7 +35,6 @@ type trainerSpec struct {
 	rollout   RolloutConfig
 	adv       AdvantageConfig
 	policy    PolicyConfig
-	objective string        // ppo (clipped token ratio) or gspo
 	critic    *CriticConfig // nil: no critic (GRPO, GSPO)
 	// sharePrompt: one prefix graph per update, each group's prompt once
 	// (prefix.go); needs no critic and the whole batch in one minibatch.
@@ -95,7 +94,7 @@ func newTrainer(task tasks.Task, policy, critic *model.Model, s trainerSpec) (*t
 	if s.policy.HeadRows {
 		heads = headCapacity(B*T/4, B*T)
 	}
-	if t.actor, err = newActorGraph(policy, t.rows, s.policy, s.objective, shared, heads); err != nil {
+	if t.actor, err = newActorGraph(policy, t.rows, s.policy, s.algo, shared, heads); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.algo, err)
 	}
 	if t.actorOpt, err = optim.NewAdamW(policy.Params.Params(), s.policy.Optim.adamw()); err != nil {

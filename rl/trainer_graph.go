@@ -31,10 +31,10 @@ type actorGraph struct {
 	ent optim.Aggregator   // the entropy metric's work slices
 }
 
-// newActorGraph builds the graph; objective is "ppo" (the clipped token
-// ratio, also GRPO's) or "gspo" (the clipped sequence ratio); heads > 0
-// makes it a head-rows graph of that capacity (head_rows.go).
-func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, objective string, shared *CriticConfig, heads int) (*actorGraph, error) {
+// newActorGraph builds the graph; algo picks the surrogate: the clipped
+// token ratio for PPO and GRPO, the clipped sequence ratio for GSPO;
+// heads > 0 makes it a head-rows graph of that capacity (head_rows.go).
+func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, algo Algo, shared *CriticConfig, heads int) (*actorGraph, error) {
 	g, err := trainingGraph(m, r, heads)
 	if err != nil {
 		return nil, err
@@ -45,15 +45,15 @@ func newActorGraph(m *model.Model, r *rows, pc PolicyConfig, objective string, s
 		return nil, fmt.Errorf("actor graph: %w", err)
 	}
 	var loss *G.Node
-	switch objective {
-	case "ppo":
+	switch algo {
+	case AlgoPPO, AlgoGRPO:
 		loss, a.pol, err = optim.PPOClipNode(g.Logp, r.oldLogp, r.adv, r.packed,
 			optim.PPOConfig{ClipLow: pc.ClipLow, ClipHigh: pc.ClipHigh, DualClip: pc.DualClip, Agg: a.agg})
-	case "gspo":
+	case AlgoGSPO:
 		loss, a.pol, err = optim.GSPONode(g.Logp, r.oldLogp, r.adv, r.packed,
 			optim.GSPOConfig{ClipLow: pc.ClipLow, ClipHigh: pc.ClipHigh})
 	default:
-		err = fmt.Errorf("objective must be ppo or gspo, got %q", objective)
+		err = fmt.Errorf("no surrogate for algo %q", algo)
 	}
 	if err != nil {
 		return fail(err)

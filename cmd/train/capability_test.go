@@ -52,3 +52,21 @@ func TestInterruptedBuildSaysWhatItKept(t *testing.T) {
 	other := errors.New("disk full")
 	assert.Equal(t, other, buildStopped(other, dir, "policy.safetensors"), "other errors pass through")
 }
+
+// -choose-lock reads a setting's committed candidates and prints the
+// rule's pick; a setting without candidates, or none built under -out,
+// is a usage error.
+func TestChooseLock(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-choose-lock", "flodial-hard", "-out", "../../docs/results"}, &stdout, &stderr, nil)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "The rule picks flodial-hard-locked.")
+	for _, args := range [][]string{
+		{"-choose-lock", "pe-g-s2"},
+		{"-choose-lock", "mediq", "-out", t.TempDir()},
+		{"-choose-lock", "mediq", "-study", "smoke"},
+		{"-choose-lock", "mediq", "-force"},
+	} {
+		assertUsageErrorWritesNothing(t, args)
+	}
+}

@@ -45,6 +45,9 @@ type invocation struct {
 	// capability names a capability recipe (rl/study.Capabilities) to
 	// train and evaluate instead.
 	capability string
+	// chooseLock names a setting whose lock candidates (built under out)
+	// the rule of docs/arew.md §8, step 3, judges instead (study.LockChoice).
+	chooseLock string
 	// cache is a result cache's folder for a study's or an ACT study's
 	// runs (run.Cache; "": none).
 	cache string
@@ -84,6 +87,7 @@ func parseArgs(args []string, stderr io.Writer) (invocation, error) {
 	fs.StringVar(&inv.buildBase, "build-base", "", "")
 	fs.StringVar(&inv.act, "act", "", "")
 	fs.StringVar(&inv.capability, "capability", "", "")
+	fs.StringVar(&inv.chooseLock, "choose-lock", "", "")
 	fs.StringVar(&inv.cache, "cache", "", "")
 	fs.IntVar(&inv.jobs, "jobs", 1, "")
 
@@ -153,6 +157,8 @@ func route(inv invocation, o *overrides, given map[string]bool, configPath strin
 	switch {
 	case job == "capability":
 		return capabilityInvocation(inv, o)
+	case job == "choose-lock":
+		return inv, nil // its setting is checked where its candidates are read
 	case job == "act":
 		return actInvocation(inv, o)
 	case job == "resume":

@@ -35,6 +35,9 @@ func jobs() []job {
 			"says whether it is byte for byte the shipped file"},
 		{"capability", "string", []string{"out", "force", "name"}, "train the plain policy by SFT on a setting's strong demonstrations (" +
 			strings.Join(study.CapabilityNames(), ", ") + ") into <out>/capability-<name>/ and evaluate it beside the strong policy on 500 validation instances"},
+		{"choose-lock", "setting", []string{"out"}, "apply the lock rule of docs/arew.md §8, step 3, to a setting's lock candidates (" +
+			strings.Join(study.LockSettings(), ", ") + ") as -build-base wrote them under <out> (-out docs/results reads the committed ones): " +
+			"print each candidate's verdict and the pick"},
 		{"act", "string", []string{"out", "force", "name", "cache", "jobs"}, "run an ACT preset (rl/act; presets: " + strings.Join(act.StudyPresetNames(), ", ") +
 			"): the pipeline's rows × environments × seeds into <out>/<name>/ (summary.json, report.md, plots/, <env>/seed-<s>/)"},
 	}

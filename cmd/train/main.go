@@ -39,6 +39,7 @@ import (
 
 	"arew/rl"
 	arewrun "arew/rl/run"
+	"arew/rl/study"
 	_ "arew/tasks/all"
 )
 
@@ -90,6 +91,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 		err = runBuildBase(ctx, inv, stdout)
 	} else if err == nil && (inv.act != "" || inv.resumeACT) {
 		err = runACT(ctx, inv, stdout)
+	} else if err == nil && inv.chooseLock != "" {
+		var report string
+		if _, report, err = study.LockChoice(inv.out, inv.chooseLock); err == nil {
+			fmt.Fprint(stdout, report)
+		}
 	} else if err == nil && inv.capability != "" {
 		err = runCapability(ctx, inv, stdout)
 	} else if err == nil && (inv.study != "" || inv.resumeStudy) {

@@ -1,7 +1,11 @@
 package study
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"arew/rl/run"
@@ -131,4 +135,80 @@ func LockTable(vs []LockVerdict, chosen int) string {
 			fmt.Sprintf("%.3f (%.3f)", v.Careful, CapabilityTarget*v.Strong), verdict})
 	}
 	return run.MarkdownTable(header, 1, rows)
+}
+
+// lockSuffixes name a setting's candidates in LockQBT's order:
+// <setting>-locked, -locked-bt006, -locked-bt015.
+var lockSuffixes = []string{"-locked", "-locked-bt006", "-locked-bt015"}
+
+// LockSettings are the settings with lock candidates (Bases holds
+// <setting>-locked), sorted.
+func LockSettings() []string {
+	var out []string
+	for name := range Bases {
+		if setting, ok := strings.CutSuffix(name, lockSuffixes[0]); ok {
+			out = append(out, setting)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ReadLockCandidates reads setting's built candidates from dir, in
+// LockQBT's order up to the first one not built: each one's summary.json
+// in dir/<candidate>/, as -build-base -out dir writes it, or in
+// dir/base-<candidate>/, as docs/results commits it.
+func ReadLockCandidates(dir, setting string) ([]*BaseSummary, error) {
+	if !slices.Contains(LockSettings(), setting) {
+		return nil, run.InputErrorf("no lock candidates for %q (settings: %s)", setting, strings.Join(LockSettings(), ", "))
+	}
+	var cands []*BaseSummary
+	for _, suffix := range lockSuffixes {
+		name := setting + suffix
+		var s BaseSummary
+		found := false
+		for _, folder := range []string{name, "base-" + name} {
+			err := run.ReadJSON(filepath.Join(dir, folder, BaseSummaryFile), run.MaxConfigBytes, &s)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, run.InputErrorf("candidate %s: %v", name, err)
+			}
+			if s.Name != name {
+				return nil, run.InputErrorf("candidate %s: %s holds base %q", name, folder, s.Name)
+			}
+			found = true
+			break
+		}
+		if !found {
+			break
+		}
+		cands = append(cands, &s)
+	}
+	return cands, nil
+}
+
+// LockChoice is the rule on setting's candidates built in dir: the table
+// of verdicts and the pick, or, while a candidate with a larger q_BT is
+// not built and none built qualifies, that the pick is not known yet.
+// picked is "" then.
+func LockChoice(dir, setting string) (picked, report string, err error) {
+	cands, err := ReadLockCandidates(dir, setting)
+	if err != nil {
+		return "", "", err
+	}
+	if len(cands) == 0 {
+		return "", "", run.InputErrorf("no candidate of %s is built in %s (build %s%s first with -build-base)", setting, dir, setting, lockSuffixes[0])
+	}
+	chosen, vs, err := ChooseLock(cands)
+	if err != nil {
+		return "", "", err
+	}
+	if len(cands) < len(lockSuffixes) && !vs[chosen].Qualifies() {
+		next := setting + lockSuffixes[len(cands)]
+		return "", LockTable(vs, -1) + fmt.Sprintf("\nNo candidate built qualifies: the rule's pick waits for %s (-build-base %s).\n", next, next), nil
+	}
+	picked = cands[chosen].Name
+	return picked, LockTable(vs, chosen) + fmt.Sprintf("\nThe rule picks %s.\n", picked), nil
 }

@@ -3,9 +3,9 @@ package study
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,19 +13,6 @@ import (
 
 	"arew/rl/run"
 )
-
-// readBaseSummary reads a committed base build's summary.json; ok is
-// false when the folder is not committed.
-func readBaseSummary(t *testing.T, name string) (*BaseSummary, bool) {
-	data, err := os.ReadFile(filepath.Join(committedResults, "base-"+name, BaseSummaryFile))
-	if os.IsNotExist(err) {
-		return nil, false
-	}
-	require.NoError(t, err)
-	var s BaseSummary
-	require.NoError(t, json.Unmarshal(data, &s))
-	return &s, true
-}
 
 // Each setting's shipped base is the one the §8 step-3 rule picks from
 // its candidates' committed validation tables (FloDial-Easy's three
@@ -38,28 +25,64 @@ func TestLockRuleChoosesTheShippedBases(t *testing.T) {
 	for _, s := range append(Table1Settings(), TelecomSettings()...) {
 		bases[s.Name] = s.Base
 	}
-	for _, setting := range []string{"flodial-easy", "mediq", "flodial-hard", "telecom-solo", "telecom-dual"} {
-		var cands []*BaseSummary
-		for _, suffix := range []string{"-locked", "-locked-bt006", "-locked-bt015"} {
-			s, ok := readBaseSummary(t, setting+suffix)
-			if !ok {
-				break
-			}
-			cands = append(cands, s)
-		}
-		chosen, vs, err := ChooseLock(cands)
-		if len(cands) == 0 || (len(cands) < len(LockQBT) && !vs[chosen].Qualifies()) {
-			assert.Empty(t, bases[setting], "%s: a base the rule cannot pick yet", setting)
+	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "telecom-dual", "telecom-solo"}, LockSettings())
+	for _, setting := range LockSettings() {
+		cands, err := ReadLockCandidates(committedResults, setting)
+		require.NoError(t, err)
+		picked, report, err := LockChoice(committedResults, setting)
+		if len(cands) == 0 {
+			assert.Error(t, err)
+			assert.Empty(t, bases[setting], "%s: no candidate, no base", setting)
 			continue
 		}
 		require.NoError(t, err)
-		for i, v := range vs {
-			assert.Equal(t, LockQBT[i], v.QBT, v.Name)
+		if picked == "" {
+			assert.Contains(t, report, "waits for")
+			assert.Empty(t, bases[setting], "%s: a base the rule cannot pick yet", setting)
+			continue
 		}
-		assert.Equal(t, cands[chosen].Name, bases[setting], "%s\n%s", setting, LockTable(vs, chosen))
+		for i, c := range cands {
+			assert.Equal(t, LockQBT[i], c.Config.Sources[1].Policy.QBT, c.Name)
+		}
+		assert.Equal(t, picked, bases[setting], "%s\n%s", setting, report)
+		assert.Contains(t, report, picked+" ")
 		assert.True(t, Shipped(bases[setting]))
-		assert.Equal(t, cands[chosen].SHA256, shippedSHA(t, bases[setting]), "the shipped file is the candidate's")
+		i := slices.IndexFunc(cands, func(c *BaseSummary) bool { return c.Name == picked })
+		assert.Equal(t, cands[i].SHA256, shippedSHA(t, bases[setting]), "the shipped file is the candidate's")
 	}
+}
+
+// The candidates are read as -build-base writes them (<dir>/<name>/) or
+// as docs/results commits them (base-<name>/); until one qualifies and
+// while a larger q_BT is not built, the pick waits; a folder holding
+// another base, or an unknown setting, is refused.
+func TestLockChoiceReadsBuiltCandidates(t *testing.T) {
+	dir := t.TempDir()
+	copyCand := func(name, to string) {
+		data, err := os.ReadFile(filepath.Join(committedResults, "base-"+name, BaseSummaryFile))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, to), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, to, BaseSummaryFile), data, 0o644))
+	}
+	_, _, err := LockChoice(dir, "telecom-dual")
+	assert.ErrorContains(t, err, "no candidate of telecom-dual is built")
+	copyCand("telecom-dual-locked", "telecom-dual-locked")
+	picked, report, err := LockChoice(dir, "telecom-dual")
+	require.NoError(t, err)
+	assert.Empty(t, picked, "its one candidate misses the AS proxy")
+	assert.Contains(t, report, "waits for telecom-dual-locked-bt006")
+	copyCand("telecom-dual-locked-bt006", "base-telecom-dual-locked-bt006")
+	copyCand("telecom-dual-locked-bt015", "telecom-dual-locked-bt015")
+	picked, report, err = LockChoice(dir, "telecom-dual")
+	require.NoError(t, err)
+	assert.Equal(t, "telecom-dual-locked", picked, "none qualifies: the fewest missed, the smallest q_BT")
+	assert.Contains(t, report, "**chosen**")
+
+	copyCand("mediq-locked", "telecom-solo-locked")
+	_, _, err = LockChoice(dir, "telecom-solo")
+	assert.ErrorContains(t, err, `holds base "mediq-locked"`)
+	_, _, err = LockChoice(dir, "pe-g-s2")
+	assert.ErrorContains(t, err, "no lock candidates")
 }
 
 // With no candidate qualifying, the rule takes the one missing the

@@ -14,7 +14,9 @@ import (
 
 // StageTime is one stage of a run: its wall time and the CPU time the
 // process spent meanwhile (every thread's; absent where the platform
-// gives none).
+// gives none). With runs side by side (-jobs > 1) the process's CPU time
+// holds the other runs' too: a stage's CPU-s then measures the machine's
+// load during it, not the stage's own cost.
 type StageTime struct {
 	Stage      string   `json:"stage"`
 	Seconds    float64  `json:"seconds"`

@@ -170,10 +170,8 @@ func (s *Summary) familyTable(cfg StudyConfig) {
 			if a == nil || b == nil {
 				continue
 			}
-			o := diff(c.claim+" ("+cols[ci].Label+")", math.NaN(), c.margin, a, b, c.strict)
-			if o.Of > 0 { // runs made before the split have no pairs to compare
-				s.FamilyOrderings = append(s.FamilyOrderings, o)
-			}
+			s.FamilyOrderings = append(s.FamilyOrderings, diff(c.claim+" ("+cols[ci].Label+")", math.NaN(), c.margin, a, b, c.strict))
 		}
 	}
+	s.FamilyOrderings = measured(s.FamilyOrderings) // runs made before the split have no pairs to compare
 }

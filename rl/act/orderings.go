@@ -119,8 +119,8 @@ func (s *Summary) table1Orderings() []Ordering {
 }
 
 // measured drops the orderings with no seed to pair: those whose rows
-// the study does not run (a probe of a few rows), which would otherwise
-// be listed as "0/0, no".
+// the study does not run (a probe of a few rows), or whose runs predate
+// the measure, which would otherwise be listed as "0/0, no".
 func measured(os []Ordering) []Ordering {
 	var out []Ordering
 	for _, o := range os {

@@ -2,6 +2,8 @@ package study
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 
 	"arew/rl"
 )
@@ -27,30 +29,41 @@ func lockedBase(task string, layout json.RawMessage, qBT float64) rl.BaseConfig 
 		Layout: layout, Strong: 32768, Locked: 8192, TestDemos: 300, QAS: LockQAS, QBT: qBT}.Sources()}
 }
 
-// lockCandidates are the step-3 candidates of the settings whose capability
-// is met (§8, "Capability: measured"), named as FloDial-Easy's: <setting>-locked
-// for q_BT 0.02, <setting>-locked-bt006 and -bt015. MediQ and telecom's two
-// settings are on their plain layouts, FloDial-Hard on the echo layout (telecom's
-// q_BT is its decisions' knob: tasks/telecom doc, "Scripted policies"). Which one a setting's base is,
-// the rule of step 3 decides from their validation tables
-// (docs/results/base-<name>/); only that one is shipped.
-var lockCandidates = map[string]func() rl.BaseConfig{
-	"mediq-locked":              func() rl.BaseConfig { return lockedBase("mediq", nil, 0.02) },
-	"mediq-locked-bt006":        func() rl.BaseConfig { return lockedBase("mediq", nil, 0.06) },
-	"mediq-locked-bt015":        func() rl.BaseConfig { return lockedBase("mediq", nil, 0.15) },
-	"flodial-hard-locked":       func() rl.BaseConfig { return lockedBase("flodial-hard", echo, 0.02) },
-	"flodial-hard-locked-bt006": func() rl.BaseConfig { return lockedBase("flodial-hard", echo, 0.06) },
-	"flodial-hard-locked-bt015": func() rl.BaseConfig { return lockedBase("flodial-hard", echo, 0.15) },
-	"telecom-solo-locked":       func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.02) },
-	"telecom-solo-locked-bt006": func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.06) },
-	"telecom-solo-locked-bt015": func() rl.BaseConfig { return lockedBase("telecom-solo", nil, 0.15) },
-	"telecom-dual-locked":       func() rl.BaseConfig { return lockedBase("telecom-dual", nil, 0.02) },
-	"telecom-dual-locked-bt006": func() rl.BaseConfig { return lockedBase("telecom-dual", nil, 0.06) },
-	"telecom-dual-locked-bt015": func() rl.BaseConfig { return lockedBase("telecom-dual", nil, 0.15) },
+// LockCandidate is the name of setting's lock candidate with the hasty
+// belief knob qBT: <setting>-locked for the first of LockQBT, else
+// <setting>-locked-bt<q_BT in hundredths, three digits> (-bt006, -bt015).
+func LockCandidate(setting string, qBT float64) string {
+	if qBT == LockQBT[0] {
+		return setting + lockedSuffix
+	}
+	return fmt.Sprintf("%s%s-bt%03d", setting, lockedSuffix, int(math.Round(100*qBT)))
 }
 
+const lockedSuffix = "-locked"
+
+// lockLayouts are the settings whose capability is met (§8, "Capability:
+// measured") beside FloDial-Easy, each on step 1's layout: MediQ and
+// telecom's two settings on their plain layouts, FloDial-Hard on the echo
+// layout (telecom's q_BT is its decisions' knob: tasks/telecom doc,
+// "Scripted policies").
+var lockLayouts = []struct {
+	setting string
+	layout  json.RawMessage
+}{{"mediq", nil}, {"flodial-hard", echo}, {"telecom-solo", nil}, {"telecom-dual", nil}}
+
+// lockCandidates are the step-3 candidates of lockLayouts' settings, one
+// per q_BT of LockQBT, named by LockCandidate as FloDial-Easy's are. Which
+// one a setting's base is, the rule of step 3 decides from their
+// validation tables (docs/results/base-<name>/; LockChoice); only that
+// one is shipped.
+var lockCandidates = map[string]func() rl.BaseConfig{}
+
 func init() {
-	for name, recipe := range lockCandidates {
-		Bases[name] = recipe
+	for _, l := range lockLayouts {
+		for _, q := range LockQBT {
+			recipe := func() rl.BaseConfig { return lockedBase(l.setting, l.layout, q) }
+			lockCandidates[LockCandidate(l.setting, q)] = recipe
+			Bases[LockCandidate(l.setting, q)] = recipe
+		}
 	}
 }

@@ -24,6 +24,12 @@ func TestLockCandidates(t *testing.T) {
 		assert.Equal(t, LockQAS, src[1].DemoSource.Policy.QAS, name)
 		assert.Contains(t, LockQBT, src[1].DemoSource.Policy.QBT, name)
 	}
+	assert.Len(t, lockCandidates, 4*len(LockQBT))
+	for _, q := range LockQBT {
+		assert.Contains(t, Bases, LockCandidate("flodial-easy", q), "FloDial-Easy's bases carry the same names")
+	}
+	assert.Equal(t, []string{"mediq-locked", "mediq-locked-bt006", "mediq-locked-bt015"},
+		[]string{LockCandidate("mediq", 0.02), LockCandidate("mediq", 0.06), LockCandidate("mediq", 0.15)})
 	easy := FloDialEasyLocked()
 	easy.Task = "flodial-hard"
 	assert.Equal(t, easy, lockCandidates["flodial-hard-locked"]())

@@ -137,16 +137,12 @@ func LockTable(vs []LockVerdict, chosen int) string {
 	return run.MarkdownTable(header, 1, rows)
 }
 
-// lockSuffixes name a setting's candidates in LockQBT's order:
-// <setting>-locked, -locked-bt006, -locked-bt015.
-var lockSuffixes = []string{"-locked", "-locked-bt006", "-locked-bt015"}
-
 // LockSettings are the settings with lock candidates (Bases holds
 // <setting>-locked), sorted.
 func LockSettings() []string {
 	var out []string
 	for name := range Bases {
-		if setting, ok := strings.CutSuffix(name, lockSuffixes[0]); ok {
+		if setting, ok := strings.CutSuffix(name, lockedSuffix); ok {
 			out = append(out, setting)
 		}
 	}
@@ -163,8 +159,8 @@ func ReadLockCandidates(dir, setting string) ([]*BaseSummary, error) {
 		return nil, run.InputErrorf("no lock candidates for %q (settings: %s)", setting, strings.Join(LockSettings(), ", "))
 	}
 	var cands []*BaseSummary
-	for _, suffix := range lockSuffixes {
-		name := setting + suffix
+	for _, q := range LockQBT {
+		name := LockCandidate(setting, q)
 		var s BaseSummary
 		found := false
 		for _, folder := range []string{name, "base-" + name} {
@@ -199,14 +195,14 @@ func LockChoice(dir, setting string) (picked, report string, err error) {
 		return "", "", err
 	}
 	if len(cands) == 0 {
-		return "", "", run.InputErrorf("no candidate of %s is built in %s (build %s%s first with -build-base)", setting, dir, setting, lockSuffixes[0])
+		return "", "", run.InputErrorf("no candidate of %s is built in %s (build %s first with -build-base)", setting, dir, LockCandidate(setting, LockQBT[0]))
 	}
 	chosen, vs, err := ChooseLock(cands)
 	if err != nil {
 		return "", "", err
 	}
-	if len(cands) < len(lockSuffixes) && !vs[chosen].Qualifies() {
-		next := setting + lockSuffixes[len(cands)]
+	if len(cands) < len(LockQBT) && !vs[chosen].Qualifies() {
+		next := LockCandidate(setting, LockQBT[len(cands)])
 		return "", LockTable(vs, -1) + fmt.Sprintf("\nNo candidate built qualifies: the rule's pick waits for %s (-build-base %s).\n", next, next), nil
 	}
 	picked = cands[chosen].Name

@@ -12,7 +12,7 @@ import (
 // out (T) float32 gets λ·u, or with accumulate has λ·u added. pd and sd
 // must describe the same batch (UploadSteps validated sd against it).
 func (d *Device) MarginOn(ver Version, pd *PackedOnDevice, sd *StepsOnDevice, mode kernels.MarginMode, lambda float64, out *Buffer, accumulate bool) error {
-	if err := ver.check(); err != nil {
+	if err := ver.check(V3); err != nil {
 		return err
 	}
 	if sd.b != pd.B {
@@ -29,10 +29,13 @@ func (d *Device) MarginOn(ver Version, pd *PackedOnDevice, sd *StepsOnDevice, mo
 	}
 	return d.do(func() error {
 		args := []any{pd.Offsets, pd.Mask, sd.Offsets, sd.Start, sd.End, sd.Critique, out, pd.B, int(mode), lambda, accumulate}
-		if ver == Plain {
+		switch ver {
+		case Plain:
 			return d.launch("margin_kernel1", threadGrid(pd.B, 128), 128, args...)
+		case Fast:
+			return d.launch("margin_kernel2", pd.B, 128, args...)
 		}
-		return d.launch("margin_kernel2", pd.B, 128, args...)
+		return d.launch("margin_kernel3", threadGrid(pd.B, margin3Warps), 32*margin3Warps, args...)
 	})
 }
 
@@ -40,7 +43,7 @@ func (d *Device) MarginOn(ver Version, pd *PackedOnDevice, sd *StepsOnDevice, mo
 // are (T) float32. Unlike GAE it cannot check that observation tokens
 // carry no reward; such a reward is skipped, as verl does.
 func (d *Device) GAEOn(ver Version, pd *PackedOnDevice, rewards, values *Buffer, gamma, lambda float64, adv, ret *Buffer) error {
-	if err := ver.check(); err != nil {
+	if err := ver.check(Fast); err != nil {
 		return err
 	}
 	if !(gamma >= 0 && gamma <= 1) || !(lambda >= 0 && lambda <= 1) {
@@ -64,11 +67,18 @@ func (d *Device) GAEOn(ver Version, pd *PackedOnDevice, rewards, values *Buffer,
 	})
 }
 
+// margin3Warps is MARGIN3_WARPS of margin.cu: version 3's warps per block.
+const margin3Warps = 4
+
 // GroupBaselineOn launches the group baseline (group_baseline.cu) on device
 // data: scores (B) float32 and groups (B) int32 with ids in [0, B) (checked
 // by GroupBaseline, not here: a bad id only puts a trajectory in a wrong
-// group), perTraj (B) float32 scratch for A_b, out (T) float32.
-func (d *Device) GroupBaselineOn(pd *PackedOnDevice, scores, groups *Buffer, norm kernels.GroupNorm, perTraj, out *Buffer) error {
+// group), perTraj (B) float32 scratch for A_b, out (T) float32. ver picks
+// group_advantages_kernel1 or 2; the broadcast is the same.
+func (d *Device) GroupBaselineOn(ver Version, pd *PackedOnDevice, scores, groups *Buffer, norm kernels.GroupNorm, perTraj, out *Buffer) error {
+	if err := ver.check(Fast); err != nil {
+		return err
+	}
 	for _, c := range []error{need("scores", scores, pd.B, 4, false), need("groups", groups, pd.B, 4, false),
 		need("perTraj", perTraj, pd.B, 4, false), need("out", out, pd.T, 4, false)} {
 		if c != nil {
@@ -79,7 +89,14 @@ func (d *Device) GroupBaselineOn(pd *PackedOnDevice, scores, groups *Buffer, nor
 		return nil
 	}
 	return d.do(func() error {
-		if err := d.launch("group_advantages_kernel1", threadGrid(pd.B, 128), 128, scores, groups, perTraj, pd.B, norm.Std, norm.Eps); err != nil {
+		args := []any{scores, groups, perTraj, pd.B, norm.Std, norm.Eps}
+		var err error
+		if ver == Plain {
+			err = d.launch("group_advantages_kernel1", threadGrid(pd.B, 128), 128, args...)
+		} else {
+			err = d.launch("group_advantages_kernel2", threadGrid(32*pd.B, 128), 128, args...)
+		}
+		if err != nil {
 			return err
 		}
 		if pd.T == 0 {
@@ -92,7 +109,7 @@ func (d *Device) GroupBaselineOn(pd *PackedOnDevice, scores, groups *Buffer, nor
 // MarginCorrection is kernels.MarginCorrection on the GPU, host slices in
 // and out, with its checks and errors (before anything is written).
 func (d *Device) MarginCorrection(p kernels.Packed, steps kernels.Steps, mode kernels.MarginMode, lambda float64, out []float32, accumulate bool) error {
-	return d.marginCorrection(Fast, p, steps, mode, lambda, out, accumulate)
+	return d.marginCorrection(V3, p, steps, mode, lambda, out, accumulate)
 }
 
 func (d *Device) marginCorrection(ver Version, p kernels.Packed, steps kernels.Steps, mode kernels.MarginMode, lambda float64, out []float32, accumulate bool) error {
@@ -159,6 +176,10 @@ func (d *Device) gae(ver Version, p kernels.Packed, rewards, values []float32, g
 // GroupBaseline is kernels.GroupBaseline on the GPU, host slices in and
 // out, with its checks.
 func (d *Device) GroupBaseline(p kernels.Packed, scores []float32, groups []int32, norm kernels.GroupNorm, out []float32) error {
+	return d.groupBaseline(Fast, p, scores, groups, norm, out)
+}
+
+func (d *Device) groupBaseline(ver Version, p kernels.Packed, scores []float32, groups []int32, norm kernels.GroupNorm, out []float32) error {
 	if err := kernels.CheckGroupBaselineArgs(p, scores, groups, norm, out); err != nil {
 		return err
 	}
@@ -177,7 +198,7 @@ func (d *Device) GroupBaseline(p kernels.Packed, scores []float32, groups []int3
 	if bs.err != nil {
 		return bs.err
 	}
-	if err := d.GroupBaselineOn(pd, sb, gb, norm, ab, ob); err != nil {
+	if err := d.GroupBaselineOn(ver, pd, sb, gb, norm, ab, ob); err != nil {
 		return err
 	}
 	return CopyFrom(out, ob)

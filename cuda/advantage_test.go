@@ -61,7 +61,7 @@ var batchShapes = []struct {
 
 func TestMarginCorrectionMatchesRef(t *testing.T) {
 	modes := []kernels.MarginMode{kernels.MarginStep, kernels.MarginStepSpread, kernels.MarginMinorityFixed, kernels.MarginAbsSum}
-	for _, ver := range []Version{Plain, Fast} {
+	for _, ver := range []Version{Plain, Fast, V3} {
 		for _, s := range batchShapes {
 			for _, mode := range modes {
 				for _, acc := range []bool{false, true} {
@@ -111,21 +111,23 @@ func TestGAEMatchesRef(t *testing.T) {
 }
 
 func TestGroupBaselineMatchesRef(t *testing.T) {
-	for _, s := range batchShapes {
-		for _, norm := range []kernels.GroupNorm{kernels.GRPONorm, kernels.DrGRPONorm} {
-			t.Run(fmt.Sprintf("%s/std=%v", s.name, norm.Std), func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(uint64(s.b), 5))
-				p, _ := randomBatch(rng, s.b, s.maxLen)
-				scores, groups := make([]float32, s.b), make([]int32, s.b)
-				for i := range scores {
-					scores[i] = float32(rng.IntN(3)) // ties: whole groups with σ = 0
-					groups[i] = int32(rng.IntN(max(s.b/4, 1)))
-				}
-				want, got := make([]float32, p.NumTokens()), make([]float32, p.NumTokens())
-				require.NoError(t, kernels.GroupBaselineRef(p, scores, groups, norm, want))
-				require.NoError(t, dev.GroupBaseline(p, scores, groups, norm, got))
-				assertClose(t, "out", want, got)
-			})
+	for _, ver := range []Version{Plain, Fast} {
+		for _, s := range batchShapes {
+			for _, norm := range []kernels.GroupNorm{kernels.GRPONorm, kernels.DrGRPONorm} {
+				t.Run(fmt.Sprintf("v%d/%s/std=%v", ver, s.name, norm.Std), func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(uint64(s.b), 5))
+					p, _ := randomBatch(rng, s.b, s.maxLen)
+					scores, groups := make([]float32, s.b), make([]int32, s.b)
+					for i := range scores {
+						scores[i] = float32(rng.IntN(3)) // ties: whole groups with σ = 0
+						groups[i] = int32(rng.IntN(max(s.b/4, 1)))
+					}
+					want, got := make([]float32, p.NumTokens()), make([]float32, p.NumTokens())
+					require.NoError(t, kernels.GroupBaselineRef(p, scores, groups, norm, want))
+					require.NoError(t, dev.groupBaseline(ver, p, scores, groups, norm, got))
+					assertClose(t, "out", want, got)
+				})
+			}
 		}
 	}
 }

@@ -231,7 +231,7 @@ func BenchmarkMargin(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer out.Free()
-	for _, ver := range []Version{Plain, Fast} {
+	for _, ver := range []Version{Plain, Fast, V3} {
 		for _, mode := range []kernels.MarginMode{kernels.MarginStep, kernels.MarginStepSpread} {
 			for _, acc := range []bool{false, true} {
 				bytes := int64(pd.T)*5 + int64(sd.S)*9 + 2*int64(pd.B+1)*4
@@ -295,9 +295,11 @@ func BenchmarkGroupBaseline(b *testing.B) {
 	if bs.err != nil {
 		b.Fatal(bs.err)
 	}
-	b.Run(fmt.Sprintf("%dx256", pd.B), func(b *testing.B) {
-		timeLaunches(b, 5*int64(pd.T)+12*int64(pd.B), func() error {
-			return dev.GroupBaselineOn(pd, sb, gb, kernels.GRPONorm, ab, ob)
+	for _, ver := range []Version{Plain, Fast} {
+		b.Run(fmt.Sprintf("v%d/%dx256", ver, pd.B), func(b *testing.B) {
+			timeLaunches(b, 5*int64(pd.T)+12*int64(pd.B), func() error {
+				return dev.GroupBaselineOn(ver, pd, sb, gb, kernels.GRPONorm, ab, ob)
+			})
 		})
-	})
+	}
 }

@@ -102,9 +102,9 @@ func (d *Device) Close() error {
 var kernelNames = map[string][]string{
 	"token_logprob_forward":  {"token_logprob_forward_kernel1", "token_logprob_forward_kernel2"},
 	"token_logprob_backward": {"token_logprob_backward_kernel1", "token_logprob_backward_kernel2"},
-	"margin":                 {"margin_kernel1", "margin_kernel2"},
+	"margin":                 {"margin_kernel1", "margin_kernel2", "margin_kernel3"},
 	"gae":                    {"gae_kernel1", "gae_kernel2"},
-	"group_baseline":         {"group_advantages_kernel1", "broadcast_kernel"},
+	"group_baseline":         {"group_advantages_kernel1", "group_advantages_kernel2", "broadcast_kernel"},
 	"bench":                  {"copy_kernel", "fill_kernel", "fill_index_kernel"},
 }
 

@@ -9,17 +9,20 @@ import (
 )
 
 // Version picks a kernel version of a family: the numbered versions of the
-// .cu files (1 plain, 2 fast).
+// .cu files, 1 the plain loop. The host-slice entry points (TokenLogProb,
+// MarginCorrection, ...) use each family's fastest measured version.
 type Version int
 
 const (
 	Plain Version = 1
 	Fast  Version = 2
+	V3    Version = 3 // the margin correction only
 )
 
-func (v Version) check() error {
-	if v != Plain && v != Fast {
-		return fmt.Errorf("cuda: kernel version %d; have 1 (plain) and 2 (fast)", int(v))
+// check accepts the versions 1 to newest of a family.
+func (v Version) check(newest Version) error {
+	if v < Plain || v > newest {
+		return fmt.Errorf("cuda: kernel version %d; this family has 1 to %d", int(v), int(newest))
 	}
 	return nil
 }
@@ -30,7 +33,7 @@ func (v Version) check() error {
 // one gives logp = NaN). It returns after the launch; Sync or a copy back
 // waits for it.
 func (d *Device) TokenLogProbOn(ver Version, logits, targets, logp, lse, ent *Buffer, n, v int) error {
-	if err := ver.check(); err != nil {
+	if err := ver.check(Fast); err != nil {
 		return err
 	}
 	if n < 0 || v < 1 {
@@ -61,7 +64,7 @@ func (d *Device) TokenLogProbOn(ver Version, logits, targets, logp, lse, ent *Bu
 // and may be nil). dlogits may be logits itself (in place). Sizes are
 // checked, contents not (see TokenLogProbOn).
 func (d *Device) TokenLogProbBackwardOn(ver Version, logits, targets, lse, ent, gLogp, gEnt, dlogits *Buffer, n, v int, accumulate bool) error {
-	if err := ver.check(); err != nil {
+	if err := ver.check(Fast); err != nil {
 		return err
 	}
 	if n < 0 || v < 1 {

@@ -11,8 +11,8 @@ echo "== parity tests"
 for t in cuda engine; do
 	run=.
 	[ "$t" = engine ] && run='Device|OnCUDA'
-	if ./$t.test -test.run "$run" -test.count 1 >parity_$t.txt 2>&1; then
-		echo "$t: PASS"
+	if ./$t.test -test.run "$run" -test.count 1 -test.v >parity_$t.txt 2>&1; then
+		echo "$t: PASS ($(grep -c '^--- PASS' parity_$t.txt) tests)"
 	else
 		echo "$t: FAIL"; grep -E -e '--- FAIL|Error|error' parity_$t.txt | head -40
 	fi

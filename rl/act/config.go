@@ -7,6 +7,7 @@ import (
 
 	"arew/model"
 	"arew/rl"
+	"arew/tasks/textworld"
 )
 
 // Rows of the ACT table (docs/act.md §2), in the table's order.
@@ -36,9 +37,15 @@ type Config struct {
 	Seed    uint64 `json:"seed"`
 	// Games: training instances [0, Games) give the expert data.
 	Games int `json:"games"`
-	// HeldOut: test instances [0, HeldOut) give the held-out expert states
-	// (offline next-action accuracy) and held-out critic examples.
-	HeldOut   int     `json:"held_out"`
+	// HeldOut: instances [0, HeldOut) of Split give the held-out expert
+	// states (offline next-action accuracy) and held-out critic examples.
+	HeldOut int `json:"held_out"`
+	// Split is where the held-out states and critic examples and the
+	// online ID games come from: "test" (the default; also "") or "val",
+	// the environment's validation split, for every choice a study makes
+	// (docs/act.md §25). A "val" run plays no OOD games (ood_episodes 0):
+	// no environment has an OOD validation split.
+	Split     string  `json:"split,omitempty"`
 	InitShare float64 `json:"init_share"` // π_θ0's share of the expert pairs
 	// InitFamilies, when set, draws π_θ0's pairs (as many as InitShare
 	// gives) only from the training games of these families (an
@@ -72,7 +79,7 @@ type Config struct {
 	// repeated-failure count (RowResult.FreeID).
 	Decoder string `json:"decoder"`
 	// Episodes and OODEpisodes: online evaluation on the first instances
-	// of Test and TestOOD (0: none).
+	// of Split (Test by default) and of TestOOD (0: none).
 	Episodes    int      `json:"episodes"`
 	OODEpisodes int      `json:"ood_episodes"`
 	Rows        []string `json:"rows"`
@@ -122,6 +129,15 @@ func (c Config) Validate() error {
 		return fmt.Errorf("act: need context ≥ 0, games ≥ 1, held_out, episodes, ood_episodes ≥ 0; got %d, %d, %d, %d, %d",
 			c.Context, c.Games, c.HeldOut, c.Episodes, c.OODEpisodes)
 	}
+	switch c.Split {
+	case "", "test":
+	case "val":
+		if c.OODEpisodes > 0 {
+			return fmt.Errorf("act: split val plays no OOD games (there is no OOD validation split): set ood_episodes to 0, got %d", c.OODEpisodes)
+		}
+	default:
+		return fmt.Errorf("act: split must be test or val, got %q", c.Split)
+	}
 	if !(c.InitShare > 0 && c.InitShare <= 1) {
 		return fmt.Errorf("act: init_share must lie in (0, 1], got %v", c.InitShare)
 	}
@@ -158,6 +174,15 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// heldSplit is the split that Split names: textworld.Val for "val", else
+// textworld.Test.
+func (c Config) heldSplit() textworld.Split {
+	if c.Split == "val" {
+		return textworld.Val
+	}
+	return textworld.Test
 }
 
 // needs reports whether row r, or a row built on it, is requested.

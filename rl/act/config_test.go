@@ -21,6 +21,8 @@ func TestConfigValidate(t *testing.T) {
 		{"k", func(c *Config) { c.Collect.K = 0 }, "collect"},
 		{"reading", func(c *Config) { c.ACT.Shaping.AdmReading = "both" }, "adm_reading"},
 		{"row", func(c *Config) { c.Rows = []string{"il", "dagger"} }, "dagger"},
+		{"split", func(c *Config) { c.Split = "dev" }, "split must be test or val"},
+		{"val and ood", func(c *Config) { c.Split = "val" }, "ood_episodes"},
 	}
 	require.NoError(t, DefaultConfig().Validate())
 	for _, c := range cases {

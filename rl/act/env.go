@@ -66,8 +66,7 @@ func NewEnv(name string, raw json.RawMessage) (*Env, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := w.Config()
-		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: textworld.Sizes{Train: c.Train, Test: c.Test},
+		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: w.Config().Sizes(),
 			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
 			Parse: func(ws []string) error {
 				_, err := webshop.ParseAction(ws)
@@ -96,8 +95,7 @@ func NewEnv(name string, raw json.RawMessage) (*Env, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := w.Config()
-		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: textworld.Sizes{Train: c.Train, Test: c.Test},
+		return withGrammar(&Env{Name: name, Vocab: w.Vocab(), Sizes: w.Config().Sizes(),
 			New: func(s textworld.Split, i int) (textworld.Env, error) { return w.NewEnv(s, i) },
 			Parse: func(ws []string) error {
 				_, err := sciworld.ParseCommand(ws)

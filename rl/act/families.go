@@ -50,7 +50,7 @@ func initPairs(cfg Config, env *Env, games [][]textworld.Pair) ([]textworld.Pair
 func (cfg Config) byFamily(m *model.Model, env *Env, dec Decoding, n int) (seen, unseen *Online, err error) {
 	var in, out []int
 	for i := range n {
-		f, err := env.Family(textworld.Test, i)
+		f, err := env.Family(cfg.heldSplit(), i)
 		if err != nil {
 			return nil, nil, fmt.Errorf("act %s: %w", env.Name, err)
 		}
@@ -64,7 +64,7 @@ func (cfg Config) byFamily(m *model.Model, env *Env, dec Decoding, n int) (seen,
 		if len(games) == 0 {
 			return nil, nil
 		}
-		on, err := evaluateGames(m, env, dec, func(j int) (textworld.Env, error) { return env.New(textworld.Test, games[j]) },
+		on, err := evaluateGames(m, env, dec, func(j int) (textworld.Env, error) { return env.New(cfg.heldSplit(), games[j]) },
 			len(games), cfg.Collect.History, cfg.Collect.MaxAction)
 		return &on, err
 	}
@@ -75,14 +75,14 @@ func (cfg Config) byFamily(m *model.Model, env *Env, dec Decoding, n int) (seen,
 	return seen, unseen, err
 }
 
-// offlineByFamily splits next-action hits on the held-out pairs of test
-// games 0, 1, … (games[j]: game j's pairs, hits in the same order) into
+// offlineByFamily splits next-action hits on the held-out pairs of games
+// 0, 1, … of cfg.Split (games[j]: game j's pairs, hits in the same order) into
 // the games of cfg.InitFamilies and the others: each side's share of
 // hits, nil for a side without pairs.
 func (cfg Config) offlineByFamily(env *Env, games [][]textworld.Pair, hits []bool) (seen, unseen *float64, err error) {
 	var in, out []bool
 	for j, ps := range games {
-		f, err := env.Family(textworld.Test, j)
+		f, err := env.Family(cfg.heldSplit(), j)
 		if err != nil {
 			return nil, nil, fmt.Errorf("act %s: %w", env.Name, err)
 		}

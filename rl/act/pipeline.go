@@ -203,7 +203,7 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 		return nil, err
 	}
 	pairs := slices.Concat(games...)
-	heldGames, err := env.ExpertGames(textworld.Test, 0, cfg.HeldOut, k)
+	heldGames, err := env.ExpertGames(cfg.heldSplit(), 0, cfg.HeldOut, k)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func prepare(ctx context.Context, cfg Config, env *Env, dec Decoding, rep *Repor
 	if err := cfg.write("critic.jsonl", func(p string) error { return WriteCritic(p, env.Vocab, data) }); err != nil {
 		return nil, err
 	}
-	if heldData, _, err = CriticData(pi0, env, dec, textworld.Test, 0, cfg.HeldOut, cfg.Collect); err != nil {
+	if heldData, _, err = CriticData(pi0, env, dec, cfg.heldSplit(), 0, cfg.HeldOut, cfg.Collect); err != nil {
 		return nil, err
 	}
 	rep.CollectSeconds = clock.done("D_critic")
@@ -267,16 +267,18 @@ func (cfg Config) evaluate(env *Env, dec Decoding, row string, m *model.Model, h
 		return &on, err
 	}
 	var err error
-	if r.ID, err = online(dec, textworld.Test, min(cfg.Episodes, env.Sizes.Test)); err != nil {
+	id := cfg.heldSplit()
+	nID := min(cfg.Episodes, env.Sizes.Size(id))
+	if r.ID, err = online(dec, id, nID); err != nil {
 		return r, err
 	}
 	if len(cfg.InitFamilies) > 0 {
-		if r.IDSeen, r.IDUnseen, err = cfg.byFamily(m, env, dec, min(cfg.Episodes, env.Sizes.Test)); err != nil {
+		if r.IDSeen, r.IDUnseen, err = cfg.byFamily(m, env, dec, nID); err != nil {
 			return r, err
 		}
 	}
 	if dec != DecodeFree {
-		if r.FreeID, err = online(DecodeFree, textworld.Test, min(cfg.Episodes, env.Sizes.Test)); err != nil {
+		if r.FreeID, err = online(DecodeFree, id, nID); err != nil {
 			return r, err
 		}
 	}

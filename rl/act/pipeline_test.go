@@ -3,6 +3,7 @@ package act
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/model"
+	"arew/tasks/textworld"
 )
 
 // tinyConfig is a pipeline small enough for a unit test: three games,
@@ -157,4 +159,33 @@ func TestRunOnEveryEnvironment(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestValSplitReadsNoTestGame: with split "val" the held-out states are
+// the validation games' expert pairs, not the test games', and the online
+// ID games are validation games.
+func TestValSplitReadsNoTestGame(t *testing.T) {
+	cfg := smokeRun("webshop")
+	cfg.Split, cfg.OODEpisodes = "val", 0
+	cfg.Rows = []string{RowPrompting}
+	cfg.Dir = t.TempDir()
+	rep, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	env, err := NewEnv("webshop", nil)
+	require.NoError(t, err)
+	held, err := ReadPairs(filepath.Join(cfg.Dir, "held_out.jsonl"), env.Vocab)
+	require.NoError(t, err)
+	val, err := env.ExpertPairs(textworld.Val, 0, cfg.HeldOut, cfg.Collect.History)
+	require.NoError(t, err)
+	test, err := env.ExpertPairs(textworld.Test, 0, cfg.HeldOut, cfg.Collect.History)
+	require.NoError(t, err)
+	assert.Equal(t, len(val), len(held))
+	for i := range held {
+		assert.Equal(t, val[i].Expert, held[i].Expert)
+	}
+	assert.NotEqual(t, fmt.Sprint(test), fmt.Sprint(val), "the two splits' first games differ")
+	require.Len(t, rep.Rows, 1)
+	require.NotNil(t, rep.Rows[0].ID)
+	assert.Equal(t, 2, rep.Rows[0].ID.Episodes)
+	assert.Nil(t, rep.Rows[0].OOD)
 }

@@ -20,7 +20,7 @@ func world(t testing.TB) *World {
 	return w
 }
 
-var splits = []textworld.Split{textworld.Train, textworld.Test, textworld.TestOOD}
+var splits = []textworld.Split{textworld.Train, textworld.Test, textworld.TestOOD, textworld.Val}
 
 // stateKey is everything Step may change except the step count and the
 // observation.
@@ -139,8 +139,8 @@ func TestSplitsDisjointAndOOD(t *testing.T) {
 				for _, o := range in.Objects {
 					trainPlaces[o.Type+"@"+in.Recs[o.Rec].Class] = true
 				}
-			case textworld.Test:
-				assert.True(t, w.seen[in.Layout.Signature()], "ID test layouts come from the seen pool")
+			case textworld.Test, textworld.Val:
+				assert.True(t, w.seen[in.Layout.Signature()], "ID test and validation layouts come from the seen pool")
 			case textworld.TestOOD:
 				assert.False(t, trainLayouts[in.Layout.Signature()], "OOD layout seen in training: %s", in.Layout.Signature())
 				if w.cfg.Unusual(i) {
@@ -193,4 +193,19 @@ func TestConfigErrors(t *testing.T) {
 	assert.Error(t, err)
 	_, err = w.NewEnv(textworld.Test, -1)
 	assert.Error(t, err)
+}
+
+// TestTrainAndTestGamesAreStable pins every train, test and OOD game of
+// the default world (textworldtest.SplitsDigest).
+func TestTrainAndTestGamesAreStable(t *testing.T) {
+	w := world(t)
+	got := textworldtest.SplitsDigest(t, w.cfg.Sizes(), []textworld.Split{textworld.Train, textworld.Test, textworld.TestOOD},
+		func(s textworld.Split, i int) (string, error) {
+			in, err := w.Instance(s, i)
+			if err != nil {
+				return "", err
+			}
+			return in.Fingerprint(), nil
+		})
+	assert.Equal(t, "ba0cedfdb1d16a99aa3a9586804db64059dff9506fcf5c50befb9b28e480279b", got)
 }

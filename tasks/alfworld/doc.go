@@ -94,7 +94,10 @@
 // by their layout alone, as ALFWorld's unseen split is (new rooms, the
 // same placement statistics). Task type, target, destination, distractors
 // and placements are drawn per instance from textworld.RNG.
-// A Test draw that repeats a training game is drawn again.
+// A Test draw that repeats a training game is drawn again. Val (140
+// games), the validation split for every choice a study makes, is drawn as
+// Test is, from its own seed range, and a draw that repeats a training or
+// a Test game is drawn again (textworld.Keys).
 // TestSplitsDisjointAndOOD checks that no game appears in two splits, that
 // all six task types occur in each, that no OOD layout occurs in training,
 // that the unusual OOD targets lie in classes where training never placed

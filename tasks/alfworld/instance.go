@@ -234,11 +234,12 @@ func seenLayout(seed uint64, id int) Layout {
 	return randomLayout(id%len(rooms), rng)
 }
 
-// Instance makes instance index of split: Train and Test draw a layout of
-// the seen pool and hide the targets at their usual places; TestOOD draws a
-// layout outside the pool, and hides the targets where training never puts
-// them in the games Config.Unusual names, at their usual places in the
-// others. A Test draw equal to a training game is drawn again.
+// Instance makes instance index of split: Train, Test and Val draw a
+// layout of the seen pool and hide the targets at their usual places;
+// TestOOD draws a layout outside the pool, and hides the targets where
+// training never puts them in the games Config.Unusual names, at their
+// usual places in the others. A draw that repeats a game of another split
+// is drawn again (textworld.Keys).
 func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 	rng, err := w.cfg.Sizes().Draw(w.cfg.Seed, split, index, instanceStream)
 	if err != nil {
@@ -260,9 +261,22 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 		if !slices.Contains(rooms[l.Room].tasks, t) {
 			continue
 		}
-		if in, ok := generate(l, t, unusual, rng); ok && (split != textworld.Test || !w.train[in.Fingerprint()]) {
-			return in, nil
+		in, ok := generate(l, t, unusual, rng)
+		if !ok {
+			continue
+		}
+		if fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.testFingerprint); err != nil || fresh {
+			return in, err
 		}
 	}
 	return nil, fmt.Errorf("alfworld: no %v instance found for %v %d (layout pool too small?)", t, split, index)
+}
+
+// testFingerprint is Test game index's fingerprint (textworld.Keys).
+func (w *World) testFingerprint(index int) (string, error) {
+	in, err := w.Instance(textworld.Test, index)
+	if err != nil {
+		return "", err
+	}
+	return in.Fingerprint(), nil
 }

@@ -16,8 +16,9 @@ type Config struct {
 	// from (cycling through the four room types).
 	Layouts int
 	// Train, Test, TestOOD are the split sizes (ALFWorld's test splits have
-	// 140 seen and 134 unseen games).
-	Train, Test, TestOOD int
+	// 140 seen and 134 unseen games); Val is the validation split's, drawn
+	// as Test is (Instance).
+	Train, Test, TestOOD, Val int
 	// MaxSteps caps an episode.
 	MaxSteps int
 	// OODUnusual is the share of TestOOD games that also hide their targets
@@ -29,12 +30,12 @@ type Config struct {
 
 // DefaultConfig is the documented default (package doc, "Sizing").
 func DefaultConfig() Config {
-	return Config{Seed: 12, Layouts: 40, Train: 400, Test: 140, TestOOD: 134, MaxSteps: 50, OODUnusual: 0.25}
+	return Config{Seed: 12, Layouts: 40, Train: 400, Test: 140, TestOOD: 134, Val: 140, MaxSteps: 50, OODUnusual: 0.25}
 }
 
 // Sizes are the split sizes.
 func (c Config) Sizes() textworld.Sizes {
-	return textworld.Sizes{Train: c.Train, Test: c.Test, TestOOD: c.TestOOD}
+	return textworld.Sizes{Train: c.Train, Test: c.Test, TestOOD: c.TestOOD, Val: c.Val}
 }
 
 // Validate rejects sizes that make no world (textworld.Bounds).
@@ -69,7 +70,7 @@ type World struct {
 	vocab *tasks.Vocab
 	pool  []Layout
 	seen  map[string]bool
-	train map[string]bool // fingerprints of the training games
+	keys  textworld.Keys // the games' fingerprints, by split
 }
 
 // New builds the world of cfg.
@@ -77,7 +78,7 @@ func New(cfg Config) (*World, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("alfworld: %w", err)
 	}
-	w := &World{cfg: cfg, vocab: newVocab(), seen: map[string]bool{}, train: map[string]bool{}}
+	w := &World{cfg: cfg, vocab: newVocab(), seen: map[string]bool{}}
 	for id := 0; id < cfg.Layouts; id++ {
 		l := seenLayout(cfg.Seed, id)
 		w.pool = append(w.pool, l)
@@ -88,7 +89,7 @@ func New(cfg Config) (*World, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.train[in.Fingerprint()] = true
+		w.keys.AddTrain(in.Fingerprint())
 	}
 	return w, nil
 }

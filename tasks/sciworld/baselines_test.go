@@ -20,7 +20,7 @@ import (
 func TestBaselines(t *testing.T) {
 	w := lab(t)
 	for _, split := range splits {
-		pairs, err := textworld.Dataset(w, split, w.cfg.sizes().Size(split), textworld.History)
+		pairs, err := textworld.Dataset(w, split, w.cfg.Sizes().Size(split), textworld.History)
 		require.NoError(t, err)
 		textworldtest.LogPairs(t, split, pairs, w.vocab)
 		rng := rand.New(rand.NewPCG(7, 7))
@@ -36,7 +36,7 @@ func TestBaselines(t *testing.T) {
 		t.Logf("%-5v random accuracy %.3f  expert accuracy 1  in the hallway %.3f", split, random, float64(fromHall)/float64(len(pairs)))
 		assert.Less(t, random, 0.15)
 		for _, p := range []textworld.Policy{textworld.RandomAdmissible{}, textworld.Expert{}} {
-			r, err := textworld.Evaluate(w.Env(split), w.cfg.sizes().Size(split), p, textworld.History, rand.New(rand.NewPCG(7, 7)))
+			r, err := textworld.Evaluate(w.Env(split), w.cfg.Sizes().Size(split), p, textworld.History, rand.New(rand.NewPCG(7, 7)))
 			require.NoError(t, err)
 			t.Logf("%-5v %-7s success %.3f  steps %5.2f", split, r.Policy, r.Success, r.MeanSteps)
 		}

@@ -86,8 +86,11 @@
 //
 // # Splits and the dataset
 //
-// Train has 200 games, Test 100 (textworld.RNG); a test draw equal to a
-// training game is drawn again (TestDeterminismAndSplits). Dataset(split, k)
+// Train has 200 games, Test 100 and Val 100 (textworld.RNG); a test draw
+// equal to a training game is drawn again, and a validation draw equal to a
+// training or a test game (TestDeterminismAndSplits). Val is for every
+// choice a study makes, so that Test is read only for final numbers.
+// Dataset(split, k)
 // is the expert's (state, action) pairs of every game of a split, each
 // state with the last k observation/action pairs: 1665 training pairs and
 // 870 held-out test pairs at k = 2. The vocabulary has 232 tokens; a state

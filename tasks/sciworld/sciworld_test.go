@@ -20,7 +20,7 @@ func lab(t testing.TB) *World {
 	return w
 }
 
-var splits = []textworld.Split{textworld.Train, textworld.Test}
+var splits = []textworld.Split{textworld.Train, textworld.Test, textworld.Val}
 
 func stateKey(env textworld.Env) string {
 	e := env.(*Env)
@@ -32,9 +32,9 @@ func stateKey(env textworld.Env) string {
 func TestExpertSolvesEverySplit(t *testing.T) {
 	w := lab(t)
 	for _, split := range splits {
-		textworldtest.ExpertSolves(t, w, split, w.cfg.sizes().Size(split))
+		textworldtest.ExpertSolves(t, w, split, w.cfg.Sizes().Size(split))
 		procs := map[Procedure]int{}
-		for i := 0; i < w.cfg.sizes().Size(split); i++ {
+		for i := 0; i < w.cfg.Sizes().Size(split); i++ {
 			in, err := w.Instance(split, i)
 			require.NoError(t, err)
 			procs[in.Procedure]++
@@ -84,19 +84,18 @@ func TestFocusOnTheWrongThingFails(t *testing.T) {
 
 func TestDeterminismAndSplits(t *testing.T) {
 	a, b := lab(t), lab(t)
-	seen := map[string]bool{}
+	owner := map[string]textworld.Split{} // no game in two splits
 	for _, split := range splits {
-		for i := 0; i < a.cfg.sizes().Size(split); i++ {
+		for i := 0; i < a.cfg.Sizes().Size(split); i++ {
 			x, err := a.Instance(split, i)
 			require.NoError(t, err)
 			y, err := b.Instance(split, i)
 			require.NoError(t, err)
 			require.Equal(t, x.Fingerprint(), y.Fingerprint())
-			if split == textworld.Train {
-				seen[x.Fingerprint()] = true
-			} else {
-				assert.False(t, seen[x.Fingerprint()], "test game %d is a training game", i)
+			if s, dup := owner[x.Fingerprint()]; dup {
+				assert.Equal(t, split, s, "%v game %d is a %v game", split, i, s)
 			}
+			owner[x.Fingerprint()] = split
 		}
 	}
 	da, err := textworld.Dataset(a, textworld.Test, a.cfg.Test, textworld.History)
@@ -129,4 +128,19 @@ func TestConfigErrors(t *testing.T) {
 	assert.Error(t, err)
 	_, err = w.NewEnv(textworld.Train, 3)
 	assert.Error(t, err)
+}
+
+// TestTrainAndTestGamesAreStable pins every train and test game of the
+// default lab (textworldtest.SplitsDigest).
+func TestTrainAndTestGamesAreStable(t *testing.T) {
+	w := lab(t)
+	got := textworldtest.SplitsDigest(t, w.cfg.Sizes(), []textworld.Split{textworld.Train, textworld.Test},
+		func(s textworld.Split, i int) (string, error) {
+			in, err := w.Instance(s, i)
+			if err != nil {
+				return "", err
+			}
+			return in.Fingerprint(), nil
+		})
+	assert.Equal(t, "80c44e419ebcbb12dfce40f706e9a81100d7521c86c04fb31b0739e280b4484c", got)
 }

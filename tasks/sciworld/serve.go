@@ -9,7 +9,7 @@ import (
 // The environment is served as "sciworld" (package tasks/serve): its
 // configuration is FromJSON's, within textworld's serving bounds.
 func init() {
-	textworld.Serve("sciworld", DefaultConfig, func(c Config) error { return textworld.ServeBounds(c.sizes(), c.MaxSteps) }, New)
+	textworld.Serve("sciworld", DefaultConfig, func(c Config) error { return textworld.ServeBounds(c.Sizes(), c.MaxSteps) }, New)
 }
 
 // Rules is the environment's part of a served episode's system prompt.

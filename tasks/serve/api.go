@@ -12,8 +12,8 @@ import (
 // ResetRequest is the body of POST /reset.
 type ResetRequest struct {
 	Task string `json:"task"`
-	// Split is "train" (default) or "test"; a text environment with an
-	// out-of-distribution split (alfworld) also has "test-ood".
+	// Split is "train" (default), "val" or "test"; a text environment with
+	// an out-of-distribution split (alfworld) also has "test-ood".
 	Split string `json:"split,omitempty"`
 	// Index picks the instance; Seed is OpenEnv's name for the same choice
 	// (used when Index is absent). Giving both is an error.

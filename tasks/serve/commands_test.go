@@ -160,7 +160,7 @@ func TestCommandErrors(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"task": "webshop", "split": "test-ood"}, "no test-ood split"},
-		{map[string]any{"task": "alfworld", "split": "valid"}, "split must be train, test or test-ood"},
+		{map[string]any{"task": "alfworld", "split": "valid"}, "split must be train, val, test or test-ood"},
 		{map[string]any{"task": "flodial-easy", "split": "test-ood"}, "split"},
 		{map[string]any{"task": "alfworld", "split": "test-ood", "index": 134}, "outside the test-ood split"},
 		{map[string]any{"task": "sciworld", "index": 200}, "outside the train split"},

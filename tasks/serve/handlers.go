@@ -104,8 +104,8 @@ func (s *Server) reset(r *http.Request) (int, any, error) {
 	return http.StatusOK, Result{EpisodeID: l.id, Token: token, Observation: obs, Info: info}, nil
 }
 
-// checkSplit validates a split name: a task has "train" and "test", a text
-// environment also "test-ood" (where it has one: its instances say).
+// checkSplit validates a split name: a task has "train", "val" and "test",
+// a text environment also "test-ood" (where it has one: its instances say).
 func checkSplit(name, split string) error {
 	if textworld.Registered(name) {
 		_, err := textworld.ParseSplit(split)

@@ -55,11 +55,14 @@
 //
 // # Splits and seeds
 //
-// Train and Test are tasks.Train and tasks.Test: instance i draws from
-// tasks.InstanceRNG on the disjoint seed ranges of tasks.InstanceSeed.
-// TestOOD uses the Test range on streams shifted by 2³² (RNG), so its draws
-// differ from Test's (TestSplitsAndSizes); what makes it out of distribution
-// is the environment's generator. Every split has a fixed size (Sizes): the
+// Train, Test and Val are tasks.Train, tasks.Test and tasks.Val: instance
+// i draws from tasks.InstanceRNG on the disjoint seed ranges of
+// tasks.InstanceSeed. TestOOD uses the Test range on streams shifted by 2³²
+// (RNG), so its draws differ from Test's (TestSplitsAndSizes); what makes
+// it out of distribution is the environment's generator. Val, the
+// validation split, is drawn as Test is; each environment draws a Val game
+// again when it equals a training or a Test game (Keys), so choosing on
+// Val never reads a Test game. Every split has a fixed size (Sizes): the
 // training split is a finite set of games, so the amount of expert data is a
 // setting, not an accident.
 //

@@ -113,7 +113,7 @@ func Bounds(z Sizes, maxSteps int) error {
 	if err := z.Validate(); err != nil {
 		return err
 	}
-	if z.Train > 100000 || z.Test > 100000 || z.TestOOD > 100000 {
+	if z.Train > 100000 || z.Test > 100000 || z.TestOOD > 100000 || z.Val > 100000 {
 		return fmt.Errorf("split sizes must stay at most 100000")
 	}
 	if maxSteps < 1 || maxSteps > 1000 {
@@ -134,8 +134,9 @@ const (
 // ServeBounds checks the fields common to the three environments against
 // the serving bounds.
 func ServeBounds(z Sizes, maxSteps int) error {
-	if z.Train > MaxServedSplit || z.Test > MaxServedSplit || z.TestOOD > MaxServedSplit {
-		return fmt.Errorf("split sizes must stay at most %d when served (got train %d, test %d, test-ood %d)", MaxServedSplit, z.Train, z.Test, z.TestOOD)
+	if z.Train > MaxServedSplit || z.Test > MaxServedSplit || z.TestOOD > MaxServedSplit || z.Val > MaxServedSplit {
+		return fmt.Errorf("split sizes must stay at most %d when served (got train %d, test %d, test-ood %d, val %d)",
+			MaxServedSplit, z.Train, z.Test, z.TestOOD, z.Val)
 	}
 	if maxSteps > MaxServedSteps {
 		return fmt.Errorf("MaxSteps must stay at most %d when served, got %d", MaxServedSteps, maxSteps)

@@ -113,7 +113,7 @@ func TestVocabAndWords(t *testing.T) {
 
 func TestSplitsAndSizes(t *testing.T) {
 	seen := map[uint64]Split{}
-	for _, s := range []Split{Train, Test, TestOOD} {
+	for _, s := range []Split{Train, Test, TestOOD, Val} {
 		sp, err := ParseSplit(s.String())
 		require.NoError(t, err)
 		assert.Equal(t, s, sp)
@@ -136,8 +136,11 @@ func TestSplitsAndSizes(t *testing.T) {
 	assert.Error(t, z.Check(Train, 3))
 	assert.Error(t, z.Check(Test, -1))
 	assert.Error(t, z.Check(TestOOD, 0), "no OOD split")
+	assert.Error(t, z.Check(Val, 0), "no validation split")
+	assert.NoError(t, Sizes{Train: 3, Test: 2, Val: 1}.Check(Val, 0))
 	assert.Error(t, Sizes{Train: 0, Test: 1}.Validate())
 	assert.Error(t, Sizes{Train: 1, Test: 1, TestOOD: -1}.Validate())
+	assert.Error(t, Sizes{Train: 1, Test: 1, Val: -1}.Validate())
 }
 
 func TestCheckRecovery(t *testing.T) {
@@ -227,7 +230,7 @@ func TestPairJSON(t *testing.T) {
 // FuzzParseSplit: any text is a split or an error, and a split prints back
 // as the text it was read from.
 func FuzzParseSplit(f *testing.F) {
-	for _, s := range []string{"train", "test", "test-ood", "", "TEST"} {
+	for _, s := range []string{"train", "val", "test", "test-ood", "", "TEST"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

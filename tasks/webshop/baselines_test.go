@@ -53,7 +53,7 @@ func (firstResult) Act(env textworld.Env, _ textworld.State, _ *rand.Rand) []tas
 func TestBaselines(t *testing.T) {
 	w := store(t)
 	for _, split := range splits {
-		n := w.cfg.sizes().Size(split)
+		n := w.cfg.Sizes().Size(split)
 		for _, p := range []textworld.Policy{textworld.RandomAdmissible{}, firstResult{}, textworld.Expert{}} {
 			r, err := textworld.Evaluate(w.Env(split), n, p, textworld.History, rand.New(rand.NewPCG(7, 7)))
 			require.NoError(t, err)

@@ -85,11 +85,13 @@
 //
 // # Splits
 //
-// Train has 600 instructions, Test 200 (textworld.RNG); a test draw that
-// equals a training instruction (category, attributes, options and bound) is
-// drawn again, so no test instruction was seen in training
-// (TestDeterminismAndSplits). The catalogue is shared, as in WebShop.
-// There is no OOD split.
+// Train has 600 instructions, Test 200 and Val 200 (textworld.RNG); a test
+// draw that equals a training instruction (category, attributes, options
+// and bound) is drawn again, so no test instruction was seen in training,
+// and a validation draw that equals a training or a test one
+// (TestDeterminismAndSplits). Val is for every choice a study makes, so
+// that Test is read only for final numbers. The catalogue is shared, as in
+// WebShop. There is no OOD split.
 //
 // # Sizing: why imitation should not reach 100%
 //

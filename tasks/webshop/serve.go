@@ -10,7 +10,7 @@ import (
 // configuration is FromJSON's (so at most MaxPerCategory products per
 // category, as everywhere) within textworld's serving bounds.
 func init() {
-	textworld.Serve("webshop", DefaultConfig, func(c Config) error { return textworld.ServeBounds(c.sizes(), c.MaxSteps) }, New)
+	textworld.Serve("webshop", DefaultConfig, func(c Config) error { return textworld.ServeBounds(c.Sizes(), c.MaxSteps) }, New)
 }
 
 // Rules is the environment's part of a served episode's system prompt.

@@ -20,7 +20,7 @@ func store(t testing.TB) *World {
 	return w
 }
 
-var splits = []textworld.Split{textworld.Train, textworld.Test}
+var splits = []textworld.Split{textworld.Train, textworld.Test, textworld.Val}
 
 func stateKey(env textworld.Env) string {
 	e := env.(*Env)
@@ -32,7 +32,7 @@ func stateKey(env textworld.Env) string {
 func TestExpertSolvesEverySplit(t *testing.T) {
 	w := store(t)
 	for _, split := range splits {
-		textworldtest.ExpertSolves(t, w, split, w.cfg.sizes().Size(split))
+		textworldtest.ExpertSolves(t, w, split, w.cfg.Sizes().Size(split))
 	}
 }
 
@@ -73,20 +73,19 @@ func TestAnySearchApplies(t *testing.T) {
 func TestDeterminismAndSplits(t *testing.T) {
 	a, b := store(t), store(t)
 	require.Equal(t, a.catalogue, b.catalogue)
-	train := map[string]bool{}
+	owner := map[string]textworld.Split{} // no instruction in two splits
 	for _, split := range splits {
-		for i := 0; i < a.cfg.sizes().Size(split); i++ {
+		for i := 0; i < a.cfg.Sizes().Size(split); i++ {
 			x, err := a.Instruction(split, i)
 			require.NoError(t, err)
 			y, err := b.Instruction(split, i)
 			require.NoError(t, err)
 			require.Equal(t, x, y)
 			require.True(t, satisfies(x, a.catalogue[x.Target]))
-			if split == textworld.Train {
-				train[x.key()] = true
-			} else {
-				assert.False(t, train[x.key()], "test instruction %d is a training one", i)
+			if s, dup := owner[x.key()]; dup {
+				assert.Equal(t, split, s, "%v instruction %d is a %v one", split, i, s)
 			}
+			owner[x.key()] = split
 		}
 	}
 	other, err := New(Config{Seed: 13, PerCategory: 30, Train: 600, Test: 200, MaxSteps: 15})
@@ -147,4 +146,16 @@ func TestConfigErrors(t *testing.T) {
 	assert.Error(t, err, "webshop has no OOD split")
 	_, err = w.NewEnv(textworld.Test, 5)
 	assert.Error(t, err)
+}
+
+// TestTrainAndTestInstructionsAreStable pins every train and test
+// instruction of the default store (textworldtest.SplitsDigest).
+func TestTrainAndTestInstructionsAreStable(t *testing.T) {
+	w := store(t)
+	got := textworldtest.SplitsDigest(t, w.cfg.Sizes(), []textworld.Split{textworld.Train, textworld.Test},
+		func(s textworld.Split, i int) (string, error) {
+			in, err := w.Instruction(s, i)
+			return fmt.Sprintf("%+v", in), err
+		})
+	assert.Equal(t, "2c7d4655599bd50f23149318caf8f6db3a1bc378e0382fd53097db24034ae474", got)
 }

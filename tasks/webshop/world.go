@@ -13,15 +13,16 @@ type Config struct {
 	Seed uint64
 	// PerCategory is the number of products of each of the 8 categories.
 	PerCategory int
-	// Train and Test are the numbers of instructions of the splits.
-	Train, Test int
+	// Train, Test and Val are the numbers of instructions of the splits
+	// (Val, the validation split, is drawn as Test is).
+	Train, Test, Val int
 	// MaxSteps caps an episode.
 	MaxSteps int
 }
 
 // DefaultConfig is the documented default (package doc, "Sizing").
 func DefaultConfig() Config {
-	return Config{Seed: 12, PerCategory: 30, Train: 600, Test: 200, MaxSteps: 15}
+	return Config{Seed: 12, PerCategory: 30, Train: 600, Test: 200, Val: 200, MaxSteps: 15}
 }
 
 // MaxPerCategory is the largest PerCategory: a results page reads
@@ -35,7 +36,7 @@ const MaxPerCategory = PageSize * textworld.MaxNumber / 8
 // Validate rejects settings that make no store (textworld.Bounds), and catalogues whose
 // results could be counted past the number words (MaxPerCategory).
 func (c Config) Validate() error {
-	if err := textworld.Bounds(c.sizes(), c.MaxSteps); err != nil {
+	if err := textworld.Bounds(c.Sizes(), c.MaxSteps); err != nil {
 		return err
 	}
 	if c.PerCategory < 1 || c.PerCategory > MaxPerCategory {
@@ -46,7 +47,10 @@ func (c Config) Validate() error {
 	return nil
 }
 
-func (c Config) sizes() textworld.Sizes { return textworld.Sizes{Train: c.Train, Test: c.Test} }
+// Sizes are the split sizes.
+func (c Config) Sizes() textworld.Sizes {
+	return textworld.Sizes{Train: c.Train, Test: c.Test, Val: c.Val}
+}
 
 // World is the store: the catalogue and the instruction splits.
 type World struct {
@@ -54,7 +58,7 @@ type World struct {
 	vocab     *tasks.Vocab
 	catalogue []Product
 	byName    map[string]int
-	trainKeys map[string]bool
+	keys      textworld.Keys // the instructions' keys, by split
 }
 
 // New builds the store of cfg.
@@ -62,7 +66,7 @@ func New(cfg Config) (*World, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("webshop: %w", err)
 	}
-	w := &World{cfg: cfg, catalogue: newCatalogue(cfg.Seed, cfg.PerCategory), byName: map[string]int{}, trainKeys: map[string]bool{}}
+	w := &World{cfg: cfg, catalogue: newCatalogue(cfg.Seed, cfg.PerCategory), byName: map[string]int{}}
 	var names []string
 	for _, p := range w.catalogue {
 		w.byName[p.Name()] = p.ID
@@ -74,7 +78,7 @@ func New(cfg Config) (*World, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.trainKeys[in.key()] = true
+		w.keys.AddTrain(in.key())
 	}
 	return w, nil
 }
@@ -96,17 +100,18 @@ func (w *World) Catalogue() []Product { return append([]Product(nil), w.catalogu
 // instructionStream is the RNG stream of the instruction draw.
 const instructionStream = 1
 
-// Instruction makes instruction index of split. A test draw that repeats a
-// training instruction is drawn again, so the splits share no instruction.
+// Instruction makes instruction index of split. A test or validation draw
+// that repeats a training instruction is drawn again, and a validation draw
+// that repeats a test one, so the splits share no instruction.
 func (w *World) Instruction(split textworld.Split, index int) (Instruction, error) {
-	rng, err := w.cfg.sizes().Draw(w.cfg.Seed, split, index, instructionStream)
+	rng, err := w.cfg.Sizes().Draw(w.cfg.Seed, split, index, instructionStream)
 	if err != nil {
 		return Instruction{}, err
 	}
 	for try := 0; try < 1000; try++ {
 		in := newInstruction(w.catalogue, rng)
-		if split == textworld.Train || !w.trainKeys[in.key()] {
-			return in, nil
+		if fresh, err := w.keys.Fresh(split, in.key(), w.cfg.Test, w.testKey); err != nil || fresh {
+			return in, err
 		}
 	}
 	return Instruction{}, fmt.Errorf("webshop: no fresh instruction for %v %d (catalogue too small?)", split, index)
@@ -124,4 +129,13 @@ func (w *World) NewEnv(split textworld.Split, index int) (*Env, error) {
 // Env is NewEnv as a textworld.Env, for textworld.Evaluate.
 func (w *World) Env(split textworld.Split) func(int) (textworld.Env, error) {
 	return func(i int) (textworld.Env, error) { return w.NewEnv(split, i) }
+}
+
+// testKey is test instruction index's key (textworld.Keys).
+func (w *World) testKey(index int) (string, error) {
+	in, err := w.Instruction(textworld.Test, index)
+	if err != nil {
+		return "", err
+	}
+	return in.key(), nil
 }

@@ -1,8 +1,8 @@
 // Package textworldtest holds the checks that the text worlds' tests
 // (alfworld, sciworld, webshop) share: the config and step fuzz
 // contracts, the expert's success, inapplicable actions, the expert's
-// recovery from random prefixes, the expert data's size and the expert's
-// speed.
+// recovery from random prefixes, the expert data's size, the expert's
+// speed, and the digest that pins an environment's games (SplitsDigest).
 package textworldtest
 
 import (

@@ -169,3 +169,32 @@ func TestCommittedSummariesStillRead(t *testing.T) {
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+// TestSummarySaysWhichSplit: a study whose runs all read the validation
+// split says so in summary.json and report.md; one that mixes splits says
+// that; a test-split study has no split field, as before it existed.
+func TestSummarySaysWhichSplit(t *testing.T) {
+	acc := 0.5
+	rep := func(split string) *Report {
+		r := &Report{Rows: []RowResult{{Row: RowIL, ID: &Online{}, Offline: &acc}}}
+		r.Config.Split = split
+		return r
+	}
+	for _, c := range []struct {
+		splits []string
+		want   string
+		says   string
+	}{{[]string{"val", "val"}, "val", "validation split's"}, {[]string{"val", ""}, "mixed", "different splits"},
+		{[]string{"", "test"}, "", "ScienceWorld is offline"}} {
+		s := &Summary{Name: "x", Kind: KindTable1, Seeds: []uint64{1}}
+		for i, sp := range c.splits {
+			s.add([]string{"alfworld", "webshop"}[i], rep(sp))
+		}
+		assert.Equal(t, c.want, s.Split, c.splits)
+		assert.Contains(t, s.Report(), c.says, c.splits)
+		if c.want == "" {
+			assert.NotContains(t, s.Report(), "split val")
+			assert.NotContains(t, s.Report(), "different splits")
+		}
+	}
+}

@@ -76,7 +76,14 @@ func (s *Summary) Report() string {
 	if s.Kind == KindTable1 {
 		b.WriteString("; the paper's number (Qwen3-8B, docs/act.md §4) in parentheses, for the shape only")
 	}
-	fmt.Fprintf(&b, ". Online success and next-action accuracy are greedy, the actions decoded %s (docs/act.md §11); ScienceWorld is offline next-action accuracy on held-out expert states.\n\n", decoderWords(s.Decoder))
+	fmt.Fprintf(&b, ". Online success and next-action accuracy are greedy, the actions decoded %s (docs/act.md §11); ScienceWorld is offline next-action accuracy on held-out expert states.", decoderWords(s.Decoder))
+	switch s.Split {
+	case "val":
+		b.WriteString(" The held-out states and the ID games are the validation split's (split val, docs/act.md §25): these runs are for choosing, and read no test game.")
+	case "mixed":
+		b.WriteString(" The runs read different splits: some the validation split, some the test split.")
+	}
+	b.WriteString("\n\n")
 	b.WriteString(s.mainTable())
 	if len(s.Offline) > 0 {
 		b.WriteString("\n## Offline measures\n\nGreedy next-action accuracy on held-out expert states and greedy choice accuracy on held-out critic examples, per environment (percent, mean ± std):\n\n")

@@ -160,7 +160,11 @@ type Summary struct {
 	// Decoder is how the rows wrote their actions (Config.Decoder; "free"
 	// for runs made before the setting existed); "mixed" if the runs
 	// differ.
-	Decoder   string     `json:"decoder"`
+	Decoder string `json:"decoder"`
+	// Split is "val" when every run read the validation split
+	// (Config.Split), "mixed" when the runs differ, absent for the test
+	// split.
+	Split     string     `json:"split,omitempty"`
 	Columns   []string   `json:"columns"`
 	Table     []TableRow `json:"table"`
 	Curves    []Curve    `json:"act_stage"`
@@ -205,6 +209,15 @@ func (s *Summary) add(group string, r *Report) {
 	case d:
 	default:
 		s.Decoder = "mixed"
+	}
+	sp := r.Config.Split
+	if sp == "test" {
+		sp = ""
+	}
+	if first := len(s.order) == 1 && len(s.Runs[group]) == 1; first {
+		s.Split = sp
+	} else if s.Split != sp {
+		s.Split = "mixed"
 	}
 }
 

@@ -265,8 +265,12 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 		if !ok {
 			continue
 		}
-		if fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.testFingerprint); err != nil || fresh {
-			return in, err
+		fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.testFingerprint)
+		if err != nil {
+			return nil, err
+		}
+		if fresh {
+			return in, nil
 		}
 	}
 	return nil, fmt.Errorf("alfworld: no %v instance found for %v %d (layout pool too small?)", t, split, index)

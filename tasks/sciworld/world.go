@@ -75,8 +75,12 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 	}
 	for try := 0; try < 1000; try++ {
 		in := generate(Procedures[rng.IntN(len(Procedures))], rng)
-		if fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.testFingerprint); err != nil || fresh {
-			return in, err
+		fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.testFingerprint)
+		if err != nil {
+			return nil, err
+		}
+		if fresh {
+			return in, nil
 		}
 	}
 	return nil, fmt.Errorf("sciworld: no fresh game for %v %d", split, index)

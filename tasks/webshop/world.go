@@ -110,8 +110,12 @@ func (w *World) Instruction(split textworld.Split, index int) (Instruction, erro
 	}
 	for try := 0; try < 1000; try++ {
 		in := newInstruction(w.catalogue, rng)
-		if fresh, err := w.keys.Fresh(split, in.key(), w.cfg.Test, w.testKey); err != nil || fresh {
-			return in, err
+		fresh, err := w.keys.Fresh(split, in.key(), w.cfg.Test, w.testKey)
+		if err != nil {
+			return Instruction{}, err
+		}
+		if fresh {
+			return in, nil
 		}
 	}
 	return Instruction{}, fmt.Errorf("webshop: no fresh instruction for %v %d (catalogue too small?)", split, index)

@@ -199,25 +199,27 @@ func (s *Summary) add(group string, r *Report) {
 		s.order = append(s.order, group)
 	}
 	s.Runs[group] = append(s.Runs[group], r)
+	first := len(s.order) == 1 && len(s.Runs[group]) == 1
 	d := r.Config.Decoder
 	if d == "" {
 		d = DecodeFree.String() // Run writes the decoder's name; an older report has none
 	}
-	switch s.Decoder {
-	case "":
-		s.Decoder = d
-	case d:
-	default:
-		s.Decoder = "mixed"
-	}
+	agree(&s.Decoder, d, first)
 	sp := r.Config.Split
 	if sp == "test" {
 		sp = ""
 	}
-	if first := len(s.order) == 1 && len(s.Runs[group]) == 1; first {
-		s.Split = sp
-	} else if s.Split != sp {
-		s.Split = "mixed"
+	agree(&s.Split, sp, first)
+}
+
+// agree folds one run's value v into a field that the runs share: the
+// first run's value, then "mixed" once a run differs.
+func agree(field *string, v string, first bool) {
+	switch {
+	case first:
+		*field = v
+	case *field != v:
+		*field = "mixed"
 	}
 }
 

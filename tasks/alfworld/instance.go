@@ -265,7 +265,7 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 		if !ok {
 			continue
 		}
-		fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.testFingerprint)
+		fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.fingerprint)
 		if err != nil {
 			return nil, err
 		}
@@ -276,9 +276,9 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 	return nil, fmt.Errorf("alfworld: no %v instance found for %v %d (layout pool too small?)", t, split, index)
 }
 
-// testFingerprint is Test game index's fingerprint (textworld.Keys).
-func (w *World) testFingerprint(index int) (string, error) {
-	in, err := w.Instance(textworld.Test, index)
+// fingerprint is the fingerprint of instance index of split.
+func (w *World) fingerprint(split textworld.Split, index int) (string, error) {
+	in, err := w.Instance(split, index)
 	if err != nil {
 		return "", err
 	}

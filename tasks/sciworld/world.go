@@ -75,7 +75,7 @@ func (w *World) Instance(split textworld.Split, index int) (*Instance, error) {
 	}
 	for try := 0; try < 1000; try++ {
 		in := generate(Procedures[rng.IntN(len(Procedures))], rng)
-		fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.testFingerprint)
+		fresh, err := w.keys.Fresh(split, in.Fingerprint(), w.cfg.Test, w.fingerprint)
 		if err != nil {
 			return nil, err
 		}
@@ -100,9 +100,9 @@ func (w *World) Env(split textworld.Split) func(int) (textworld.Env, error) {
 	return func(i int) (textworld.Env, error) { return w.NewEnv(split, i) }
 }
 
-// testFingerprint is test game index's fingerprint (textworld.Keys).
-func (w *World) testFingerprint(index int) (string, error) {
-	in, err := w.Instance(textworld.Test, index)
+// fingerprint is the fingerprint of game index of split.
+func (w *World) fingerprint(split textworld.Split, index int) (string, error) {
+	in, err := w.Instance(split, index)
 	if err != nil {
 		return "", err
 	}

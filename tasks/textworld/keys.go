@@ -28,8 +28,8 @@ func (k *Keys) AddTrain(key string) {
 
 // Fresh reports whether a draw of split with this key may be kept; for a
 // Val draw it makes the Test keys first if need be, from the n Test games
-// (testKey(i) is Test game i's key).
-func (k *Keys) Fresh(split Split, key string, n int, testKey func(int) (string, error)) (bool, error) {
+// (keyOf(Test, i) is Test game i's key).
+func (k *Keys) Fresh(split Split, key string, n int, keyOf func(Split, int) (string, error)) (bool, error) {
 	if split == Train {
 		return true, nil
 	}
@@ -42,7 +42,7 @@ func (k *Keys) Fresh(split Split, key string, n int, testKey func(int) (string, 
 	k.once.Do(func() {
 		k.test = make(map[string]bool, n)
 		for i := range n {
-			key, err := testKey(i)
+			key, err := keyOf(Test, i)
 			if err != nil {
 				k.err = err
 				return

@@ -19,7 +19,11 @@ func TestKeysKeepTheSplitsApart(t *testing.T) {
 	var k Keys
 	k.AddTrain("t0")
 	calls := 0
-	testKey := func(i int) (string, error) { calls++; return fmt.Sprint("x", i), nil }
+	testKey := func(s Split, i int) (string, error) {
+		assert.Equal(t, Test, s, "only Test games are keyed")
+		calls++
+		return fmt.Sprint("x", i), nil
+	}
 	for _, c := range []struct {
 		split Split
 		key   string
@@ -46,7 +50,7 @@ func TestKeysKeepTheSplitsApart(t *testing.T) {
 	assert.True(t, fresh)
 
 	var bad Keys
-	_, err = bad.Fresh(Val, "y", 3, func(int) (string, error) { return "", errors.New("no game") })
+	_, err = bad.Fresh(Val, "y", 3, func(Split, int) (string, error) { return "", errors.New("no game") })
 	assert.ErrorContains(t, err, "no game")
 	_, err = bad.Fresh(Val, "y", 3, testKey)
 	assert.ErrorContains(t, err, "no game", "the error stays")

@@ -110,7 +110,7 @@ func (w *World) Instruction(split textworld.Split, index int) (Instruction, erro
 	}
 	for try := 0; try < 1000; try++ {
 		in := newInstruction(w.catalogue, rng)
-		fresh, err := w.keys.Fresh(split, in.key(), w.cfg.Test, w.testKey)
+		fresh, err := w.keys.Fresh(split, in.key(), w.cfg.Test, w.key)
 		if err != nil {
 			return Instruction{}, err
 		}
@@ -135,9 +135,9 @@ func (w *World) Env(split textworld.Split) func(int) (textworld.Env, error) {
 	return func(i int) (textworld.Env, error) { return w.NewEnv(split, i) }
 }
 
-// testKey is test instruction index's key (textworld.Keys).
-func (w *World) testKey(index int) (string, error) {
-	in, err := w.Instruction(textworld.Test, index)
+// key is the key of instruction index of split.
+func (w *World) key(split textworld.Split, index int) (string, error) {
+	in, err := w.Instruction(split, index)
 	if err != nil {
 		return "", err
 	}

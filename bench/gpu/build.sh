@@ -8,5 +8,6 @@ cd "$(dirname "$0")/../.."
 out=${1:-bench/gpu/out}
 mkdir -p "$out"
 go test -tags gpu -c -o "$out/" ./cuda/ ./engine/
-cp bench/gpu/run.sh bench/gpu/torch_twin.py "$out/"
+cp bench/gpu/run.sh bench/gpu/torch_twin.py bench/gpu/gobench.py bench/gpu/summarize.py "$out/"
+git rev-parse --short HEAD >"$out/commit.txt" 2>/dev/null || echo unknown >"$out/commit.txt"
 echo "built $(ls "$out" | tr '\n' ' ')in $out"

@@ -15,10 +15,11 @@ it), and the fastest Go version's speed-up over torch.
 """
 
 import argparse
-import re
 import statistics
 
 import torch
+
+from gobench import fastest, read_go
 
 
 def timed(fn, iters, reps, device):
@@ -128,31 +129,6 @@ def margin_check(device):
 
 
 # ---------------------------------------------------------------- table
-
-GO_LINE = re.compile(r"^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(.*)$")
-
-
-def read_go(path):
-    """name -> {"s": seconds per op, metric: value} from go test -bench output."""
-    rows = {}
-    if not path:
-        return rows
-    for line in open(path):
-        m = GO_LINE.match(line.strip())
-        if not m:
-            continue
-        rec = {"s": float(m.group(2)) / 1e9}
-        for val, unit in re.findall(r"([\d.e+-]+) (\S+)", m.group(3)):
-            rec[unit] = float(val)
-        rows[m.group(1)] = rec
-    return rows
-
-
-def fastest(go, fmt, versions=(2, 3)):
-    """The fastest of the Go rows fmt.format(v) over versions, or {}."""
-    rows = [go[fmt.format(v)] for v in versions if fmt.format(v) in go]
-    return min(rows, key=lambda r: r["s"]) if rows else {}
-
 
 def fmt_ms(s):
     return "–" if s is None else f"{s * 1e3:.3f}"

@@ -30,35 +30,60 @@
 //	   observation token.
 #include "common.cuh"
 
+// group_sum and group_sq: the sum (in double) and the count of group g's
+// scores, and the sum of their squared deviations from the mean, over the
+// entries k = k0, k0 + stride, ... below nb (a thread's share: all of them
+// in version 1, every 32nd in a lane of version 2).
+__device__ __forceinline__ void group_sum(const float* scores, const int* groups, long long nb, int g,
+                                          long long k0, long long stride, double* sum, long long* n) {
+    *sum = 0;
+    *n = 0;
+    for (long long k = k0; k < nb; k += stride) {
+        if (groups[k] == g) {
+            *sum += (double)scores[k];
+            (*n)++;
+        }
+    }
+}
+
+__device__ __forceinline__ double group_sq(const float* scores, const int* groups, long long nb, int g,
+                                           long long k0, long long stride, double mean) {
+    double sq = 0;
+    for (long long k = k0; k < nb; k += stride) {
+        if (groups[k] == g) {
+            double d = (double)scores[k] - mean;
+            sq += d * d;
+        }
+    }
+    return sq;
+}
+
+// group_advantage: A of score r in a group of n with this mean and sum of
+// squared deviations; mu = 0, sigma = 1 for a group of one.
+__device__ __forceinline__ float group_advantage(double r, double mean, double sq, long long n,
+                                                 long long use_std, double eps) {
+    double std = sqrt(sq / (double)(n - 1));
+    if (n == 1) {
+        mean = 0;
+        std = 1;
+    }
+    double a = r - mean;
+    if (use_std) a /= std + eps;
+    return (float)a;
+}
+
 extern "C" __global__ void group_advantages_kernel1(
     const float* __restrict__ scores, const int* __restrict__ groups, float* __restrict__ adv,
     long long nb, long long use_std, double eps) {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nb) return;
     int g = groups[i];
-    double sum = 0;
-    long long n = 0;
-    for (long long k = 0; k < nb; k++) {
-        if (groups[k] == g) {
-            sum += (double)scores[k];
-            n++;
-        }
-    }
-    double mean = sum / (double)n, sq = 0;
-    for (long long k = 0; k < nb; k++) {
-        if (groups[k] == g) {
-            double d = (double)scores[k] - mean;
-            sq += d * d;
-        }
-    }
-    double std = sqrt(sq / (double)(n - 1));
-    if (n == 1) {
-        mean = 0;
-        std = 1;
-    }
-    double a = (double)scores[i] - mean;
-    if (use_std) a /= std + eps;
-    adv[i] = (float)a;
+    double sum;
+    long long n;
+    group_sum(scores, groups, nb, g, 0, 1, &sum, &n);
+    double mean = sum / (double)n;
+    double sq = group_sq(scores, groups, nb, g, 0, 1, mean);
+    adv[i] = group_advantage((double)scores[i], mean, sq, n, use_std, eps);
 }
 
 // Launch: grid ceil(32 B / block), block a multiple of 32 up to 1024.
@@ -69,32 +94,15 @@ extern "C" __global__ void group_advantages_kernel2(
     int lane = threadIdx.x & 31;
     if (i >= nb) return;  // whole warps leave together
     int g = groups[i];
-    double sum = 0;
-    long long n = 0;
-    for (long long k = lane; k < nb; k += 32) {
-        if (groups[k] == g) {
-            sum += (double)scores[k];
-            n++;
-        }
-    }
+    double sum;
+    long long n;
+    group_sum(scores, groups, nb, g, lane, 32, &sum, &n);
     sum = warp_sum_d(sum);
     n = warp_sum_ll(n);
-    double mean = sum / (double)n, sq = 0;
-    for (long long k = lane; k < nb; k += 32) {
-        if (groups[k] == g) {
-            double d = (double)scores[k] - mean;
-            sq += d * d;
-        }
-    }
-    sq = warp_sum_d(sq);
-    double std = sqrt(sq / (double)(n - 1));
-    if (n == 1) {
-        mean = 0;
-        std = 1;
-    }
-    double a = (double)scores[i] - mean;
-    if (use_std) a /= std + eps;
-    if (lane == 0) adv[i] = (float)a;
+    double mean = sum / (double)n;
+    double sq = warp_sum_d(group_sq(scores, groups, nb, g, lane, 32, mean));
+    float a = group_advantage((double)scores[i], mean, sq, n, use_std, eps);
+    if (lane == 0) adv[i] = a;
 }
 
 // Launch: grid (B), block a multiple of 32 up to 1024.

@@ -147,6 +147,26 @@ func TestSummaryOfKnownRuns(t *testing.T) {
 	assert.Contains(t, s.Report(), "| il ")
 }
 
+// TestReportWithoutOrderings: a study that runs no ordering's pair of
+// rows (a tuning grid's IL w/ ACT and ACT rows alone) says so in place of
+// an orderings table with no rows.
+func TestReportWithoutOrderings(t *testing.T) {
+	acc := 0.5
+	cfg := SmokeStudy()
+	for i := range cfg.Runs {
+		cfg.Runs[i].Rows = []string{RowACT, RowILwACT}
+	}
+	s := &Summary{Seeds: cfg.Seeds}
+	for _, env := range []string{"alfworld", "webshop", "sciworld"} {
+		s.add(env, &Report{Rows: []RowResult{{Row: RowACT, ID: &Online{}, OOD: &Online{}, Offline: &acc},
+			{Row: RowILwACT, ID: &Online{}, OOD: &Online{}, Offline: &acc}}})
+	}
+	s.finish(cfg)
+	require.Empty(t, s.Orderings)
+	assert.Contains(t, s.Report(), "None: no ordering has both of its rows in this study.")
+	assert.NotContains(t, s.Report(), "| claim |")
+}
+
 // TestCommittedSummariesStillRead: the committed ACT studies
 // (docs/results/act-*, made by the presets, too slow to remake here)
 // decode into Summary field for field and render a report, so their

@@ -124,8 +124,12 @@ func (s *Summary) Report() string {
 
 // orderingsTable is the orderings as a table: each claim, its mean ±
 // standard error, the paper's difference, the per-seed differences and
-// whether it holds.
+// whether it holds; a sentence in place of an empty table when the study
+// runs no ordering's pair of rows.
 func orderingsTable(os []Ordering) string {
+	if len(os) == 0 {
+		return "None: no ordering has both of its rows in this study.\n"
+	}
 	yes := map[bool]string{true: "yes", false: "no"}
 	var or [][]string
 	for _, o := range os {

@@ -149,7 +149,8 @@ func TestSummaryOfKnownRuns(t *testing.T) {
 
 // TestReportWithoutOrderings: a study that runs no ordering's pair of
 // rows (a tuning grid's IL w/ ACT and ACT rows alone) says so in place of
-// an orderings table with no rows.
+// an orderings table with no rows, and one without an ACT stage (rows
+// prompting and IL) says so in place of an empty ACT-stage table.
 func TestReportWithoutOrderings(t *testing.T) {
 	acc := 0.5
 	cfg := SmokeStudy()
@@ -165,6 +166,11 @@ func TestReportWithoutOrderings(t *testing.T) {
 	require.Empty(t, s.Orderings)
 	assert.Contains(t, s.Report(), "None: no ordering has both of its rows in this study.")
 	assert.NotContains(t, s.Report(), "| claim |")
+
+	noStage := &Summary{Name: "x", Kind: KindTable1, Seeds: []uint64{1}}
+	noStage.add("alfworld", &Report{Rows: []RowResult{{Row: RowIL, ID: &Online{}, Offline: &acc}}})
+	assert.Contains(t, noStage.Report(), "None: no run of this study has an ACT stage.")
+	assert.NotContains(t, noStage.Report(), "| group |")
 }
 
 // TestCommittedSummariesStillRead: the committed ACT studies

@@ -99,7 +99,8 @@ func (s *Summary) Report() string {
 		cr = append(cr, []string{cv.Group, fmt.Sprint(cv.Seed), fmt.Sprint(len(cv.Acc)), num(run.Num(tenth(cv.Acc, false)), 3),
 			num(run.Num(tenth(cv.Acc, true)), 3), num(cv.Before, 3), num(cv.After, 3)})
 	}
-	b.WriteString(run.MarkdownTable([]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
+	b.WriteString(tableOr("None: no run of this study has an ACT stage.",
+		[]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
 	b.WriteString("\n## The paper's orderings\n\nPaired by seed: ours is the mean difference ± its standard error. An ordering holds when the mean clears its margin with the paper's sign and at least four seeds in five show that sign; a tie at zero (both rows 0) never counts. An ordering whose rows the study does not run is left out.\n\n")
 	b.WriteString(orderingsTable(s.Orderings))
 	if len(s.Families) > 0 {
@@ -124,12 +125,8 @@ func (s *Summary) Report() string {
 
 // orderingsTable is the orderings as a table: each claim, its mean ±
 // standard error, the paper's difference, the per-seed differences and
-// whether it holds; a sentence in place of an empty table when the study
-// runs no ordering's pair of rows.
+// whether it holds.
 func orderingsTable(os []Ordering) string {
-	if len(os) == 0 {
-		return "None: no ordering has both of its rows in this study.\n"
-	}
 	yes := map[bool]string{true: "yes", false: "no"}
 	var or [][]string
 	for _, o := range os {
@@ -143,7 +140,17 @@ func orderingsTable(os []Ordering) string {
 		}
 		or = append(or, []string{o.Claim, ours, num(o.Paper, 2), strings.Join(per, ", "), fmt.Sprintf("%d/%d", o.Seeds, o.Of), yes[o.MeanHolds], yes[o.Holds]})
 	}
-	return run.MarkdownTable([]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "mean", "holds"}, 1, or)
+	return tableOr("None: no ordering has both of its rows in this study.",
+		[]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "mean", "holds"}, 1, or)
+}
+
+// tableOr is run.MarkdownTable, or the sentence none in place of a table
+// with a header and no rows.
+func tableOr(none string, header []string, left int, rows [][]string) string {
+	if len(rows) == 0 {
+		return none + "\n"
+	}
+	return run.MarkdownTable(header, left, rows)
 }
 
 // mainTable is the study's table: a row per row (and arm), its cells

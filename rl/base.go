@@ -29,6 +29,23 @@ type DemoSource struct {
 	// scripted policy's, kept as context and not trained on (DemoNoise),
 	// in the training and the held-out demonstrations alike.
 	Noise *DemoNoise `json:"noise,omitempty"`
+	// Epochs, if set, are the SFT epochs this source's demonstrations are
+	// trained in, a curriculum (one layout first, then another); unset,
+	// every epoch. Its held-out demonstrations are measured after every
+	// epoch all the same.
+	Epochs *EpochRange `json:"epochs,omitempty"`
+}
+
+// EpochRange is the epochs First to Last, counted from 1, both included.
+type EpochRange struct {
+	First int `json:"first"`
+	Last  int `json:"last"`
+}
+
+// Has reports whether epoch (counted from 1) is in the range; a nil range
+// has every epoch.
+func (r *EpochRange) Has(epoch int) bool {
+	return r == nil || (epoch >= r.First && epoch <= r.Last)
 }
 
 // BaseConfig builds a base policy (the "pretrained model" RL starts from)
@@ -59,10 +76,18 @@ func (c BaseConfig) Validate() error {
 				return fmt.Errorf("base: source %s: %w", s.Name, err)
 			}
 		}
+		if r := s.Epochs; r != nil && (r.First < 1 || r.Last < r.First || r.Last > c.SFT.Epochs) {
+			return fmt.Errorf("base: source %s: epochs %d to %d are not within the SFT's 1 to %d", s.Name, r.First, r.Last, c.SFT.Epochs)
+		}
 		total += s.Demos
 	}
 	if total == 0 {
 		return fmt.Errorf("base: the sources hold no training demonstrations")
+	}
+	for epoch := 1; epoch <= c.SFT.Epochs; epoch++ {
+		if !slices.ContainsFunc(c.Sources, func(s DemoSource) bool { return s.Demos > 0 && s.Epochs.Has(epoch) }) {
+			return fmt.Errorf("base: no source trains in epoch %d", epoch)
+		}
 	}
 	return c.SFT.Validate()
 }
@@ -94,7 +119,7 @@ type Base struct {
 	Config  BaseConfig
 	Sources []BaseSource
 	Policy  *model.Model
-	train   []*Trajectory
+	train   [][]*Trajectory // by source
 	test    [][]*Trajectory
 	sft     *SFT
 }
@@ -154,7 +179,7 @@ func NewBase(ctx context.Context, cfg BaseConfig) (*Base, error) {
 			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
 		}
 		first += s.Demos
-		b.train = append(b.train, tr...)
+		b.train = append(b.train, tr)
 		te, err := NoisyDemonstrations(ctx, s.Task, s.Policy, s.Noise, tasks.Val, 0, s.TestDemos, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("base source %s: %w", s.Name, err)
@@ -194,16 +219,29 @@ func (b *Base) Fit() ([]SourceFit, error) {
 	return out, nil
 }
 
-// Epoch runs one SFT epoch over every source's demonstrations, shuffled
-// together, then measures the fit. Once ctx ends it stops before the next
-// minibatch and returns ctx's error, the policy part way through the
-// epoch: an interrupted build keeps nothing.
+// Epoch runs the next SFT epoch over the demonstrations of every source
+// that trains in it (DemoSource.Epochs), shuffled together, then measures
+// the fit. Once ctx ends it stops before the next minibatch and returns
+// ctx's error, the policy part way through the epoch: an interrupted build
+// keeps nothing.
 func (b *Base) Epoch(ctx context.Context) (BaseEpoch, error) {
-	m, err := b.sft.epochUntil(ctx, b.train)
+	m, err := b.sft.epochUntil(ctx, b.epochData(b.sft.epoch+1))
 	if err != nil {
 		return BaseEpoch{}, err
 	}
 	e := BaseEpoch{SFTMetrics: m}
 	e.Sources, err = b.Fit()
 	return e, err
+}
+
+// epochData is the demonstrations epoch (counted from 1) trains on: those
+// of the sources that train in it, in the sources' order.
+func (b *Base) epochData(epoch int) []*Trajectory {
+	var out []*Trajectory
+	for i, s := range b.Sources {
+		if s.Epochs.Has(epoch) {
+			out = append(out, b.train[i]...)
+		}
+	}
+	return out
 }

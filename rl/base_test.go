@@ -27,7 +27,7 @@ func TestBaseBuild(t *testing.T) {
 		b, err := NewBase(context.Background(), tinyBase(32))
 		require.NoError(t, err)
 		defer b.Close()
-		assert.Len(t, b.train, 64)
+		assert.Len(t, b.epochData(1), 64)
 		before, err := b.Fit()
 		require.NoError(t, err)
 		e, err := b.Epoch(t.Context())
@@ -54,6 +54,18 @@ func TestBaseConfigErrors(t *testing.T) {
 		"bad task":       func(c *BaseConfig) { c.Task = "nope" },
 		"bad preset":     func(c *BaseConfig) { c.Preset = "huge" },
 		"bad sft":        func(c *BaseConfig) { c.SFT.Epochs = 0 },
+		"epochs past the SFT's": func(c *BaseConfig) {
+			c.Sources[0].Epochs = &EpochRange{First: 1, Last: 2}
+		},
+		"epochs reversed": func(c *BaseConfig) {
+			c.SFT.Epochs = 2
+			c.Sources[0].Epochs = &EpochRange{First: 2, Last: 1}
+		},
+		"an epoch no source trains in": func(c *BaseConfig) {
+			c.SFT.Epochs = 3
+			c.Sources[0].Epochs = &EpochRange{First: 1, Last: 1}
+			c.Sources[1].Epochs = &EpochRange{First: 3, Last: 3}
+		},
 	} {
 		c := tinyBase(4)
 		mutate(&c)
@@ -94,4 +106,28 @@ func TestNewBaseStopsBetweenDemonstrations(t *testing.T) {
 	_, err := NewBase(ctx, tinyBase(32))
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 0, ctx.n, "five demonstrations, then the stop")
+}
+
+// A curriculum: each source trains only in its epochs, and an unset
+// range is every epoch; every source's fit is measured every epoch.
+func TestBaseCurriculum(t *testing.T) {
+	c := tinyBase(8)
+	c.SFT.Epochs = 3
+	c.SFT.MiniBatch = 8
+	c.Sources[0].Epochs = &EpochRange{First: 1, Last: 2}
+	c.Sources[1].Epochs = &EpochRange{First: 2, Last: 3}
+	b, err := NewBase(context.Background(), c)
+	require.NoError(t, err)
+	defer b.Close()
+	assert.Equal(t, b.train[0], b.epochData(1))
+	assert.Equal(t, append(append([]*Trajectory(nil), b.train[0]...), b.train[1]...), b.epochData(2))
+	assert.Equal(t, b.train[1], b.epochData(3))
+	for epoch, steps := range []int{1, 3, 4} { // minibatches of 8: 8, 16 and 8 demonstrations
+		e, err := b.Epoch(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, steps, e.Steps, "optimiser steps after epoch %d", epoch+1)
+		assert.Len(t, e.Sources, 2)
+	}
+	var all *EpochRange
+	assert.True(t, all.Has(7))
 }

@@ -33,7 +33,8 @@ const CapabilityTarget = 0.85
 // FloDial's 32,768 demonstrations; -echo, -pairs and -echo-pairs name PE's
 // layout options (tasks/pe doc, "Layout options"); -base trains the
 // model preset base (4 layers of width 128) in place of small; -noise
-// trains on recovery demonstrations (withNoise).
+// trains on recovery demonstrations (withNoise); -then- is a curriculum
+// (thenLayout).
 var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
 	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
@@ -50,15 +51,18 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	},
 	"pe-f-d6-echo-noise":       func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echo, 16384)) },
 	"pe-f-d6-echo-pairs-noise": func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echoPairs, 16384)) },
-	"pe-f-d8-echo-pairs":       func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
-	"pe-f-d8-echo":             func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
-	"pe-g-s2-echo":             func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
-	"pe-g-s3-echo":             func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
-	"mediq":                    func() rl.BaseConfig { return capability("mediq", nil, 32768) },
-	"flodial-easy":             func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
-	"flodial-hard":             func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
-	"telecom-solo":             func() rl.BaseConfig { return capability("telecom-solo", nil, 32768) },
-	"telecom-dual":             func() rl.BaseConfig { return capability("telecom-dual", nil, 32768) },
+	"pe-f-d6-echo-then-pairs": func() rl.BaseConfig {
+		return thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs)
+	},
+	"pe-f-d8-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
+	"pe-f-d8-echo":       func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
+	"pe-g-s2-echo":       func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
+	"pe-g-s3-echo":       func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
+	"mediq":              func() rl.BaseConfig { return capability("mediq", nil, 32768) },
+	"flodial-easy":       func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
+	"flodial-hard":       func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
+	"telecom-solo":       func() rl.BaseConfig { return capability("telecom-solo", nil, 32768) },
+	"telecom-dual":       func() rl.BaseConfig { return capability("telecom-dual", nil, 32768) },
 }
 
 // PE's layout options (tasks/pe doc, "Layout options"): the pairs layout
@@ -73,6 +77,22 @@ var (
 // any run (docs/arew.md §8, "Capability: measured").
 func withNoise(c rl.BaseConfig) rl.BaseConfig {
 	c.Sources[0].Noise = &rl.DemoNoise{Policy: tasks.PolicySpec{Kind: "random"}, Kind: "AS", Share: 0.25}
+	return c
+}
+
+// thenLayout is c as the first stage of a curriculum (docs/arew.md §8,
+// "Capability: measured"): c's source, named first, trains alone for c's
+// epochs, then a second source, named then, of as many strong
+// demonstrations on the task config next (later train instances), trains
+// alone for as many epochs again. The capability is judged on the last
+// source's layout (judge).
+func thenLayout(c rl.BaseConfig, first, then string, next json.RawMessage) rl.BaseConfig {
+	n := c.SFT.Epochs
+	c.SFT.Epochs = 2 * n
+	stage2 := c.Sources[0]
+	c.Sources[0].Name, c.Sources[0].Epochs = first, &rl.EpochRange{First: 1, Last: n}
+	stage2.Name, stage2.TaskConfig, stage2.Epochs = then, next, &rl.EpochRange{First: n + 1, Last: 2 * n}
+	c.Sources = append(c.Sources, stage2)
 	return c
 }
 
@@ -151,10 +171,15 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 	return sum, run.WriteFile(filepath.Join(dir, BaseReportFile), []byte(sum.Report()))
 }
 
-// judge reads the greedy and strong successes off the rows and applies
-// CapabilityTarget.
+// judge reads the greedy and strong successes off the rows of the last
+// source (the layout a curriculum ends on; a recipe has one source
+// otherwise) and applies CapabilityTarget.
 func (s *CapabilitySummary) judge() {
+	last := s.Config.Sources[len(s.Config.Sources)-1].Name
 	for _, r := range s.Rows {
+		if r.Source != last {
+			continue
+		}
 		switch r.Policy {
 		case "base, greedy":
 			s.Greedy = r.Measures.Success
@@ -172,9 +197,12 @@ func (s *CapabilitySummary) judge() {
 func (s *CapabilitySummary) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Capability %s\n\n", s.Name)
-	fmt.Fprintf(&b, "- recipe: a plain %s policy, %d SFT epochs (minibatch %d, lr %g), seed %d, on %s of %s (task config %s)\n",
+	fmt.Fprintf(&b, "- recipe: a plain %s policy, %d SFT epochs (minibatch %d, lr %g), seed %d, on %s of %s (%s)\n",
 		s.Config.Preset, s.Config.SFT.Epochs, s.Config.SFT.MiniBatch, s.Config.SFT.Optim.LR, s.Config.Seed,
-		demoList(s.Config.Sources), s.Config.Task, layoutText(s.Config.Sources[0].TaskConfig))
+		demoList(s.Config.Sources), s.Config.Task, layoutList(s.Config.Sources))
+	if len(s.Config.Sources) > 1 {
+		fmt.Fprintf(&b, "- judged on the last source's layout, %s\n", s.Config.Sources[len(s.Config.Sources)-1].Name)
+	}
 	fmt.Fprintf(&b, "- evaluated on the first %d validation instances; sampled at temperature 1; %s wall\n",
 		s.Episodes, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
 	fmt.Fprintf(&b, "- greedy success %s = %s × the strong policy's %s; target ≥ %.2f×: %s\n",
@@ -188,6 +216,19 @@ func (s *CapabilitySummary) Report() string {
 	fmt.Fprintf(&b, "- remade by `go run ./cmd/train -capability %s`\n\n", s.Name)
 	b.WriteString(BaseTable(s.Rows))
 	return b.String()
+}
+
+// layoutList is the sources' task configs: "task config {…}" for one
+// source, "task configs: name {…}, …" for several.
+func layoutList(src []rl.DemoSource) string {
+	if len(src) == 1 {
+		return "task config " + layoutText(src[0].TaskConfig)
+	}
+	parts := make([]string, len(src))
+	for i, s := range src {
+		parts[i] = s.Name + " " + layoutText(s.TaskConfig)
+	}
+	return "task configs: " + strings.Join(parts, ", ")
 }
 
 func layoutText(raw json.RawMessage) string {

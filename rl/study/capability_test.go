@@ -10,18 +10,29 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"arew/rl"
+	"arew/rl/run"
 	"arew/tasks"
 )
 
 // Every capability recipe is one plain source of the strong policy on a
-// Table 1 setting, and builds.
+// Table 1 setting, or a curriculum of two whose epochs follow each other,
+// and builds.
 func TestCapabilityRecipes(t *testing.T) {
-	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s3", "pe-g-s3-echo", "telecom-dual", "telecom-solo"}, CapabilityNames())
+	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s3", "pe-g-s3-echo", "telecom-dual", "telecom-solo"}, CapabilityNames())
 	for _, name := range CapabilityNames() {
 		cfg := Capabilities[name]()
-		require.Len(t, cfg.Sources, 1, name)
-		assert.Equal(t, tasks.PolicySpec{Kind: "strong"}, cfg.Sources[0].Policy, name)
-		assert.Empty(t, cfg.Sources[0].Style, name)
+		if strings.Contains(name, "-then-") {
+			require.Len(t, cfg.Sources, 2, name)
+			n := cfg.SFT.Epochs / 2
+			assert.Equal(t, &rl.EpochRange{First: 1, Last: n}, cfg.Sources[0].Epochs, name)
+			assert.Equal(t, &rl.EpochRange{First: n + 1, Last: 2 * n}, cfg.Sources[1].Epochs, name)
+		} else {
+			require.Len(t, cfg.Sources, 1, name)
+		}
+		for _, src := range cfg.Sources {
+			assert.Equal(t, tasks.PolicySpec{Kind: "strong"}, src.Policy, name)
+			assert.Empty(t, src.Style, name)
+		}
 		_, _, err := rl.BaseSources(cfg)
 		assert.NoError(t, err, name)
 	}
@@ -66,4 +77,24 @@ func TestBuildCapability(t *testing.T) {
 
 	_, err = BuildCapability(t.Context(), "nope", dir, nil)
 	assert.ErrorContains(t, err, "no capability recipe")
+}
+
+// A curriculum is judged on the layout it ends on: the last source's rows.
+func TestCapabilityJudgesTheLastSource(t *testing.T) {
+	cfg := Capabilities["pe-f-d6-echo-then-pairs"]()
+	row := func(source, policy string, success float64) BaseRow {
+		return BaseRow{Source: source, Policy: policy, Measures: &run.Measures{Success: run.Num(success)}}
+	}
+	s := &CapabilitySummary{Config: cfg, Rows: []BaseRow{
+		row("echo", "base, greedy", 0.9), row("echo", "scripted strong", 0.9),
+		row("echo+pairs", "base, greedy", 0.4), row("echo+pairs", "scripted strong", 0.8),
+		row("echo", hybridPolicy+", greedy", 0.6), row("echo+pairs", hybridPolicy+", greedy", 0.1),
+	}}
+	s.judge()
+	assert.Equal(t, run.Num(0.4), s.Greedy)
+	assert.Equal(t, run.Num(0.5), s.Ratio)
+	assert.Equal(t, run.Num(0.1), s.Beliefs)
+	assert.False(t, s.Met)
+	assert.Contains(t, s.Report(), "judged on the last source's layout, echo+pairs")
+	assert.Contains(t, s.Report(), "in epochs 7–12")
 }

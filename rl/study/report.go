@@ -162,6 +162,9 @@ func demoList(src []rl.DemoSource) string {
 			}
 			out += fmt.Sprintf(" with noise: %s on %g%% of the %s turns, not trained on", n.Policy.Kind, 100*n.Share, kind)
 		}
+		if r := s.Epochs; r != nil {
+			out += fmt.Sprintf(" in epochs %d–%d", r.First, r.Last)
+		}
 	}
 	return out
 }

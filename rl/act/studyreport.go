@@ -99,7 +99,7 @@ func (s *Summary) Report() string {
 		cr = append(cr, []string{cv.Group, fmt.Sprint(cv.Seed), fmt.Sprint(len(cv.Acc)), num(run.Num(tenth(cv.Acc, false)), 3),
 			num(run.Num(tenth(cv.Acc, true)), 3), num(cv.Before, 3), num(cv.After, 3)})
 	}
-	b.WriteString(tableOr("None: no run of this study has an ACT stage.",
+	b.WriteString(run.TableOr("None: no run of this study has an ACT stage.\n",
 		[]string{"group", "seed", "updates", "sampled, first", "sampled, last", "held-out π_θ0", "held-out ACT"}, 2, cr))
 	b.WriteString("\n## The paper's orderings\n\nPaired by seed: ours is the mean difference ± its standard error. An ordering holds when the mean clears its margin with the paper's sign and at least four seeds in five show that sign; a tie at zero (both rows 0) never counts. An ordering whose rows the study does not run is left out.\n\n")
 	b.WriteString(orderingsTable(s.Orderings))
@@ -140,17 +140,8 @@ func orderingsTable(os []Ordering) string {
 		}
 		or = append(or, []string{o.Claim, ours, num(o.Paper, 2), strings.Join(per, ", "), fmt.Sprintf("%d/%d", o.Seeds, o.Of), yes[o.MeanHolds], yes[o.Holds]})
 	}
-	return tableOr("None: no ordering has both of its rows in this study.",
+	return run.TableOr("None: no ordering has both of its rows in this study.\n",
 		[]string{"claim", "ours (points)", "paper", "per seed (paired)", "seeds", "mean", "holds"}, 1, or)
-}
-
-// tableOr is run.MarkdownTable, or the sentence none in place of a table
-// with a header and no rows.
-func tableOr(none string, header []string, left int, rows [][]string) string {
-	if len(rows) == 0 {
-		return none + "\n"
-	}
-	return run.MarkdownTable(header, left, rows)
 }
 
 // mainTable is the study's table: a row per row (and arm), its cells

@@ -42,3 +42,12 @@ func MarkdownTable(header []string, left int, rows [][]string) string {
 	}
 	return b.String()
 }
+
+// TableOr is MarkdownTable, or none in place of a table with a header and
+// no rows (a report's sentence saying why, or "" to leave the table out).
+func TableOr(none string, header []string, left int, rows [][]string) string {
+	if len(rows) == 0 {
+		return none
+	}
+	return MarkdownTable(header, left, rows)
+}

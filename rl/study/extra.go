@@ -68,8 +68,5 @@ func (s *Summary) ExtraTestTable() string {
 			}
 		}
 	}
-	if len(rows) == 0 {
-		return ""
-	}
-	return run.MarkdownTable(header, 2, rows)
+	return run.TableOr("", header, 2, rows)
 }

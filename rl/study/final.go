@@ -25,10 +25,7 @@ func (s *Summary) TestTable() string {
 			rows = append(rows, append([]string{name, string(mode), strconv.Itoa(len(evals))}, meanStdCells(evals)...))
 		}
 	}
-	if len(rows) == 0 {
-		return ""
-	}
-	return run.MarkdownTable(header, 2, rows)
+	return run.TableOr("", header, 2, rows)
 }
 
 // TestSeedTable is the final test success of every run, seed by seed, in
@@ -48,10 +45,7 @@ func (s *Summary) TestSeedTable(seeds []uint64) string {
 			}
 		}
 	}
-	if len(rows) == 0 {
-		return ""
-	}
-	return run.MarkdownTable(header, 2, rows)
+	return run.TableOr("", header, 2, rows)
 }
 
 func (s *Summary) run(arm string, seed uint64) *RunSum {

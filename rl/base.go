@@ -71,6 +71,9 @@ func (c BaseConfig) Validate() error {
 		if s.Name == "" || s.Demos < 0 || s.TestDemos < 0 {
 			return fmt.Errorf("base: source %d needs a name and demos, test_demos ≥ 0", i)
 		}
+		if slices.ContainsFunc(c.Sources[:i], func(o DemoSource) bool { return o.Name == s.Name }) {
+			return fmt.Errorf("base: two sources are named %s; their fits and evaluation rows are told apart by name", s.Name)
+		}
 		if s.Noise != nil {
 			if err := s.Noise.Validate(); err != nil {
 				return fmt.Errorf("base: source %s: %w", s.Name, err)

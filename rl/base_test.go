@@ -49,6 +49,7 @@ func TestBaseConfigErrors(t *testing.T) {
 		"no sources":     func(c *BaseConfig) { c.Sources = nil },
 		"no demos":       func(c *BaseConfig) { c.Sources[0].Demos, c.Sources[1].Demos = 0, 0 },
 		"unnamed":        func(c *BaseConfig) { c.Sources[1].Name = "" },
+		"named twice":    func(c *BaseConfig) { c.Sources[1].Name = c.Sources[0].Name },
 		"vocab mismatch": func(c *BaseConfig) { c.Sources[1].TaskConfig = json.RawMessage(`{"Echo":true}`) },
 		"bad policy":     func(c *BaseConfig) { c.Sources[0].Policy.Kind = "oracle" },
 		"bad task":       func(c *BaseConfig) { c.Task = "nope" },

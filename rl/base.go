@@ -59,6 +59,9 @@ type BaseConfig struct {
 	Preset  string       `json:"preset"`
 	Seed    uint64       `json:"seed"`
 	SFT     SFTConfig    `json:"sft"`
+	// DAgger, if set, continues the build after the SFT epochs with
+	// rounds of DAgger on the last source (DAggerConfig).
+	DAgger *DAggerConfig `json:"dagger,omitempty"`
 }
 
 // Validate checks the sizes; the tasks and policies are checked when built.
@@ -92,6 +95,14 @@ func (c BaseConfig) Validate() error {
 			return fmt.Errorf("base: no source trains in epoch %d", epoch)
 		}
 	}
+	if c.DAgger != nil {
+		if err := c.DAgger.Validate(); err != nil {
+			return fmt.Errorf("base: %w", err)
+		}
+		if c.Sources[len(c.Sources)-1].Demos == 0 {
+			return fmt.Errorf("base: DAgger aggregates onto the last source, %s, which has no training demonstrations", c.Sources[len(c.Sources)-1].Name)
+		}
+	}
 	return c.SFT.Validate()
 }
 
@@ -110,10 +121,12 @@ type SourceFit struct {
 	Accuracy float64 `json:"test_accuracy"`
 }
 
-// BaseEpoch is one SFT epoch of a base build.
+// BaseEpoch is one SFT epoch of a base build; the first epoch of a DAgger
+// round carries the round's data collection.
 type BaseEpoch struct {
 	SFTMetrics
-	Sources []SourceFit `json:"sources"`
+	Sources []SourceFit  `json:"sources"`
+	DAgger  *DAggerRound `json:"dagger,omitempty"`
 }
 
 // Base is a base build in progress: the sources, the fresh policy and the
@@ -125,6 +138,10 @@ type Base struct {
 	train   [][]*Trajectory // by source
 	test    [][]*Trajectory
 	sft     *SFT
+	// dagger holds the DAgger rounds' demonstrations so far, and next the
+	// first train instance no source or round has played.
+	dagger []*Trajectory
+	next   int
 }
 
 // BaseSources builds and checks the sources of cfg: each task variant and
@@ -189,6 +206,7 @@ func NewBase(ctx context.Context, cfg BaseConfig) (*Base, error) {
 		}
 		b.test = append(b.test, te)
 	}
+	b.next = first
 	sc := cfg.SFT
 	sc.Seed = cfg.Seed
 	sc.MaxLen = maxTokens
@@ -201,8 +219,26 @@ func NewBase(ctx context.Context, cfg BaseConfig) (*Base, error) {
 // Close releases the SFT graph.
 func (b *Base) Close() { b.sft.Close() }
 
-// Epochs is the configured number of SFT epochs.
-func (b *Base) Epochs() int { return b.Config.SFT.Epochs }
+// Epochs is the number of epochs of the build: the SFT's, then every
+// DAgger round's.
+func (b *Base) Epochs() int {
+	n := b.Config.SFT.Epochs
+	if d := b.Config.DAgger; d != nil {
+		n += d.Rounds * d.Epochs
+	}
+	return n
+}
+
+// daggerRound is the DAgger round epoch (counted from 1) belongs to
+// (counted from 1; 0 for the SFT's epochs), and whether it is the round's
+// first epoch.
+func (b *Base) daggerRound(epoch int) (round int, first bool) {
+	k := epoch - b.Config.SFT.Epochs - 1
+	if b.Config.DAgger == nil || k < 0 {
+		return 0, false
+	}
+	return k/b.Config.DAgger.Epochs + 1, k%b.Config.DAgger.Epochs == 0
+}
 
 // Fit measures the current policy against every source's held-out
 // demonstrations (NaN for a source without any).
@@ -227,19 +263,39 @@ func (b *Base) Fit() ([]SourceFit, error) {
 // the fit. Once ctx ends it stops before the next minibatch and returns
 // ctx's error, the policy part way through the epoch: an interrupted build
 // keeps nothing.
+//
+// The first epoch of a DAgger round first plays the round's
+// demonstrations with the policy as it is then (daggerDemonstrations), on
+// the next train instances.
 func (b *Base) Epoch(ctx context.Context) (BaseEpoch, error) {
-	m, err := b.sft.epochUntil(ctx, b.epochData(b.sft.epoch+1))
+	epoch := b.sft.epoch + 1
+	var e BaseEpoch
+	if round, first := b.daggerRound(epoch); first {
+		last := b.Sources[len(b.Sources)-1]
+		tr, r, err := daggerDemonstrations(ctx, last, b.Policy, *b.Config.DAgger, round, b.next, b.Config.Seed)
+		if err != nil {
+			return BaseEpoch{}, fmt.Errorf("base: DAgger round %d: %w", round, err)
+		}
+		b.dagger = append(b.dagger, tr...)
+		b.next += len(tr)
+		e.DAgger = &r
+	}
+	m, err := b.sft.epochUntil(ctx, b.epochData(epoch))
 	if err != nil {
 		return BaseEpoch{}, err
 	}
-	e := BaseEpoch{SFTMetrics: m}
+	e.SFTMetrics = m
 	e.Sources, err = b.Fit()
 	return e, err
 }
 
 // epochData is the demonstrations epoch (counted from 1) trains on: those
-// of the sources that train in it, in the sources' order.
+// of the sources that train in it, in the sources' order; in a DAgger
+// round, the last source's and every round's so far.
 func (b *Base) epochData(epoch int) []*Trajectory {
+	if round, _ := b.daggerRound(epoch); round > 0 {
+		return append(slices.Clip(b.train[len(b.train)-1]), b.dagger...)
+	}
 	var out []*Trajectory
 	for i, s := range b.Sources {
 		if s.Epochs.Has(epoch) {

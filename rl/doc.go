@@ -178,6 +178,12 @@
 // (DemoNoise, NoisyDemonstrations) let another scripted policy play a
 // share of the turns as context only, so the states the trained tokens
 // follow are not all the demonstrator's own (TestNoisyDemonstrations).
+// DAgger (BaseConfig.DAgger, dagger.go) puts the policy being trained in
+// that place: after the SFT epochs, each round plays new instances with
+// the learner writing a share of the turns, decoded from the episode's
+// tokens so far exactly as a rollout decodes them
+// (TestLearnerMatchesRollout), labels the states its play leads to with
+// the demonstrator's turns, and trains on the aggregate (TestBaseDAgger).
 //
 // # Resume
 //

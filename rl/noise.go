@@ -16,9 +16,9 @@ import (
 // are trained on, and they show how to go on from states that the
 // demonstrator's own play never reaches (a poor question, a repeat).
 //
-// DAgger puts the learner's own turns there, which needs a trained policy
-// in the loop; a scripted policy (e.g. the random one) is the noise that
-// needs none. The choices draw from their own stream of (seed, split,
+// DAgger puts the learner's own turns there (BaseConfig.DAgger, dagger.go);
+// a scripted policy (e.g. the random one) is the noise that needs no
+// trained policy in the loop. The choices draw from their own stream of (seed, split,
 // instance), so a demonstration depends only on those.
 type DemoNoise struct {
 	Policy tasks.PolicySpec `json:"policy"`
@@ -40,14 +40,16 @@ func (n DemoNoise) Validate() error {
 	return nil
 }
 
-// noisePlay is a DemoNoise built for one demonstration: its policy, the
-// kinds of turn it may take (indexed by tasks.Kind), its share and the
-// generator of its choices.
+// noisePlay is a DemoNoise built for one demonstration: its policy (a
+// scripted one, or the learner of a DAgger round), the kinds of turn it
+// may take (indexed by tasks.Kind), its share and the generator of its
+// choices.
 type noisePlay struct {
-	policy tasks.Policy
-	kinds  [2]bool
-	share  float64
-	rng    *rand.Rand
+	policy  tasks.Policy
+	learner *learner
+	kinds   [2]bool
+	share   float64
+	rng     *rand.Rand
 }
 
 // takes reports whether the noise plays turn: a turn of its kinds, with
@@ -56,36 +58,64 @@ func (n *noisePlay) takes(turn tasks.Turn) bool {
 	return n != nil && n.kinds[turn.Kind] && n.rng.Float64() < n.share
 }
 
+// start readies the noise for a new demonstration drawing from rng.
+func (n *noisePlay) start(rng *rand.Rand) error {
+	n.rng = rng
+	if n.learner != nil {
+		return n.learner.reset()
+	}
+	return nil
+}
+
+// act is the noise's turn: the scripted policy acting on the episode, or
+// the learner decoding from the tokens so far.
+func (n *noisePlay) act(ep tasks.Episode, turn tasks.Turn, history []tasks.Token) ([]tasks.Token, error) {
+	if n.learner != nil {
+		return n.learner.act(ep, turn, history, n.rng)
+	}
+	return n.policy.Act(ep, n.rng)
+}
+
 // NoisyDemonstrations is Demonstrations with noise (nil: none, the same
 // demonstrations as Demonstrations): instance i's noise plays the task's
 // noise policy with the generator of (seed, split, i). Once ctx ends it
 // returns ctx's error before the next demonstration.
 func NoisyDemonstrations(ctx context.Context, task tasks.Task, policy tasks.Policy, noise *DemoNoise, split tasks.Split, first, n int, seed uint64) ([]*Trajectory, error) {
-	var play noisePlay
+	var play *noisePlay
 	if noise != nil {
 		if err := noise.Validate(); err != nil {
 			return nil, err
 		}
+		play = &noisePlay{share: noise.Share}
 		var err error
 		if play.policy, err = task.Scripted(noise.Policy); err != nil {
 			return nil, fmt.Errorf("noise: %w", err)
 		}
-		play.share = noise.Share
 		for _, k := range []tasks.Kind{tasks.AS, tasks.BT} {
 			play.kinds[k] = noise.Kind == "" || noise.Kind == k.String()
 		}
 	}
+	return demonstrations(ctx, task, policy, play, split, first, n, seed, func(i int) *rand.Rand {
+		return derive(seed, streamNoise, uint64(split), uint64(i))
+	})
+}
+
+// demonstrations plays instances first … first+n−1 of split with the
+// policy, the noise (nil: none) taking its turns with the generator
+// noiseRNG(i) for instance i.
+func demonstrations(ctx context.Context, task tasks.Task, policy tasks.Policy, noise *noisePlay, split tasks.Split, first, n int, seed uint64,
+	noiseRNG func(i int) *rand.Rand) ([]*Trajectory, error) {
 	out := make([]*Trajectory, 0, n)
 	for i := first; i < first+n; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var np *noisePlay
 		if noise != nil {
-			np = &play
-			np.rng = derive(seed, streamNoise, uint64(split), uint64(i))
+			if err := noise.start(noiseRNG(i)); err != nil {
+				return nil, err
+			}
 		}
-		tr, err := playDemo(task, policy, np, split, i, derive(seed, streamSFT, uint64(split), uint64(i)))
+		tr, err := playDemo(task, policy, noise, split, i, derive(seed, streamSFT, uint64(split), uint64(i)))
 		if err != nil {
 			return nil, err
 		}

@@ -105,11 +105,14 @@ func playDemo(task tasks.Task, policy tasks.Policy, noise *noisePlay, split task
 			return nil, fmt.Errorf("play scripted %s: episode did not end", task.Name())
 		}
 		turn := ep.Next()
-		actor, agent, r := policy, true, rng
-		if noise.takes(turn) {
-			actor, agent, r = noise.policy, false, noise.rng
+		agent := !noise.takes(turn)
+		var action []tasks.Token
+		var err error
+		if agent {
+			action, err = policy.Act(ep, rng)
+		} else {
+			action, err = noise.act(ep, turn, rec.tr.Tokens)
 		}
-		action, err := actor.Act(ep, r)
 		if err != nil {
 			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
 		}

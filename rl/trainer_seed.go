@@ -14,6 +14,7 @@ const (
 	streamSFT                        // (epoch) → SFT's minibatch order
 	streamEval                       // (episode index) → sampled evaluation
 	streamNoise                      // (split, instance) → a noisy demonstration's noise (DemoNoise)
+	streamDAgger                     // (round, instance) → a DAgger round's mixture and the learner's sampling
 )
 
 // mix64 is SplitMix64's finaliser: a bijection of uint64 whose output bits

@@ -63,7 +63,7 @@ func (s *study) placeBase() error {
 // its SFT epochs with a line each (and one rl.BaseEpoch per line of
 // <dir>/base-sft.jsonl), saved as <dir>/base.safetensors.
 func (s *study) buildBase(ctx context.Context) error {
-	p, err := trainBase(ctx, *s.cfg.Base.Build, s.dir, s.out)
+	p, _, err := trainBase(ctx, *s.cfg.Base.Build, s.dir, s.out)
 	if err != nil {
 		return err
 	}
@@ -72,36 +72,43 @@ func (s *study) buildBase(ctx context.Context) error {
 }
 
 // trainBase runs a base build into dir (its base-sft.jsonl) and returns the
-// trained policy.
-func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer) (*model.Model, error) {
+// trained policy and its DAgger rounds' data collection (none without
+// DAgger).
+func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer) (*model.Model, []rl.DAggerRound, error) {
 	b, err := rl.NewBase(ctx, cfg)
 	if ctx.Err() != nil {
-		return nil, run.ErrInterrupted
+		return nil, nil, run.ErrInterrupted
 	}
 	if err != nil {
-		return nil, fmt.Errorf("study: base: %w", err)
+		return nil, nil, fmt.Errorf("study: base: %w", err)
 	}
 	defer b.Close()
 	log, err := run.CreateJSONL(filepath.Join(dir, BaseSFTFile))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer log.Close()
 	meter := progress.New(out, "base SFT", b.Epochs())
 	defer meter.Finish()
-	meter.Printf("== base: SFT of a %s policy (%d parameters) on %s, %d epochs\n",
-		cfg.Preset, b.Policy.Config.NumParams(), sourceList(b.Sources), b.Epochs())
+	meter.Printf("== base: SFT of a %s policy (%d parameters) on %s, %d epochs%s\n",
+		cfg.Preset, b.Policy.Config.NumParams(), sourceList(b.Sources), cfg.SFT.Epochs, daggerPlan(cfg.DAgger))
+	var rounds []rl.DAggerRound
 	for epoch := range b.Epochs() {
 		meter.Tick(epoch, fmt.Sprintf("epoch %d", epoch+1))
 		m, err := b.Epoch(ctx)
 		if ctx.Err() != nil {
-			return nil, run.ErrInterrupted
+			return nil, nil, run.ErrInterrupted
 		}
 		if err != nil {
-			return nil, fmt.Errorf("study: base: %w", err)
+			return nil, nil, fmt.Errorf("study: base: %w", err)
 		}
 		if err := log.Write(newBaseRecord(m)); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if r := m.DAgger; r != nil {
+			rounds = append(rounds, *r)
+			meter.Line(epoch+1, fmt.Sprintf("DAgger round %d: %d demonstrations, %d learner and %d scripted turns, mixture success %.3f, %.2f malformed turns and %.2f repeats an episode, %.0f s",
+				r.Round, r.Demos, r.LearnerTurns, r.ExpertTurns, r.Success, r.Malformed, r.Repeats, r.Seconds))
 		}
 		line := fmt.Sprintf("base SFT epoch %d/%d  train loss %.3f", epoch+1, b.Epochs(), m.TrainLoss)
 		for _, f := range m.Sources {
@@ -109,7 +116,7 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 		}
 		meter.Line(epoch+1, line)
 	}
-	return b.Policy, nil
+	return b.Policy, rounds, nil
 }
 
 // sourceList names the sources: "8192 locked(0.03,0.03) [hasty], …".
@@ -124,6 +131,15 @@ func sourceList(src []rl.BaseSource) string {
 	return out
 }
 
+// daggerPlan describes a build's DAgger rounds ("" when it has none).
+func daggerPlan(d *rl.DAggerConfig) string {
+	if d == nil {
+		return ""
+	}
+	return fmt.Sprintf(", then %d DAgger rounds of %d demonstrations (the learner's share of turns %g) and %d epochs each",
+		d.Rounds, d.Demos, d.Share, d.Epochs)
+}
+
 // baseRecord is one line of base-sft.jsonl: rl.BaseEpoch with NaN-safe
 // numbers.
 type baseRecord struct {
@@ -134,6 +150,8 @@ type baseRecord struct {
 	LR        float64     `json:"lr"`
 	Seconds   float64     `json:"seconds"`
 	Sources   []sourceFit `json:"sources"`
+	// DAgger is the round's data collection, on a round's first epoch.
+	DAgger *rl.DAggerRound `json:"dagger,omitempty"`
 }
 
 type sourceFit struct {
@@ -144,7 +162,7 @@ type sourceFit struct {
 
 func newBaseRecord(m rl.BaseEpoch) baseRecord {
 	r := baseRecord{Epoch: m.Epoch, Steps: m.Steps, TrainLoss: run.Num(m.TrainLoss), GradNorm: run.Num(m.GradNorm),
-		LR: m.LR, Seconds: m.Seconds}
+		LR: m.LR, Seconds: m.Seconds, DAgger: m.DAgger}
 	for _, f := range m.Sources {
 		r.Sources = append(r.Sources, sourceFit{Name: f.Name, Loss: run.Num(f.Loss), Accuracy: run.Num(f.Accuracy)})
 	}

@@ -65,7 +65,7 @@ func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSu
 	if err := run.PrepareDir(dir, false); err != nil {
 		return nil, err
 	}
-	policy, err := trainBase(ctx, cfg, dir, out)
+	policy, _, err := trainBase(ctx, cfg, dir, out)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ const CapabilityTarget = 0.85
 // layout options (tasks/pe doc, "Layout options"); -base trains the
 // model preset base (4 layers of width 128) in place of small; -noise
 // trains on recovery demonstrations (withNoise); -then- is a curriculum
-// (thenLayout).
+// (thenLayout); -dagger continues with DAgger rounds (withDAgger).
 var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
 	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
@@ -53,6 +53,9 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-f-d6-echo-pairs-noise": func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echoPairs, 16384)) },
 	"pe-f-d6-echo-then-pairs": func() rl.BaseConfig {
 		return thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs)
+	},
+	"pe-f-d6-echo-then-pairs-dagger": func() rl.BaseConfig {
+		return withDAgger(thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs))
 	},
 	"pe-f-d8-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
 	"pe-f-d8-echo":       func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
@@ -77,6 +80,16 @@ var (
 // any run (docs/arew.md §8, "Capability: measured").
 func withNoise(c rl.BaseConfig) rl.BaseConfig {
 	c.Sources[0].Noise = &rl.DemoNoise{Policy: tasks.PolicySpec{Kind: "random"}, Kind: "AS", Share: 0.25}
+	return c
+}
+
+// withDAgger is c continued by 4 DAgger rounds on its last source
+// (rl.DAggerConfig), each of 8,192 new demonstrations with the learner
+// sampling half the turns at temperature 1, then one epoch on the
+// aggregate; all fixed before any run (docs/arew.md §8, "Capability:
+// measured").
+func withDAgger(c rl.BaseConfig) rl.BaseConfig {
+	c.DAgger = &rl.DAggerConfig{Rounds: 4, Demos: 8192, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}
 	return c
 }
 
@@ -125,7 +138,9 @@ type CapabilitySummary struct {
 	Ratio    run.Num       `json:"ratio"`
 	Met      bool          `json:"target_met"`
 	Beliefs  run.Num       `json:"beliefs_greedy_success"` // EvaluateHybrid's greedy success
-	Seconds  float64       `json:"seconds"`
+	// DAgger is each DAgger round's data collection (Config.DAgger).
+	DAgger  []rl.DAggerRound `json:"dagger,omitempty"`
+	Seconds float64          `json:"seconds"`
 }
 
 // BuildCapability trains capability recipe name into dir (which must not
@@ -147,14 +162,14 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 		return nil, err
 	}
 	start := time.Now()
-	policy, err := trainBase(ctx, cfg, dir, out)
+	policy, rounds, err := trainBase(ctx, cfg, dir, out)
 	if err != nil {
 		return nil, err
 	}
 	if err := policy.Save(filepath.Join(dir, "policy.safetensors"), map[string]string{"capability": name}); err != nil {
 		return nil, err
 	}
-	sum := &CapabilitySummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes, Beliefs: run.Num(math.NaN())}
+	sum := &CapabilitySummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes, Beliefs: run.Num(math.NaN()), DAgger: rounds}
 	if sum.Rows, err = EvaluateBase(ctx, policy, cfg, BaseEvalEpisodes, out); err != nil {
 		return nil, err
 	}
@@ -200,6 +215,11 @@ func (s *CapabilitySummary) Report() string {
 	fmt.Fprintf(&b, "- recipe: a plain %s policy, %d SFT epochs (minibatch %d, lr %g), seed %d, on %s of %s (%s)\n",
 		s.Config.Preset, s.Config.SFT.Epochs, s.Config.SFT.MiniBatch, s.Config.SFT.Optim.LR, s.Config.Seed,
 		demoList(s.Config.Sources), s.Config.Task, layoutList(s.Config.Sources))
+	for _, r := range s.DAgger {
+		fmt.Fprintf(&b, "- DAgger round %d of %d: %d new demonstrations of %s, the learner writing %d turns and the strong policy %d; the mixture succeeds %s, with %.2f malformed turns and %.2f repeats an episode; then %d epoch(s) on the aggregate\n",
+			r.Round, s.Config.DAgger.Rounds, r.Demos, s.Config.Sources[len(s.Config.Sources)-1].Name,
+			r.LearnerTurns, r.ExpertTurns, f3(run.Num(r.Success)), r.Malformed, r.Repeats, s.Config.DAgger.Epochs)
+	}
 	if len(s.Config.Sources) > 1 {
 		fmt.Fprintf(&b, "- judged on the last source's layout, %s\n", s.Config.Sources[len(s.Config.Sources)-1].Name)
 	}

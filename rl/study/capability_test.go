@@ -18,7 +18,7 @@ import (
 // Table 1 setting, or a curriculum of two whose epochs follow each other,
 // and builds.
 func TestCapabilityRecipes(t *testing.T) {
-	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s3", "pe-g-s3-echo", "telecom-dual", "telecom-solo"}, CapabilityNames())
+	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-echo-then-pairs-dagger", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s3", "pe-g-s3-echo", "telecom-dual", "telecom-solo"}, CapabilityNames())
 	for _, name := range CapabilityNames() {
 		cfg := Capabilities[name]()
 		if strings.Contains(name, "-then-") {
@@ -29,6 +29,7 @@ func TestCapabilityRecipes(t *testing.T) {
 		} else {
 			require.Len(t, cfg.Sources, 1, name)
 		}
+		assert.Equal(t, strings.HasSuffix(name, "-dagger"), cfg.DAgger != nil, name)
 		for _, src := range cfg.Sources {
 			assert.Equal(t, tasks.PolicySpec{Kind: "strong"}, src.Policy, name)
 			assert.Empty(t, src.Style, name)
@@ -38,15 +39,16 @@ func TestCapabilityRecipes(t *testing.T) {
 	}
 }
 
-// BuildCapability trains, evaluates and writes its files; the report
-// names the target and whether it was met; an unknown recipe is an input
-// error.
+// BuildCapability trains (a DAgger round included), evaluates and writes
+// its files; the report names the target and whether it was met, and the
+// DAgger round; an unknown recipe is an input error.
 func TestBuildCapability(t *testing.T) {
 	sft := rl.DefaultSFTConfig()
 	sft.Epochs = 1
 	Capabilities["tiny-mediq"] = func() rl.BaseConfig {
 		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
-			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 32, TestDemos: 4}}}
+			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 32, TestDemos: 4}},
+			DAgger: &rl.DAggerConfig{Rounds: 1, Demos: 8, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}}
 	}
 	defer delete(Capabilities, "tiny-mediq")
 	dir := filepath.Join(t.TempDir(), "cap")
@@ -64,6 +66,10 @@ func TestBuildCapability(t *testing.T) {
 	assert.Contains(t, string(report), "target ≥ 0.85×")
 	assert.Contains(t, string(report), "-capability tiny-mediq")
 	assert.Contains(t, string(report), "scripted strong")
+	require.Len(t, sum.DAgger, 1)
+	assert.Equal(t, 8, sum.DAgger[0].Demos)
+	assert.Positive(t, sum.DAgger[0].LearnerTurns)
+	assert.Contains(t, string(report), "DAgger round 1 of 1: 8 new demonstrations of plain")
 	assert.Contains(t, string(report), "the belief skill alone (strong queries, base beliefs)")
 	var hybrid []BaseRow
 	for _, r := range sum.Rows {

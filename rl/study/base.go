@@ -136,7 +136,7 @@ func daggerPlan(d *rl.DAggerConfig) string {
 	if d == nil {
 		return ""
 	}
-	return fmt.Sprintf(", then %d DAgger rounds of %d demonstrations (the learner's share of turns %g) and %d epochs each",
+	return fmt.Sprintf(", then %d DAgger rounds of %d demonstrations (the learner's share of turns %g), each followed by %d epoch(s) on the aggregate",
 		d.Rounds, d.Demos, d.Share, d.Epochs)
 }
 

@@ -57,6 +57,11 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-f-d6-echo-then-pairs-dagger": func() rl.BaseConfig {
 		return withDAgger(thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs))
 	},
+	"pe-f-d6-echo-then-pairs-dagger-base": func() rl.BaseConfig {
+		c := withDAgger(thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs))
+		c.Preset = "base"
+		return c
+	},
 	"pe-f-d8-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
 	"pe-f-d8-echo":       func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
 	"pe-g-s2-echo":       func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },

@@ -149,10 +149,10 @@ func daggerDemonstrations(ctx context.Context, src BaseSource, policy *model.Mod
 	if err != nil {
 		return nil, DAggerRound{}, err
 	}
-	play := &noisePlay{learner: l, kinds: [2]bool{true, true}, share: cfg.Share}
-	out, err := demonstrations(ctx, src.Task, src.Policy, play, tasks.Train, first, cfg.Demos, seed, func(i int) *rand.Rand {
+	play := &noisePlay{learner: l, kinds: [2]bool{true, true}, share: cfg.Share, draws: func(i int) *rand.Rand {
 		return derive(seed, streamDAgger, uint64(round), uint64(i))
-	})
+	}}
+	out, err := demonstrations(ctx, src.Task, src.Policy, play, tasks.Train, first, cfg.Demos, seed)
 	if err != nil {
 		return nil, DAggerRound{}, err
 	}

@@ -40,15 +40,16 @@ func (n DemoNoise) Validate() error {
 	return nil
 }
 
-// noisePlay is a DemoNoise built for one demonstration: its policy (a
-// scripted one, or the learner of a DAgger round), the kinds of turn it
-// may take (indexed by tasks.Kind), its share and the generator of its
-// choices.
+// noisePlay is the noise of a set of demonstrations (a built DemoNoise,
+// or a DAgger round's learner): its policy, the kinds of turn it may take
+// (indexed by tasks.Kind), its share, and draws(i), the generator of
+// instance i's choices, which start makes the current one (rng).
 type noisePlay struct {
 	policy  tasks.Policy
 	learner *learner
 	kinds   [2]bool
 	share   float64
+	draws   func(i int) *rand.Rand
 	rng     *rand.Rand
 }
 
@@ -58,9 +59,9 @@ func (n *noisePlay) takes(turn tasks.Turn) bool {
 	return n != nil && n.kinds[turn.Kind] && n.rng.Float64() < n.share
 }
 
-// start readies the noise for a new demonstration drawing from rng.
-func (n *noisePlay) start(rng *rand.Rand) error {
-	n.rng = rng
+// start readies the noise for the demonstration of instance i.
+func (n *noisePlay) start(i int) error {
+	n.rng = n.draws(i)
 	if n.learner != nil {
 		return n.learner.reset()
 	}
@@ -86,7 +87,9 @@ func NoisyDemonstrations(ctx context.Context, task tasks.Task, policy tasks.Poli
 		if err := noise.Validate(); err != nil {
 			return nil, err
 		}
-		play = &noisePlay{share: noise.Share}
+		play = &noisePlay{share: noise.Share, draws: func(i int) *rand.Rand {
+			return derive(seed, streamNoise, uint64(split), uint64(i))
+		}}
 		var err error
 		if play.policy, err = task.Scripted(noise.Policy); err != nil {
 			return nil, fmt.Errorf("noise: %w", err)
@@ -95,23 +98,19 @@ func NoisyDemonstrations(ctx context.Context, task tasks.Task, policy tasks.Poli
 			play.kinds[k] = noise.Kind == "" || noise.Kind == k.String()
 		}
 	}
-	return demonstrations(ctx, task, policy, play, split, first, n, seed, func(i int) *rand.Rand {
-		return derive(seed, streamNoise, uint64(split), uint64(i))
-	})
+	return demonstrations(ctx, task, policy, play, split, first, n, seed)
 }
 
 // demonstrations plays instances first … first+n−1 of split with the
-// policy, the noise (nil: none) taking its turns with the generator
-// noiseRNG(i) for instance i.
-func demonstrations(ctx context.Context, task tasks.Task, policy tasks.Policy, noise *noisePlay, split tasks.Split, first, n int, seed uint64,
-	noiseRNG func(i int) *rand.Rand) ([]*Trajectory, error) {
+// policy, the noise (nil: none) taking its turns.
+func demonstrations(ctx context.Context, task tasks.Task, policy tasks.Policy, noise *noisePlay, split tasks.Split, first, n int, seed uint64) ([]*Trajectory, error) {
 	out := make([]*Trajectory, 0, n)
 	for i := first; i < first+n; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if noise != nil {
-			if err := noise.start(noiseRNG(i)); err != nil {
+			if err := noise.start(i); err != nil {
 				return nil, err
 			}
 		}

@@ -34,7 +34,8 @@ const CapabilityTarget = 0.85
 // layout options (tasks/pe doc, "Layout options"); -base trains the
 // model preset base (4 layers of width 128) in place of small; -noise
 // trains on recovery demonstrations (withNoise); -then- is a curriculum
-// (thenLayout); -dagger continues with DAgger rounds (withDAgger).
+// (thenLayout); -dagger continues with DAgger rounds (withDAgger);
+// -repeat adds the RepeatEcho layout option to every source.
 var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
 	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
@@ -57,6 +58,9 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-f-d6-echo-then-pairs-dagger": func() rl.BaseConfig {
 		return withDAgger(thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs))
 	},
+	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig {
+		return withDAgger(thenLayout(capability("pe-f-d6", echoRepeat, 16384), "echo", "echo+pairs", echoPairsRepeat))
+	},
 	"pe-f-d6-echo-then-pairs-dagger-base": func() rl.BaseConfig {
 		c := withDAgger(thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs))
 		c.Preset = "base"
@@ -74,10 +78,13 @@ var Capabilities = map[string]func() rl.BaseConfig{
 }
 
 // PE's layout options (tasks/pe doc, "Layout options"): the pairs layout
-// alone and with the echo.
+// alone and with the echo, and the echo layouts with RepeatEcho.
 var (
 	pairs     = json.RawMessage(`{"Pairs": true}`)
 	echoPairs = json.RawMessage(`{"Echo": true, "Pairs": true}`)
+	// With RepeatEcho beside them: a repeat's reply restates the first.
+	echoRepeat      = json.RawMessage(`{"Echo": true, "RepeatEcho": true}`)
+	echoPairsRepeat = json.RawMessage(`{"Echo": true, "Pairs": true, "RepeatEcho": true}`)
 )
 
 // withNoise is c with recovery demonstrations (rl.DemoNoise): the random

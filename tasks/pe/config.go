@@ -78,6 +78,12 @@ type Config struct {
 	// that no movie dominates over the D attributes, "mA mB" with A < B, so
 	// the informative questions are named, not found by comparing rows.
 	Pairs bool
+	// RepeatEcho (a layout option, off by default; doc.go, "Layout
+	// options"): the reply to a repeated query is "repeat", then what the
+	// query's first asking was told (its echo under Echo, and its
+	// answer), so a repeat costs a question but not the evidence the
+	// belief after it must agree with.
+	RepeatEcho bool
 
 	// Style, if not empty, is a style token ("careful" or "hasty") that the
 	// prompt carries after BOS (tasks.StyleGroups, tasks.AppendStart): the

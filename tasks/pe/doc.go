@@ -211,7 +211,7 @@
 //     increasing order; PE-F all D), one signed token each ("-4" … "+4",
 //     2·ScoreMax + 1 words after the plain vocabulary), then the reply and
 //     the header: PE-F "m6 m7 <eot> | +1 -2 +0 +0 +3 -1 yes guess". A
-//     repeat and an invalid query get no echo. The evidence a guess must
+//     repeat (unless RepeatEcho) and an invalid query get no echo. The evidence a guess must
 //     agree with then sits beside its reply, as in FloDial's echo of the
 //     asked column, instead of in two rows of the table the agent must find
 //     and subtract; the signs also show at a glance whether the pair was
@@ -229,6 +229,14 @@
 //     MinInformative such pairs, so the list is never shorter. MaxTokens
 //     grows by every pair, 2·C(M, 2) = 132 tokens for M = 12, a bound that
 //     only a table without a dominated pair reaches.
+//   - RepeatEcho: the reply to a repeated query is "repeat", then what its
+//     first asking was told (its echo under Echo, then its answer, in the
+//     order asked now), then the header: PE-F with the echo, "m7 m6 <eot> |
+//     repeat -1 +2 +0 +0 -3 +1 no guess". The repeat still adds no
+//     evidence and keeps its critique −1; the belief after it must agree
+//     with the same evidence as before, which now sits beside it again
+//     instead of one round back. MaxTokens grows by Queries − 1 (every
+//     round but the first may repeat).
 //
 // # Styles
 //

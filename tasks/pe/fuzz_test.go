@@ -38,7 +38,9 @@ func fuzzTasks(t testing.TB) []*Task {
 	echo.Echo = true
 	both := fc
 	both.Echo, both.Pairs = true, true
-	return []*Task{newTask(t, tinyConfig()), newTask(t, fc), newTask(t, echo), newTask(t, both)}
+	repeat := both
+	repeat.RepeatEcho = true
+	return []*Task{newTask(t, tinyConfig()), newTask(t, fc), newTask(t, echo), newTask(t, both), newTask(t, repeat)}
 }
 
 // FuzzParseQuery: any token sequence parses into a query that round-trips

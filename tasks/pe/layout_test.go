@@ -48,6 +48,32 @@ func TestEchoProtocol(t *testing.T) {
 	assert.Equal(t, "+1 -2 +2 equal guess", words(f, obs))
 }
 
+// The repeat-echo layout restates, after "repeat", what the query's first
+// asking was told, in the order asked now: its echo under Echo, then its
+// answer. The repeat adds no evidence and keeps its critique.
+func TestRepeatEchoProtocol(t *testing.T) {
+	for _, echo := range []bool{true, false} {
+		e := handEpisode(t, func(c *Config) { c.Echo, c.RepeatEcho = echo, true }, nil)
+		obs, _ := step(t, e, ask(e, []int{1, 0}, 0, 1))
+		first := "yes guess"
+		if echo {
+			first = "+4 -4 yes guess"
+		}
+		assert.Equal(t, first, words(e, obs))
+		step(t, e, say(e, 4, 2, 1))
+		size := e.ConsistentSize()
+		obs, st := step(t, e, ask(e, []int{0, 1}, 1, 0))
+		again := "repeat no guess"
+		if echo {
+			again = "repeat -4 +4 no guess"
+		}
+		assert.Equal(t, again, words(e, obs), "echo=%v", echo)
+		assert.True(t, st.Repeat)
+		assert.Equal(t, int8(-1), st.Z)
+		assert.Equal(t, size, e.ConsistentSize(), "a repeat adds no evidence")
+	}
+}
+
 // A layout only adds tokens: with the same actions, the same instances
 // give the same steps and measures, and the stream without the echo tokens
 // and the listed pairs is the plain layout's, word for word. MaxTokens
@@ -57,21 +83,26 @@ func TestEchoProtocol(t *testing.T) {
 // reaches it exactly, less the pairs its table does not list.
 func TestLayoutsKeepTheTask(t *testing.T) {
 	for _, c := range []struct {
-		name        string
-		echo, pairs bool
+		name                string
+		echo, pairs, repeat bool
 	}{
-		{"pe-g-s2", true, false}, {"pe-f-d6", true, false}, {"pe-f-d6", false, true}, {"pe-f-d8", true, true},
+		{"pe-g-s2", true, false, false}, {"pe-f-d6", true, false, false}, {"pe-f-d6", false, true, false},
+		{"pe-f-d8", true, true, false}, {"pe-f-d6", true, true, true}, {"pe-g-s3", false, false, true},
 	} {
-		t.Run(fmt.Sprintf("%s echo=%v pairs=%v", c.name, c.echo, c.pairs), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s echo=%v pairs=%v repeat=%v", c.name, c.echo, c.pairs, c.repeat), func(t *testing.T) {
 			cfg := fastConfig(t, c.name, 512)
 			plain := newTask(t, cfg)
-			cfg.Echo, cfg.Pairs = c.echo, c.pairs
+			cfg.Echo, cfg.Pairs, cfg.RepeatEcho = c.echo, c.pairs, c.repeat
 			layout := newTask(t, cfg)
 			allPairs := 2 * binom(cfg.Movies, 2)
 			if !c.pairs {
 				allPairs = 0
 			}
-			assert.Equal(t, plain.MaxTokens()+layout.echoLen()*cfg.Queries+allPairs, layout.MaxTokens())
+			repeats := 0
+			if c.repeat {
+				repeats = cfg.Queries - 1
+			}
+			assert.Equal(t, plain.MaxTokens()+layout.echoLen()*cfg.Queries+allPairs+repeats, layout.MaxTokens())
 			diffs := map[string]bool{}
 			for _, w := range diffWords(cfg.ScoreMax) {
 				diffs[w] = true
@@ -87,12 +118,17 @@ func TestLayoutsKeepTheTask(t *testing.T) {
 					listed := len(ep.Prompt()) - 1 - rows
 					assert.Equal(t, c.pairs, listed > 0)
 					var kept []string
-					echoed := 0
+					echoed, restated := 0, false
 					for j, tok := range s {
-						if w := layout.vocab.Word(tok); diffs[w] {
+						w := layout.vocab.Word(tok)
+						switch {
+						case diffs[w]:
 							echoed++
-						} else if j < rows || j >= rows+listed {
+						case restated: // the answer a repeat restates
+							restated = false
+						case j < rows || j >= rows+listed:
 							kept = append(kept, w)
+							restated = c.repeat && w == "repeat"
 						}
 					}
 					var want []string
@@ -112,6 +148,7 @@ func TestLayoutsKeepTheTask(t *testing.T) {
 			n := len(ep.Prompt())
 			unlisted := layout.promptLen() - n
 			rng := rand.New(rand.NewPCG(1, 2))
+			var firstQuery []tasks.Token // under RepeatEcho, asked again every round: the longest reply
 			for !ep.Done() {
 				a := make([]tasks.Token, ep.Next().MaxTokens-1)
 				for i := range a {
@@ -119,6 +156,10 @@ func TestLayoutsKeepTheTask(t *testing.T) {
 				}
 				if ep.QueryTurn() {
 					a = layout.EncodeQuery(ep.randomQuery(rng, false))
+					if c.repeat && firstQuery != nil {
+						a = firstQuery
+					}
+					firstQuery = a
 				}
 				obs, _, err := ep.Step(a)
 				require.NoError(t, err)

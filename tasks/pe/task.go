@@ -121,10 +121,16 @@ func (t *Task) promptLen() int {
 // per query round the query and EOT plus the echo (Echo: one token per
 // focus attribute), the reply and a header, per guess round the guess and
 // EOT plus at most "invalid" and a header ("invalid" alone after the final
-// guess).
+// guess). Under RepeatEcho every query round but the first may be a
+// repeat, whose reply is one token longer ("repeat" before the restated
+// reply).
 func (t *Task) MaxTokens() int {
 	q := t.cfg.Queries
-	return t.promptLen() + q*(t.queryLen()+1+t.echoLen()+2) + q*(t.guessLen()+1) + (q-1)*2 + 1
+	n := t.promptLen() + q*(t.queryLen()+1+t.echoLen()+2) + q*(t.guessLen()+1) + (q-1)*2 + 1
+	if t.cfg.RepeatEcho {
+		n += q - 1
+	}
+	return n
 }
 
 // echoLen is the number of echo tokens before the reply to a valid new

@@ -35,6 +35,9 @@ Moves:
 	if c.Echo {
 		system += "\n\nBefore each answer to a new, valid comparison the user restates the score differences of A minus B on the compared attributes, in attribute order (e.g. +2 -1)."
 	}
+	if c.RepeatEcho {
+		system += "\n\nAfter repeat the user restates the answer that comparison got before."
+	}
 	phrases := map[string]string{
 		"<bos>":   fmt.Sprintf("Movies (each line: a movie, then its scores on a0 to a%d):", d-1),
 		"ask":     "\n\nYour move: ask for a comparison (" + shortQuery(c.Focus != 0, s) + ").",

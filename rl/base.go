@@ -60,7 +60,7 @@ type BaseConfig struct {
 	Seed    uint64       `json:"seed"`
 	SFT     SFTConfig    `json:"sft"`
 	// DAgger, if set, continues the build after the SFT epochs with
-	// rounds of DAgger on the last source (DAggerConfig).
+	// rounds of DAgger (DAggerConfig).
 	DAgger *DAggerConfig `json:"dagger,omitempty"`
 }
 
@@ -99,11 +99,20 @@ func (c BaseConfig) Validate() error {
 		if err := c.DAgger.Validate(); err != nil {
 			return fmt.Errorf("base: %w", err)
 		}
-		if c.Sources[len(c.Sources)-1].Demos == 0 {
-			return fmt.Errorf("base: DAgger aggregates onto the last source, %s, which has no training demonstrations", c.Sources[len(c.Sources)-1].Name)
+		if c.daggerSource() < 0 {
+			return fmt.Errorf("base: DAgger names source %q, which the build does not have", c.DAgger.Source)
 		}
 	}
 	return c.SFT.Validate()
+}
+
+// daggerSource is the index of the source DAgger's rounds play (the last
+// unless DAgger names one; −1 for a name no source has).
+func (c BaseConfig) daggerSource() int {
+	if c.DAgger.Source == "" {
+		return len(c.Sources) - 1
+	}
+	return slices.IndexFunc(c.Sources, func(s DemoSource) bool { return s.Name == c.DAgger.Source })
 }
 
 // BaseSource is a built source: its task variant and scripted policy.
@@ -271,8 +280,8 @@ func (b *Base) Epoch(ctx context.Context) (BaseEpoch, error) {
 	epoch := b.sft.epoch + 1
 	var e BaseEpoch
 	if round, first := b.daggerRound(epoch); first {
-		last := b.Sources[len(b.Sources)-1]
-		tr, r, err := daggerDemonstrations(ctx, last, b.Policy, *b.Config.DAgger, round, b.next, b.Config.Seed)
+		src := b.Sources[b.Config.daggerSource()]
+		tr, r, err := daggerDemonstrations(ctx, src, b.Policy, *b.Config.DAgger, round, b.next, b.Config.Seed)
 		if err != nil {
 			return BaseEpoch{}, fmt.Errorf("base: DAgger round %d: %w", round, err)
 		}
@@ -291,10 +300,10 @@ func (b *Base) Epoch(ctx context.Context) (BaseEpoch, error) {
 
 // epochData is the demonstrations epoch (counted from 1) trains on: those
 // of the sources that train in it, in the sources' order; in a DAgger
-// round, the last source's and every round's so far.
+// round, the last SFT epoch's and every round's so far.
 func (b *Base) epochData(epoch int) []*Trajectory {
 	if round, _ := b.daggerRound(epoch); round > 0 {
-		return append(slices.Clip(b.train[len(b.train)-1]), b.dagger...)
+		return append(b.epochData(b.Config.SFT.Epochs), b.dagger...)
 	}
 	var out []*Trajectory
 	for i, s := range b.Sources {

@@ -12,20 +12,22 @@ import (
 
 // DAggerConfig continues a base build with rounds of DAgger (Ross, Gordon
 // and Bagnell, 2011) after its SFT epochs. A round plays Demos new train
-// instances of the last source, the one the build ends on: at each turn,
-// with probability Share the policy being trained (the learner) writes the
-// turn, decoded from the episode's tokens so far with Sampler, and
-// otherwise the source's scripted policy does. The learner's turns stay in
-// the trajectory as context and are not trained on (DemoNoise's rule);
-// the scripted policy's turns are, and they are its answer at the states
-// the learner's own play leads to (after its repeated question, its poor
-// guess), which the scripted policy's own demonstrations never visit. The
-// round then trains Epochs SFT epochs on the aggregate: the last source's
-// demonstrations and every round's so far, shuffled together.
+// instances of one source (Source; by default the last, the one a
+// curriculum ends on): at each turn, with probability Share the policy
+// being trained (the learner) writes the turn, decoded from the episode's
+// tokens so far with Sampler, and otherwise the source's scripted policy
+// does. The learner's turns stay in the trajectory as context and are not
+// trained on (DemoNoise's rule); the scripted policy's turns are, and they
+// are its answer at the states the learner's own play leads to (after its
+// repeated question, its poor guess), which the scripted policy's own
+// demonstrations never visit. The round then trains Epochs SFT epochs on
+// the aggregate: what the last SFT epoch trained on, and every round's
+// demonstrations so far, shuffled together.
 //
 // In DAgger's terms the round's policy is the mixture β·π* + (1−β)·π̂ with
 // β = 1 − Share, held fixed, and only the expert's own turns are labels.
 type DAggerConfig struct {
+	Source  string        `json:"source,omitempty"`
 	Rounds  int           `json:"rounds"`
 	Demos   int           `json:"demos"`
 	Share   float64       `json:"share"`

@@ -134,15 +134,13 @@ func TestBaseDAgger(t *testing.T) {
 
 func TestDAggerConfigErrors(t *testing.T) {
 	for name, mutate := range map[string]func(*BaseConfig){
-		"no rounds":   func(c *BaseConfig) { c.DAgger.Rounds = 0 },
-		"no demos":    func(c *BaseConfig) { c.DAgger.Demos = 0 },
-		"no epochs":   func(c *BaseConfig) { c.DAgger.Epochs = 0 },
-		"share 1":     func(c *BaseConfig) { c.DAgger.Share = 1 },
-		"share NaN":   func(c *BaseConfig) { c.DAgger.Share = math.NaN() },
-		"bad sampler": func(c *BaseConfig) { c.DAgger.Sampler = SamplerConfig{Temperature: -1} },
-		"empty last source": func(c *BaseConfig) {
-			c.Sources = append(c.Sources, DemoSource{Name: "held", Policy: tasks.PolicySpec{Kind: "strong"}, TestDemos: 4})
-		},
+		"no rounds":      func(c *BaseConfig) { c.DAgger.Rounds = 0 },
+		"no demos":       func(c *BaseConfig) { c.DAgger.Demos = 0 },
+		"no epochs":      func(c *BaseConfig) { c.DAgger.Epochs = 0 },
+		"share 1":        func(c *BaseConfig) { c.DAgger.Share = 1 },
+		"share NaN":      func(c *BaseConfig) { c.DAgger.Share = math.NaN() },
+		"bad sampler":    func(c *BaseConfig) { c.DAgger.Sampler = SamplerConfig{Temperature: -1} },
+		"unknown source": func(c *BaseConfig) { c.DAgger.Source = "careful" },
 	} {
 		c := daggerBase()
 		mutate(&c)
@@ -169,4 +167,33 @@ func TestLearnerNeedsNewTokens(t *testing.T) {
 	require.NoError(t, err)
 	_, err = l.act(ep, ep.Next(), ep.Prompt(), rng)
 	assert.ErrorContains(t, err, "has read")
+}
+
+// DAgger on a named source of a two-source base (a locked base's careful
+// source, not the last): its rounds play that source's task variant and
+// scripted policy, and train beside what the last SFT epoch trained on,
+// both sources here.
+func TestBaseDAggerNamedSource(t *testing.T) {
+	c := daggerBase()
+	c.Sources = []DemoSource{
+		{Name: "careful", TaskConfig: json.RawMessage(`{"Echo": true, "Style": "careful"}`), Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 16, TestDemos: 4},
+		{Name: "hasty", TaskConfig: json.RawMessage(`{"Echo": true, "Style": "hasty"}`), Policy: tasks.PolicySpec{Kind: "locked"}, Demos: 16, TestDemos: 4},
+	}
+	c.DAgger = &DAggerConfig{Source: "careful", Rounds: 1, Demos: 12, Share: 0.5, Epochs: 1, Sampler: SamplerConfig{Temperature: 1}}
+	b, err := NewBase(context.Background(), c)
+	require.NoError(t, err)
+	defer b.Close()
+	for range b.Epochs() {
+		_, err := b.Epoch(t.Context())
+		require.NoError(t, err)
+	}
+	require.Len(t, b.dagger, 12)
+	assert.Len(t, b.epochData(2), 16+16+12)
+	careful := b.Sources[0]
+	for k, tr := range b.dagger {
+		ep, err := careful.Task.NewEpisode(tasks.Train, 32+k)
+		require.NoError(t, err)
+		require.Equal(t, ep.Prompt(), tr.Tokens[:len(ep.Prompt())], "the careful source's variant, instance %d", 32+k)
+		replayNoisy(t, careful.Task, careful.Policy, tr, tasks.Train, 32+k)
+	}
 }

@@ -65,13 +65,13 @@ type DAggerRound struct {
 
 // learner is the policy being trained, writing DAgger's noise turns: it
 // decodes one turn at a time from the episode's token history, feeding its
-// one-slot decoder only the tokens it has not read yet.
+// one-slot decoder only the tokens it has not read yet, and picks each
+// token as a rollout does (sampleAllowed).
 type learner struct {
 	dec     *model.Decoder
 	smp     *model.Sampler
-	vocab   int
-	masked  bool // the task constrains its turns (MaskedTask)
-	fed     int  // tokens of the history the decoder holds
+	task    tasks.Task
+	fed     int // tokens of the history the decoder holds
 	scratch []float32
 }
 
@@ -82,7 +82,7 @@ func newLearner(policy *model.Model, task tasks.Task, s SamplerConfig) (*learner
 	if err != nil {
 		return nil, fmt.Errorf("dagger: %w", err)
 	}
-	return &learner{dec: d, smp: s.sampler(), vocab: policy.Config.Vocab, masked: isMasked(task)}, nil
+	return &learner{dec: d, smp: s.sampler(), task: task}, nil
 }
 
 // reset empties the decoder for a new episode.
@@ -100,29 +100,22 @@ func (l *learner) act(ep tasks.Episode, turn tasks.Turn, history []tasks.Token, 
 	if l.fed >= len(history) {
 		return nil, fmt.Errorf("dagger: the learner has read %d tokens of a history of %d", l.fed, len(history))
 	}
+	masked, err := maskedEpisode(l.task, ep)
+	if err != nil {
+		return nil, fmt.Errorf("dagger: %w", err)
+	}
 	row, err := l.dec.Append([]int{0}, [][]int32{history[l.fed:]})
 	if err != nil {
 		return nil, fmt.Errorf("dagger: %w", err)
 	}
 	l.fed = len(history)
-	var masked MaskedEpisode
-	if l.masked {
-		var ok bool
-		if masked, ok = ep.(MaskedEpisode); !ok {
-			return nil, fmt.Errorf("dagger: the task is masked but its episode %T cannot say which tokens are allowed", ep)
-		}
-	}
 	var toks []tasks.Token
 	for {
+		var allowed []tasks.Token
 		if masked != nil {
-			if cap(l.scratch) < l.vocab {
-				l.scratch = make([]float32, l.vocab)
-			}
-			if row, err = MaskLogits(l.scratch, row[:l.vocab], masked.Allowed(toks)); err != nil {
-				return nil, fmt.Errorf("dagger: %w", err)
-			}
+			allowed = masked.Allowed(toks)
 		}
-		s, err := l.smp.Sample(rng, row[:l.vocab])
+		s, err := sampleAllowed(l.smp, rng, row, allowed, &l.scratch)
 		if err != nil {
 			return nil, fmt.Errorf("dagger: %w", err)
 		}
@@ -158,19 +151,15 @@ func daggerDemonstrations(ctx context.Context, src BaseSource, policy *model.Mod
 	if err != nil {
 		return nil, DAggerRound{}, err
 	}
+	ms := make([]tasks.Measures, len(out))
 	r := DAggerRound{Round: round, Demos: len(out)}
-	wins := 0
-	for _, tr := range out {
+	for i, tr := range out {
+		ms[i] = tr.Measures
 		r.ExpertTurns += len(tr.Steps)
 		r.LearnerTurns += tr.Measures.Turns - len(tr.Steps)
-		r.Malformed += float64(tr.Measures.Malformed)
-		r.Repeats += float64(tr.Measures.Repeats)
-		if tr.Measures.Success {
-			wins++
-		}
 	}
-	n := float64(len(out))
-	r.Success, r.Malformed, r.Repeats = float64(wins)/n, r.Malformed/n, r.Repeats/n
+	sum := tasks.Summarize(ms)
+	r.Success, r.Malformed, r.Repeats = sum.Success, sum.Malformed, sum.Repeats
 	r.Seconds = time.Since(start).Seconds()
 	return out, r, nil
 }

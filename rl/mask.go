@@ -2,7 +2,9 @@ package rl
 
 import (
 	"fmt"
+	"math/rand/v2"
 
+	"arew/model"
 	"arew/tasks"
 )
 
@@ -49,6 +51,36 @@ type MaskedEpisode interface {
 func isMasked(task tasks.Task) bool {
 	m, ok := task.(MaskedTask)
 	return ok && m.Masked()
+}
+
+// maskedEpisode is ep as a MaskedEpisode when task decodes under a mask,
+// nil when it does not; a masked task whose episode cannot say which
+// tokens are allowed is an error.
+func maskedEpisode(task tasks.Task, ep tasks.Episode) (MaskedEpisode, error) {
+	if !isMasked(task) {
+		return nil, nil
+	}
+	me, ok := ep.(MaskedEpisode)
+	if !ok {
+		return nil, fmt.Errorf("task %s is masked but its episode %T cannot say which tokens are allowed", task.Name(), ep)
+	}
+	return me, nil
+}
+
+// sampleAllowed samples a token from the logits row under allowed (empty:
+// unconstrained; MaskLogits), the masked row written into *scratch, grown
+// to fit: how a rollout and a DAgger learner pick their tokens.
+func sampleAllowed(smp *model.Sampler, rng *rand.Rand, row []float32, allowed []tasks.Token, scratch *[]float32) (model.Sampled, error) {
+	if len(allowed) > 0 {
+		if cap(*scratch) < len(row) {
+			*scratch = make([]float32, len(row))
+		}
+		var err error
+		if row, err = MaskLogits(*scratch, row, allowed); err != nil {
+			return model.Sampled{}, err
+		}
+	}
+	return smp.Sample(rng, row)
 }
 
 // MaskLogits is logits with every token outside allowed moved down by

@@ -69,13 +69,8 @@ func (e *liveEpisode) start(task tasks.Task, spec EpisodeSpec, index int, seed u
 	}
 	tr.reset()
 	tr.Group = spec.Group
-	e.masked = nil
-	if isMasked(task) {
-		me, ok := ep.(MaskedEpisode)
-		if !ok {
-			return fmt.Errorf("task %s is masked but its episode %T cannot say which tokens are allowed", task.Name(), ep)
-		}
-		e.masked = me
+	if e.masked, err = maskedEpisode(task, ep); err != nil {
+		return err
 	}
 	e.rec = recorder{tr: tr, masked: e.masked != nil}
 	e.rec.observe(prompt)
@@ -108,16 +103,11 @@ func (e *liveEpisode) nextTurn() error {
 // sample draws the next token from the decoder's logits row for this
 // episode, under its mask when the task is masked.
 func (e *liveEpisode) sample(smp *model.Sampler, row []float32) (model.Sampled, error) {
+	var allowed []tasks.Token
 	if e.masked != nil {
-		if cap(e.scratch) < len(row) {
-			e.scratch = make([]float32, len(row))
-		}
-		var err error
-		if row, err = MaskLogits(e.scratch, row, e.allowed); err != nil {
-			return model.Sampled{}, err
-		}
+		allowed = e.allowed
 	}
-	return smp.Sample(e.rng, row)
+	return sampleAllowed(smp, e.rng, row, allowed, &e.scratch)
 }
 
 // take records one sampled token and advances the episode: the turn ends

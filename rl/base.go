@@ -99,16 +99,17 @@ func (c BaseConfig) Validate() error {
 		if err := c.DAgger.Validate(); err != nil {
 			return fmt.Errorf("base: %w", err)
 		}
-		if c.daggerSource() < 0 {
+		if c.DAggerSource() < 0 {
 			return fmt.Errorf("base: DAgger names source %q, which the build does not have", c.DAgger.Source)
 		}
 	}
 	return c.SFT.Validate()
 }
 
-// daggerSource is the index of the source DAgger's rounds play (the last
-// unless DAgger names one; −1 for a name no source has).
-func (c BaseConfig) daggerSource() int {
+// DAggerSource is the index of the source DAgger's rounds play (the last
+// unless DAgger names one; −1 for a name no source has). Call it only when
+// the config has DAgger.
+func (c BaseConfig) DAggerSource() int {
 	if c.DAgger.Source == "" {
 		return len(c.Sources) - 1
 	}
@@ -147,10 +148,7 @@ type Base struct {
 	train   [][]*Trajectory // by source
 	test    [][]*Trajectory
 	sft     *SFT
-	// dagger holds the DAgger rounds' demonstrations so far, and next the
-	// first train instance no source or round has played.
-	dagger []*Trajectory
-	next   int
+	dagger  []*Trajectory // every DAgger round's so far
 }
 
 // BaseSources builds and checks the sources of cfg: each task variant and
@@ -215,7 +213,6 @@ func NewBase(ctx context.Context, cfg BaseConfig) (*Base, error) {
 		}
 		b.test = append(b.test, te)
 	}
-	b.next = first
 	sc := cfg.SFT
 	sc.Seed = cfg.Seed
 	sc.MaxLen = maxTokens
@@ -280,13 +277,12 @@ func (b *Base) Epoch(ctx context.Context) (BaseEpoch, error) {
 	epoch := b.sft.epoch + 1
 	var e BaseEpoch
 	if round, first := b.daggerRound(epoch); first {
-		src := b.Sources[b.Config.daggerSource()]
-		tr, r, err := daggerDemonstrations(ctx, src, b.Policy, *b.Config.DAgger, round, b.next, b.Config.Seed)
+		src := b.Sources[b.Config.DAggerSource()]
+		tr, r, err := daggerDemonstrations(ctx, src, b.Policy, *b.Config.DAgger, round, b.nextInstance(), b.Config.Seed)
 		if err != nil {
 			return BaseEpoch{}, fmt.Errorf("base: DAgger round %d: %w", round, err)
 		}
 		b.dagger = append(b.dagger, tr...)
-		b.next += len(tr)
 		e.DAgger = &r
 	}
 	m, err := b.sft.epochUntil(ctx, b.epochData(epoch))
@@ -296,6 +292,16 @@ func (b *Base) Epoch(ctx context.Context) (BaseEpoch, error) {
 	e.SFTMetrics = m
 	e.Sources, err = b.Fit()
 	return e, err
+}
+
+// nextInstance is the first train instance that no source and no DAgger
+// round has played: sources and rounds take consecutive ranges, in order.
+func (b *Base) nextInstance() int {
+	n := len(b.dagger)
+	for _, tr := range b.train {
+		n += len(tr)
+	}
+	return n
 }
 
 // epochData is the demonstrations epoch (counted from 1) trains on: those

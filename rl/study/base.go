@@ -107,8 +107,8 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 		}
 		if r := m.DAgger; r != nil {
 			rounds = append(rounds, *r)
-			meter.Line(epoch+1, fmt.Sprintf("DAgger round %d: %d demonstrations, %d learner and %d scripted turns, mixture success %.3f, %.2f malformed turns and %.2f repeats an episode, %.0f s",
-				r.Round, r.Demos, r.LearnerTurns, r.ExpertTurns, r.Success, r.Malformed, r.Repeats, r.Seconds))
+			labeller := b.Sources[cfg.DAggerSource()].Policy.Name()
+			meter.Line(epoch+1, fmt.Sprintf("%s; %.0f s", daggerLine(*r, cfg, labeller), r.Seconds))
 		}
 		line := fmt.Sprintf("base SFT epoch %d/%d  train loss %.3f", epoch+1, b.Epochs(), m.TrainLoss)
 		for _, f := range m.Sources {
@@ -138,6 +138,15 @@ func daggerPlan(d *rl.DAggerConfig) string {
 	}
 	return fmt.Sprintf(", then %d DAgger rounds of %d demonstrations (the learner's share of turns %g), each followed by %d epoch(s) on the aggregate",
 		d.Rounds, d.Demos, d.Share, d.Epochs)
+}
+
+// daggerLine describes a DAgger round's data collection, its scripted
+// turns written by labeller: a console line, and a capability report's.
+func daggerLine(r rl.DAggerRound, cfg rl.BaseConfig, labeller string) string {
+	d := cfg.DAgger
+	return fmt.Sprintf("DAgger round %d of %d: %d new demonstrations of %s, the learner writing %d turns and %s %d; the mixture succeeds %s, with %.2f malformed turns and %.2f repeats an episode; then %d epoch(s) on the aggregate",
+		r.Round, d.Rounds, r.Demos, cfg.Sources[cfg.DAggerSource()].Name, r.LearnerTurns, labeller, r.ExpertTurns,
+		f3(run.Num(r.Success)), r.Malformed, r.Repeats, d.Epochs)
 }
 
 // baseRecord is one line of base-sft.jsonl: rl.BaseEpoch with NaN-safe

@@ -50,19 +50,13 @@ var Capabilities = map[string]func() rl.BaseConfig{
 		c.Preset = "base"
 		return c
 	},
-	"pe-f-d6-echo-noise":       func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echo, 16384)) },
-	"pe-f-d6-echo-pairs-noise": func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echoPairs, 16384)) },
-	"pe-f-d6-echo-then-pairs": func() rl.BaseConfig {
-		return thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs)
-	},
-	"pe-f-d6-echo-then-pairs-dagger": func() rl.BaseConfig {
-		return withDAgger(thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs))
-	},
-	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig {
-		return withDAgger(thenLayout(capability("pe-f-d6", echoRepeat, 16384), "echo", "echo+pairs", echoPairsRepeat))
-	},
+	"pe-f-d6-echo-noise":                    func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echo, 16384)) },
+	"pe-f-d6-echo-pairs-noise":              func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echoPairs, 16384)) },
+	"pe-f-d6-echo-then-pairs":               func() rl.BaseConfig { return echoThenPairs(echo, echoPairs) },
+	"pe-f-d6-echo-then-pairs-dagger":        func() rl.BaseConfig { return withDAgger(echoThenPairs(echo, echoPairs)) },
+	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig { return withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat)) },
 	"pe-f-d6-echo-then-pairs-dagger-base": func() rl.BaseConfig {
-		c := withDAgger(thenLayout(capability("pe-f-d6", echo, 16384), "echo", "echo+pairs", echoPairs))
+		c := withDAgger(echoThenPairs(echo, echoPairs))
 		c.Preset = "base"
 		return c
 	},
@@ -103,6 +97,13 @@ func withNoise(c rl.BaseConfig) rl.BaseConfig {
 func withDAgger(c rl.BaseConfig) rl.BaseConfig {
 	c.DAgger = &rl.DAggerConfig{Rounds: 4, Demos: 8192, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}
 	return c
+}
+
+// echoThenPairs is PE-F D=6's curriculum (thenLayout): 16,384 strong
+// demonstrations on the echo layout first, then as many on the echo and
+// pairs layout, each given as its task config.
+func echoThenPairs(first, then json.RawMessage) rl.BaseConfig {
+	return thenLayout(capability("pe-f-d6", first, 16384), "echo", "echo+pairs", then)
 }
 
 // thenLayout is c as the first stage of a curriculum (docs/arew.md §8,
@@ -227,10 +228,8 @@ func (s *CapabilitySummary) Report() string {
 	fmt.Fprintf(&b, "- recipe: a plain %s policy, %d SFT epochs (minibatch %d, lr %g), seed %d, on %s of %s (%s)\n",
 		s.Config.Preset, s.Config.SFT.Epochs, s.Config.SFT.MiniBatch, s.Config.SFT.Optim.LR, s.Config.Seed,
 		demoList(s.Config.Sources), s.Config.Task, layoutList(s.Config.Sources))
-	for _, r := range s.DAgger {
-		fmt.Fprintf(&b, "- DAgger round %d of %d: %d new demonstrations of %s, the learner writing %d turns and the strong policy %d; the mixture succeeds %s, with %.2f malformed turns and %.2f repeats an episode; then %d epoch(s) on the aggregate\n",
-			r.Round, s.Config.DAgger.Rounds, r.Demos, s.Config.Sources[len(s.Config.Sources)-1].Name,
-			r.LearnerTurns, r.ExpertTurns, f3(run.Num(r.Success)), r.Malformed, r.Repeats, s.Config.DAgger.Epochs)
+	for _, r := range s.DAgger { // a capability recipe's sources are all the strong policy's
+		fmt.Fprintf(&b, "- %s\n", daggerLine(r, s.Config, "the strong policy"))
 	}
 	if len(s.Config.Sources) > 1 {
 		fmt.Fprintf(&b, "- judged on the last source's layout, %s\n", s.Config.Sources[len(s.Config.Sources)-1].Name)

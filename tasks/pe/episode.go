@@ -152,17 +152,18 @@ func (e *Episode) stepQuery(action []tasks.Token) ([]tasks.Token, tasks.Step) {
 	}
 	idx, flipped := e.t.qs.index(q)
 	st.Text = e.queryText(q)
-	r := reply(e.inst.truth, q, e.inst.table, e.t.cfg.EqualTol)
 	if e.asked[idx] {
 		st.Repeat, st.Z = true, -1
 		st.Text += " (repeat)"
 		e.lastAS = asRecord{z: -1}
 		if e.t.cfg.RepeatEcho { // the first asking's reply, restated: no new evidence
+			r := reply(e.inst.truth, q, e.inst.table, e.t.cfg.EqualTol)
 			return append(append([]tasks.Token{e.t.tok.repeat}, e.echo(q)...), e.t.tok.replyOf[r], e.header()), st
 		}
 		return []tasks.Token{e.t.tok.repeat, e.header()}, st
 	}
 	e.asked[idx] = true
+	r := reply(e.inst.truth, q, e.inst.table, e.t.cfg.EqualTol)
 	canon := e.t.qs.query(idx)
 	cr := r
 	if flipped {

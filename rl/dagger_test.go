@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"arew/model"
 	"arew/tasks"
 )
 
@@ -22,10 +21,7 @@ import (
 func TestLearnerMatchesRollout(t *testing.T) {
 	task, err := tasks.New("pe-f-d6", json.RawMessage(`{"Echo": true}`))
 	require.NoError(t, err)
-	mc, err := model.NewConfig("tiny", task.Vocab().Size(), task.MaxTokens())
-	require.NoError(t, err)
-	policy, err := model.New(mc, 5)
-	require.NoError(t, err)
+	policy := tinyPolicy(t, task, 5, false)
 	greedy := SamplerConfig{Greedy: true}
 	res, err := Evaluate(policy, task, EvalConfig{Split: tasks.Val, Episodes: 6, Seed: 1,
 		Rollout: RolloutConfig{Slots: 4, Sampler: greedy}})
@@ -96,12 +92,11 @@ func TestBaseDAgger(t *testing.T) {
 	}
 	// Optimiser steps: 16 demonstrations, then 40 twice, then 64 twice, in
 	// minibatches of 8.
-	assert.Equal(t, []int{2, 7, 12, 20, 28}, func() (s []int) {
-		for _, e := range epochs {
-			s = append(s, e.Steps)
-		}
-		return s
-	}())
+	var steps []int
+	for _, e := range epochs {
+		steps = append(steps, e.Steps)
+	}
+	assert.Equal(t, []int{2, 7, 12, 20, 28}, steps)
 	require.Len(t, b.dagger, 48)
 	assert.Len(t, b.epochData(5), 64)
 
@@ -154,10 +149,7 @@ func TestDAggerConfigErrors(t *testing.T) {
 func TestLearnerNeedsNewTokens(t *testing.T) {
 	task, err := tasks.New("pe-f-d6", nil)
 	require.NoError(t, err)
-	mc, err := model.NewConfig("tiny", task.Vocab().Size(), task.MaxTokens())
-	require.NoError(t, err)
-	policy, err := model.New(mc, 5)
-	require.NoError(t, err)
+	policy := tinyPolicy(t, task, 5, false)
 	l, err := newLearner(policy, task, SamplerConfig{Temperature: 1})
 	require.NoError(t, err)
 	ep, err := task.NewEpisode(tasks.Val, 0)

@@ -90,15 +90,24 @@ func (t *trainer) WriteState(dir string, info map[string]string) ([]string, erro
 		names = append(names, f.file)
 	}
 	st := trainerState{Format: trainerStateFormat, Algo: t.spec.algo, Seed: t.spec.seed, Update: t.update, SkippedInARow: t.guard.inARow}
-	err := engine.WriteFileAtomic(filepath.Join(dir, TrainerFile), 0o644, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", TrainerFile, err)
+	if err := writeJSONAtomic(filepath.Join(dir, TrainerFile), st); err != nil {
+		return nil, err
 	}
 	return append(names, TrainerFile), nil
+}
+
+// writeJSONAtomic writes v as indented JSON to path, atomically: a
+// checkpoint set's counters.
+func writeJSONAtomic(path string, v any) error {
+	err := engine.WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
 }
 
 // LoadState puts the trainer in the state of files (by name, as

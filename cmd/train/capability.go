@@ -29,34 +29,29 @@ func capabilityInvocation(inv invocation, o *overrides) (invocation, error) {
 }
 
 // runCapability trains and evaluates a capability recipe
-// (study.BuildCapability) into <out>/capability-<recipe>/ (or -name) and
-// prints its table.
+// (study.BuildCapability) into <out>/capability-<recipe>/ (or -name), or
+// goes on with the build stopped in -resume's folder
+// (study.ResumeCapability), and prints its table.
 func runCapability(ctx context.Context, inv invocation, out io.Writer) error {
-	dir, err := jobDir(inv, "capability-"+inv.capability)
+	var sum *study.CapabilitySummary
+	dir := inv.resume
+	var err error
+	if inv.resumeCapability {
+		sum, err = study.ResumeCapability(ctx, dir, out)
+	} else if dir, err = jobDir(inv, "capability-"+inv.capability); err == nil {
+		sum, err = study.BuildCapability(ctx, inv.capability, dir, out)
+	}
+	if errors.Is(err, arewrun.ErrInterrupted) {
+		if _, serr := os.Stat(filepath.Join(dir, study.BaseCheckpointDir, arewrun.ManifestFile)); serr != nil {
+			return &interruption{fmt.Sprintf("interrupted before the first epoch ended; %s keeps no checkpoint: "+
+				"the same command with -force builds it from the start", dir)}
+		}
+		return &interruption{fmt.Sprintf("interrupted; %s keeps the build's checkpoint set after its last finished epoch (%s/): "+
+			"-resume %s goes on from it", dir, study.BaseCheckpointDir, dir)}
+	}
 	if err != nil {
 		return err
-	}
-	sum, err := study.BuildCapability(ctx, inv.capability, dir, out)
-	if err != nil {
-		return buildStopped(err, dir, "policy.safetensors")
 	}
 	fmt.Fprintf(out, "\n%s\nreport %s\n", sum.Report(), filepath.Join(dir, study.BaseReportFile))
 	return nil
-}
-
-// buildStopped is err, or when it is an interrupt of a base or
-// capability build, which keeps no checkpoint and does not resume, an
-// interruption saying what dir keeps: the trained policy (policyFile)
-// when the interrupt came during the evaluation, else only the finished
-// epochs' log.
-func buildStopped(err error, dir, policyFile string) error {
-	if !errors.Is(err, arewrun.ErrInterrupted) {
-		return err
-	}
-	kept := "only the finished SFT epochs' log (" + study.BaseSFTFile + ")"
-	if _, serr := os.Stat(filepath.Join(dir, policyFile)); serr == nil {
-		kept = "the trained policy (" + policyFile + "), not evaluated: no report"
-	}
-	return &interruption{fmt.Sprintf("interrupted; %s keeps %s; a build does not resume: "+
-		"the same command with -force builds it again from the start", dir, kept)}
 }

@@ -1,18 +1,22 @@
 package main
 
 import (
+	"arew/rl"
+	"arew/tasks"
 	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	arewrun "arew/rl/run"
+	"arew/rl/study"
 )
 
 // A bad -capability command line is a usage error that writes nothing.
@@ -29,24 +33,31 @@ func TestBadCapabilityFlagsAreUsageErrors(t *testing.T) {
 	}
 }
 
-// An interrupted base or capability build says what its folder keeps and
-// that it starts again with -force, not that a checkpoint was written.
+// An interrupted base build says what its folder keeps and that it
+// starts again with -force, not that a checkpoint was written; so does a
+// capability build stopped before its first checkpoint set.
 func TestInterruptedBuildSaysWhatItKept(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, args := range [][]string{{"-build-base", "flodial-easy-locked"}, {"-capability", "flodial-easy"}} {
-		out := t.TempDir()
-		var stderr bytes.Buffer
-		code := run(ctx, append(args, "-out", out), io.Discard, &stderr, nil)
-		assert.Equal(t, exitInterrupted, code, "%v: %s", args, stderr.String())
-		assert.Contains(t, stderr.String(), "keeps only the finished SFT epochs' log (base-sft.jsonl)", args)
-		assert.Contains(t, stderr.String(), "with -force builds it again", args)
-		assert.NotContains(t, stderr.String(), "checkpoint", args)
-	}
-	// Stopped in the evaluation, after the policy was saved.
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	code := run(ctx, []string{"-build-base", "flodial-easy-locked", "-out", out}, io.Discard, &stderr, nil)
+	assert.Equal(t, exitInterrupted, code, stderr.String())
+	assert.Contains(t, stderr.String(), "keeps only the finished SFT epochs' log (base-sft.jsonl)")
+	assert.Contains(t, stderr.String(), "with -force builds it again")
+	assert.NotContains(t, stderr.String(), "checkpoint")
+
+	stderr.Reset()
+	code = run(ctx, []string{"-capability", "flodial-easy", "-out", out}, io.Discard, &stderr, nil)
+	assert.Equal(t, exitInterrupted, code, stderr.String())
+	assert.Contains(t, stderr.String(), "interrupted before the first epoch ended")
+	assert.Contains(t, stderr.String(), "keeps no checkpoint")
+	_, err := os.Stat(filepath.Join(out, "capability-flodial-easy", study.BaseCheckpointDir))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	// A base build stopped in the evaluation, after the policy was saved.
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "policy.safetensors"), nil, 0o644))
-	err := buildStopped(arewrun.ErrInterrupted, dir, "policy.safetensors")
+	err = buildStopped(arewrun.ErrInterrupted, dir, "policy.safetensors")
 	assert.ErrorIs(t, err, arewrun.ErrInterrupted)
 	assert.ErrorContains(t, err, "keeps the trained policy (policy.safetensors), not evaluated: no report")
 	other := errors.New("disk full")
@@ -69,4 +80,51 @@ func TestChooseLock(t *testing.T) {
 	} {
 		assertUsageErrorWritesNothing(t, args)
 	}
+}
+
+// A capability build stopped after an epoch names its checkpoint set and
+// the -resume that goes on from it; -resume takes its folder and no other
+// flag, and refuses a finished build.
+func TestCapabilityResumes(t *testing.T) {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs, sft.MiniBatch = 2, 8
+	study.Capabilities["tiny-cmd-resume"] = func() rl.BaseConfig {
+		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 2, SFT: sft, Sources: []rl.DemoSource{
+			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 16, TestDemos: 4}}}
+	}
+	defer delete(study.Capabilities, "tiny-cmd-resume")
+	out := t.TempDir()
+	dir := filepath.Join(out, "capability-tiny-cmd-resume")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr bytes.Buffer
+	code := run(ctx, []string{"-capability", "tiny-cmd-resume", "-out", out}, cancelOn{"base SFT epoch 1/2", cancel}, &stderr, nil)
+	require.Equal(t, exitInterrupted, code, stderr.String())
+	assert.Contains(t, stderr.String(), "keeps the build's checkpoint set after its last finished epoch (base-checkpoint/)")
+	assert.Contains(t, stderr.String(), "-resume "+dir)
+
+	assertUsageErrorWritesNothing(t, []string{"-resume", dir, "-force"})
+	var stdout bytes.Buffer
+	stderr.Reset()
+	code = run(context.Background(), []string{"-resume", dir}, &stdout, &stderr, nil)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "resuming after epoch 1 of 2")
+	assert.Contains(t, stdout.String(), "report "+filepath.Join(dir, study.BaseReportFile))
+	stderr.Reset()
+	code = run(context.Background(), []string{"-resume", dir}, io.Discard, &stderr, nil)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "the capability build is finished")
+}
+
+// cancelOn is a console that cancels the job once a write holds mark.
+type cancelOn struct {
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.mark) {
+		c.cancel()
+	}
+	return len(p), nil
 }

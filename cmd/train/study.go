@@ -41,8 +41,12 @@ func studyInvocation(inv invocation, o *overrides) (invocation, error) {
 func resumeInvocation(inv invocation, o *overrides, given map[string]bool) (invocation, error) {
 	_, studyErr := os.Stat(filepath.Join(inv.resume, arewrun.SweepFile))
 	_, runErr := os.Stat(filepath.Join(inv.resume, arewrun.ConfigFile))
+	_, capErr := os.Stat(filepath.Join(inv.resume, study.BaseCheckpointDir, arewrun.ManifestFile))
 	what, takes := "a study's folder takes only -cache and -jobs", []string{"out", "cache", "jobs"}
 	switch {
+	case capErr == nil:
+		what, takes = "a capability build's folder takes no other flag", []string{"out"}
+		inv.resumeCapability = true
 	case studyErr == nil:
 		var kind struct{ Kind string }
 		if err := arewrun.ReadJSON(filepath.Join(inv.resume, arewrun.SweepFile), arewrun.MaxConfigBytes, &kind); err != nil {
@@ -52,7 +56,8 @@ func resumeInvocation(inv invocation, o *overrides, given map[string]bool) (invo
 	case runErr == nil:
 		what, takes = "a run's folder takes only -updates (to extend it)", []string{"out", "updates"}
 	default:
-		return inv, arewrun.InputErrorf("-resume %s: not a study folder (no %s) nor a run folder (no %s)", inv.resume, arewrun.SweepFile, arewrun.ConfigFile)
+		return inv, arewrun.InputErrorf("-resume %s: not a study folder (no %s), a run folder (no %s) nor a capability build's (no %s)",
+			inv.resume, arewrun.SweepFile, arewrun.ConfigFile, filepath.Join(study.BaseCheckpointDir, arewrun.ManifestFile))
 	}
 	if bad := refused(given, "resume", takes...); len(bad) > 0 {
 		return inv, arewrun.InputErrorf("-resume %s: %s; got %s", inv.resume, what, strings.Join(bad, ", "))
@@ -218,4 +223,20 @@ func jobDir(inv invocation, def string) (string, error) {
 	}
 	dir := filepath.Join(inv.out, def)
 	return dir, arewrun.ClearDir(dir, inv.force)
+}
+
+// buildStopped is err, or when it is an interrupt of a base build, which
+// keeps no checkpoint and does not resume, an interruption saying what
+// dir keeps: the trained policy (policyFile) when the interrupt came
+// during the evaluation, else only the finished epochs' log.
+func buildStopped(err error, dir, policyFile string) error {
+	if !errors.Is(err, arewrun.ErrInterrupted) {
+		return err
+	}
+	kept := "only the finished SFT epochs' log (" + study.BaseSFTFile + ")"
+	if _, serr := os.Stat(filepath.Join(dir, policyFile)); serr == nil {
+		kept = "the trained policy (" + policyFile + "), not evaluated: no report"
+	}
+	return &interruption{fmt.Sprintf("interrupted; %s keeps %s; a base build does not resume: "+
+		"the same command with -force builds it again from the start", dir, kept)}
 }

@@ -220,11 +220,21 @@ func ReadCheckpointSet(dir string) (*Manifest, map[string][]byte, error) {
 	return m, files, nil
 }
 
+// State is what keeps its whole state in a checkpoint set: a trainer
+// (rl.Trainer) after an update, a base build (rl.Base) after an epoch.
+// WriteState writes its files into a folder and names them; LoadState
+// puts it in the state of those files, read back for update.
+type State interface {
+	Updates() int
+	WriteState(dir string, info map[string]string) ([]string, error)
+	LoadState(dir string, update int, files map[string][]byte) error
+}
+
 // SaveState writes t's whole state into dir as one checkpoint set
-// (rl.Trainer.WriteState, then the manifest). info (a run name, a status)
-// goes into every file's metadata and the manifest. On an error the set
-// in dir stands.
-func SaveState(dir string, t rl.Trainer, info map[string]string) error {
+// (t.WriteState, then the manifest). info (a run name, a status) goes
+// into every file's metadata and the manifest. On an error the set in dir
+// stands.
+func SaveState(dir string, t State, info map[string]string) error {
 	return SaveCheckpointSet(dir, t.Updates(), info, func(next string) ([]string, error) { return t.WriteState(next, info) })
 }
 
@@ -233,7 +243,7 @@ func SaveState(dir string, t rl.Trainer, info map[string]string) error {
 // continues bitwise as the saved trainer's would have
 // (rl.TestResumeIsBitwise). On an error t may be half restored: build a
 // new one.
-func RestoreState(dir string, t rl.Trainer) (*Manifest, error) {
+func RestoreState(dir string, t State) (*Manifest, error) {
 	m, files, err := ReadCheckpointSet(dir)
 	if err != nil {
 		return nil, err

@@ -2,10 +2,16 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"time"
 
 	"arew/model"
 	"arew/rl"
@@ -63,50 +69,84 @@ func (s *study) placeBase() error {
 // its SFT epochs with a line each (and one rl.BaseEpoch per line of
 // <dir>/base-sft.jsonl), saved as <dir>/base.safetensors.
 func (s *study) buildBase(ctx context.Context) error {
-	p, _, err := trainBase(ctx, *s.cfg.Base.Build, s.dir, s.out)
+	b, err := trainBase(ctx, *s.cfg.Base.Build, s.dir, s.out, nil)
 	if err != nil {
 		return err
 	}
 	s.base = filepath.Join(s.dir, BaseFile)
-	return p.Save(s.base, map[string]string{"study": s.cfg.Name, "role": "base policy"})
+	return b.Policy.Save(s.base, map[string]string{"study": s.cfg.Name, "role": "base policy"})
 }
 
-// trainBase runs a base build into dir (its base-sft.jsonl) and returns the
-// trained policy and its DAgger rounds' data collection (none without
-// DAgger).
-func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer) (*model.Model, []rl.DAggerRound, error) {
+// BaseCheckpointDir is where a build that keeps checkpoints (a capability
+// build) holds its latest checkpoint set, inside its folder.
+const BaseCheckpointDir = "base-checkpoint"
+
+// builtBase is a finished base build: the policy, its DAgger rounds' data
+// collection (none without DAgger), and the seconds its earlier
+// processes spent on it before a resume (0 for a build never stopped).
+type builtBase struct {
+	Policy      *model.Model
+	Rounds      []rl.DAggerRound
+	EarlierSecs float64
+}
+
+// trainBase runs a base build into dir (its base-sft.jsonl). With info
+// (not nil) it keeps a checkpoint set of the build (rl.Base's state, info
+// in its manifest) in <dir>/base-checkpoint after every epoch, and when
+// that folder already holds one it goes on from it: the log is cut back
+// to the set's epochs and the build continues bitwise
+// (rl.TestBaseResumeIsBitwise). Without info it keeps nothing.
+func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer, info map[string]string) (*builtBase, error) {
+	start := time.Now()
 	b, err := rl.NewBase(ctx, cfg)
 	if ctx.Err() != nil {
-		return nil, nil, run.ErrInterrupted
+		return nil, run.ErrInterrupted
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("study: base: %w", err)
+		return nil, fmt.Errorf("study: base: %w", err)
 	}
 	defer b.Close()
-	log, err := run.CreateJSONL(filepath.Join(dir, BaseSFTFile))
+	built := &builtBase{Policy: b.Policy}
+	logPath, setDir := filepath.Join(dir, BaseSFTFile), filepath.Join(dir, BaseCheckpointDir)
+	var log *run.JSONL
+	if info != nil {
+		log, err = resumeBase(b, logPath, setDir, built)
+	} else {
+		log, err = run.CreateJSONL(logPath)
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer log.Close()
 	meter := progress.New(out, "base SFT", b.Epochs())
 	defer meter.Finish()
-	meter.Printf("== base: SFT of a %s policy (%d parameters) on %s, %d epochs%s\n",
-		cfg.Preset, b.Policy.Config.NumParams(), sourceList(b.Sources), cfg.SFT.Epochs, daggerPlan(cfg.DAgger))
-	var rounds []rl.DAggerRound
-	for epoch := range b.Epochs() {
+	if b.Updates() == 0 {
+		meter.Printf("== base: SFT of a %s policy (%d parameters) on %s, %d epochs%s\n",
+			cfg.Preset, b.Policy.Config.NumParams(), sourceList(b.Sources), cfg.SFT.Epochs, daggerPlan(cfg.DAgger))
+	} else {
+		meter.Printf("== base: resuming after epoch %d of %d from %s\n", b.Updates(), b.Epochs(), setDir)
+	}
+	for epoch := b.Updates(); epoch < b.Epochs(); epoch++ {
 		meter.Tick(epoch, fmt.Sprintf("epoch %d", epoch+1))
 		m, err := b.Epoch(ctx)
 		if ctx.Err() != nil {
-			return nil, nil, run.ErrInterrupted
+			return nil, run.ErrInterrupted
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("study: base: %w", err)
+			return nil, fmt.Errorf("study: base: %w", err)
 		}
 		if err := log.Write(newBaseRecord(m)); err != nil {
-			return nil, nil, err
+			return nil, err
+		}
+		if info != nil {
+			i := maps.Clone(info)
+			i["seconds"] = strconv.FormatFloat(built.EarlierSecs+time.Since(start).Seconds(), 'f', 1, 64)
+			if err := run.SaveState(setDir, b, i); err != nil {
+				return nil, fmt.Errorf("study: base: %w", err)
+			}
 		}
 		if r := m.DAgger; r != nil {
-			rounds = append(rounds, *r)
+			built.Rounds = append(built.Rounds, *r)
 			labeller := b.Sources[cfg.DAggerSource()].Policy.Name()
 			meter.Line(epoch+1, fmt.Sprintf("%s; %.0f s", daggerLine(*r, cfg, labeller), r.Seconds))
 		}
@@ -116,7 +156,42 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 		}
 		meter.Line(epoch+1, line)
 	}
-	return b.Policy, rounds, nil
+	return built, nil
+}
+
+// resumeBase restores b from the checkpoint set in setDir when there is
+// one (else it leaves b fresh), keeps the lines of logPath up to the
+// set's epoch (a line written after the set, or cut short by a kill, is
+// dropped, to be written again), recovers the DAgger rounds and the
+// earlier processes' seconds into built, and opens the log for appending.
+// Nothing is written before every file is read and checked.
+func resumeBase(b *rl.Base, logPath, setDir string, built *builtBase) (*run.JSONL, error) {
+	if _, err := os.Stat(filepath.Join(setDir, run.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
+		return run.CreateJSONL(logPath)
+	}
+	m, err := run.RestoreState(setDir, b)
+	if err != nil {
+		return nil, fmt.Errorf("study: base: resume: %w", err)
+	}
+	records, kept, err := run.ReadRecords(logPath, func(r baseRecord) bool { return r.Epoch < m.Update })
+	if err != nil {
+		return nil, fmt.Errorf("study: base: resume: %w", err)
+	}
+	if len(records) != m.Update {
+		return nil, fmt.Errorf("study: base: resume: %s holds %d epochs before the checkpoint set's %d", logPath, len(records), m.Update)
+	}
+	for _, r := range records {
+		if r.DAgger != nil {
+			built.Rounds = append(built.Rounds, *r.DAgger)
+		}
+	}
+	if built.EarlierSecs, err = strconv.ParseFloat(m.Info["seconds"], 64); err != nil {
+		return nil, fmt.Errorf("study: base: resume: the checkpoint set's manifest has no seconds")
+	}
+	if err := run.WriteFile(logPath, kept); err != nil {
+		return nil, err
+	}
+	return run.AppendJSONL(logPath)
 }
 
 // sourceList names the sources: "8192 locked(0.03,0.03) [hasty], …".

@@ -65,10 +65,11 @@ func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSu
 	if err := run.PrepareDir(dir, false); err != nil {
 		return nil, err
 	}
-	policy, _, err := trainBase(ctx, cfg, dir, out)
+	built, err := trainBase(ctx, cfg, dir, out, nil)
 	if err != nil {
 		return nil, err
 	}
+	policy := built.Policy
 	path := filepath.Join(dir, BaseFile)
 	if err := policy.Save(path, map[string]string{"base": name, "role": "base policy"}); err != nil {
 		return nil, err

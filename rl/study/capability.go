@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -152,16 +153,20 @@ type CapabilitySummary struct {
 	Met      bool          `json:"target_met"`
 	Beliefs  run.Num       `json:"beliefs_greedy_success"` // EvaluateHybrid's greedy success
 	// DAgger is each DAgger round's data collection (Config.DAgger).
-	DAgger  []rl.DAggerRound `json:"dagger,omitempty"`
-	Seconds float64          `json:"seconds"`
+	DAgger []rl.DAggerRound `json:"dagger,omitempty"`
+	// Seconds is the wall time of the build and its evaluation; for a
+	// resumed build, each earlier process's up to its last checkpoint set
+	// plus the last process's.
+	Seconds float64 `json:"seconds"`
 }
 
 // BuildCapability trains capability recipe name into dir (which must not
 // exist or be empty; base-sft.jsonl, policy.safetensors) by the base build's SFT
-// (trainBase) and evaluates it by the base build's evaluation
-// (EvaluateBase) and by EvaluateHybrid on the first BaseEvalEpisodes
-// validation instances; it writes summary.json and report.md there.
-// Nothing reads a test instance.
+// (trainBase, keeping a checkpoint set after every epoch in
+// base-checkpoint/, so that ResumeCapability can go on from it) and
+// evaluates it by the base build's evaluation (EvaluateBase) and by
+// EvaluateHybrid on the first BaseEvalEpisodes validation instances; it
+// writes summary.json and report.md there. Nothing reads a test instance.
 func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*CapabilitySummary, error) {
 	recipe, ok := Capabilities[name]
 	if !ok {
@@ -174,15 +179,52 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 	if err := run.PrepareDir(dir, false); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	policy, rounds, err := trainBase(ctx, cfg, dir, out)
+	return buildCapability(ctx, name, cfg, dir, out)
+}
+
+// ResumeCapability goes on with the capability build stopped in dir, from
+// the checkpoint set in its base-checkpoint/ (whose manifest names the
+// recipe), bitwise as if it had never stopped, and finishes it as
+// BuildCapability does. A finished build (its report written) is not
+// built again.
+func ResumeCapability(ctx context.Context, dir string, out io.Writer) (*CapabilitySummary, error) {
+	name, err := CapabilityOf(dir)
 	if err != nil {
 		return nil, err
 	}
+	if _, err := os.Stat(filepath.Join(dir, BaseReportFile)); err == nil {
+		return nil, run.InputErrorf("%s: the capability build is finished (%s); -capability %s -force builds it again", dir, BaseReportFile, name)
+	}
+	return buildCapability(ctx, name, Capabilities[name](), dir, out)
+}
+
+// CapabilityOf is the recipe of the capability build whose checkpoint set
+// is in dir/base-checkpoint, read from the set's manifest.
+func CapabilityOf(dir string) (string, error) {
+	m, err := run.ReadManifest(filepath.Join(dir, BaseCheckpointDir))
+	if err != nil {
+		return "", run.InputErrorf("%s: not a capability build that can resume: %v", dir, err)
+	}
+	name := m.Info["capability"]
+	if _, ok := Capabilities[name]; !ok {
+		return "", run.InputErrorf("%s: the checkpoint set names no capability recipe of this code (%q)", dir, name)
+	}
+	return name, nil
+}
+
+// buildCapability trains (or goes on training) recipe name's cfg in dir
+// and evaluates it (BuildCapability).
+func buildCapability(ctx context.Context, name string, cfg rl.BaseConfig, dir string, out io.Writer) (*CapabilitySummary, error) {
+	start := time.Now()
+	built, err := trainBase(ctx, cfg, dir, out, map[string]string{"capability": name})
+	if err != nil {
+		return nil, err
+	}
+	policy := built.Policy
 	if err := policy.Save(filepath.Join(dir, "policy.safetensors"), map[string]string{"capability": name}); err != nil {
 		return nil, err
 	}
-	sum := &CapabilitySummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes, Beliefs: run.Num(math.NaN()), DAgger: rounds}
+	sum := &CapabilitySummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes, Beliefs: run.Num(math.NaN()), DAgger: built.Rounds}
 	if sum.Rows, err = EvaluateBase(ctx, policy, cfg, BaseEvalEpisodes, out); err != nil {
 		return nil, err
 	}
@@ -191,7 +233,7 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 		return nil, err
 	}
 	sum.Rows = append(sum.Rows, hybrid...)
-	sum.Seconds = time.Since(start).Seconds()
+	sum.Seconds = built.EarlierSecs + time.Since(start).Seconds()
 	sum.judge()
 	if err := run.WriteJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
 		return nil, err

@@ -1,8 +1,10 @@
 package study
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -103,4 +105,74 @@ func TestCapabilityJudgesTheLastSource(t *testing.T) {
 	assert.False(t, s.Met)
 	assert.Contains(t, s.Report(), "judged on the last source's layout, echo+pairs")
 	assert.Contains(t, s.Report(), "in epochs 7–12")
+}
+
+// cancelAfter is a console that cancels its build once a line holding
+// mark is written.
+type cancelAfter struct {
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (c cancelAfter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.mark) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// A capability build stopped part way (in its SFT, with a log line a
+// kill cut short) goes on from its checkpoint set with ResumeCapability
+// to the same policy, log and table, bit for bit, as a build never
+// stopped; a finished build, or a folder without a set, is not resumed.
+func TestResumeCapability(t *testing.T) {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs, sft.MiniBatch = 2, 8
+	Capabilities["tiny-mediq-resume"] = func() rl.BaseConfig {
+		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 2, SFT: sft, Sources: []rl.DemoSource{
+			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 24, TestDemos: 4}},
+			DAgger: &rl.DAggerConfig{Rounds: 2, Demos: 8, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}}
+	}
+	defer delete(Capabilities, "tiny-mediq-resume")
+	whole := filepath.Join(t.TempDir(), "whole")
+	want, err := BuildCapability(t.Context(), "tiny-mediq-resume", whole, nil)
+	require.NoError(t, err)
+
+	for _, stopAfter := range []string{"epoch 1/4", "epoch 3/4"} {
+		dir := filepath.Join(t.TempDir(), "cut")
+		ctx, cancel := context.WithCancel(t.Context())
+		_, err = BuildCapability(ctx, "tiny-mediq-resume", dir, cancelAfter{"base SFT " + stopAfter, cancel})
+		cancel()
+		require.ErrorIs(t, err, run.ErrInterrupted, stopAfter)
+		_, err = os.Stat(filepath.Join(dir, BaseReportFile))
+		require.ErrorIs(t, err, os.ErrNotExist, "stopped in the SFT")
+		name, err := CapabilityOf(dir)
+		require.NoError(t, err)
+		assert.Equal(t, "tiny-mediq-resume", name)
+		log, err := os.OpenFile(filepath.Join(dir, BaseSFTFile), os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = log.WriteString(`{"epoch":9,"steps"`) // a line a kill cut short
+		require.NoError(t, err)
+		require.NoError(t, log.Close())
+
+		got, err := ResumeCapability(t.Context(), dir, nil)
+		require.NoError(t, err, stopAfter)
+		assert.Equal(t, want.Greedy, got.Greedy)
+		require.Len(t, got.DAgger, 2, "the rounds before the stop are read back from the log")
+		for _, f := range []string{"policy.safetensors", BaseSFTFile, BaseSummaryFile} {
+			assert.Equal(t, untimedFile(t, filepath.Join(whole, f)), untimedFile(t, filepath.Join(dir, f)), "%s, stopped after %s", f, stopAfter)
+		}
+		_, err = ResumeCapability(t.Context(), dir, nil)
+		assert.ErrorContains(t, err, "is finished", "a finished build")
+	}
+	_, err = ResumeCapability(t.Context(), t.TempDir(), nil)
+	assert.ErrorContains(t, err, "not a capability build that can resume")
+}
+
+// untimedFile is a file's bytes with every "seconds" field's value (a
+// log's clock readings) blanked.
+func untimedFile(t *testing.T, path string) string {
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return regexp.MustCompile(`"seconds": ?[0-9.e+-]+`).ReplaceAllString(string(data), `"seconds":0`)
 }

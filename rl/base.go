@@ -267,8 +267,9 @@ func (b *Base) Fit() ([]SourceFit, error) {
 // Epoch runs the next SFT epoch over the demonstrations of every source
 // that trains in it (DemoSource.Epochs), shuffled together, then measures
 // the fit. Once ctx ends it stops before the next minibatch and returns
-// ctx's error, the policy part way through the epoch: an interrupted build
-// keeps nothing.
+// ctx's error, the policy part way through the epoch: what an interrupted
+// build keeps is the state written after its last finished epoch
+// (WriteState).
 //
 // The first epoch of a DAgger round first plays the round's
 // demonstrations with the policy as it is then (daggerDemonstrations), on

@@ -41,18 +41,25 @@ func TestCapabilityRecipes(t *testing.T) {
 	}
 }
 
+// tinyMediQ registers capability recipe name for the test: a tiny policy
+// on MediQ's strong demonstrations (demos of them, 4 held out), SFT
+// epochs, then rounds of DAgger, each of 8 demonstrations and 1 epoch.
+func tinyMediQ(t *testing.T, name string, seed uint64, epochs, demos, rounds int) {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs = epochs
+	Capabilities[name] = func() rl.BaseConfig {
+		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: seed, SFT: sft, Sources: []rl.DemoSource{
+			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: demos, TestDemos: 4}},
+			DAgger: &rl.DAggerConfig{Rounds: rounds, Demos: 8, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}}
+	}
+	t.Cleanup(func() { delete(Capabilities, name) })
+}
+
 // BuildCapability trains (a DAgger round included), evaluates and writes
 // its files; the report names the target and whether it was met, and the
 // DAgger round; an unknown recipe is an input error.
 func TestBuildCapability(t *testing.T) {
-	sft := rl.DefaultSFTConfig()
-	sft.Epochs = 1
-	Capabilities["tiny-mediq"] = func() rl.BaseConfig {
-		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 1, SFT: sft, Sources: []rl.DemoSource{
-			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 32, TestDemos: 4}},
-			DAgger: &rl.DAggerConfig{Rounds: 1, Demos: 8, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}}
-	}
-	defer delete(Capabilities, "tiny-mediq")
+	tinyMediQ(t, "tiny-mediq", 1, 1, 32, 1)
 	dir := filepath.Join(t.TempDir(), "cap")
 	sum, err := BuildCapability(t.Context(), "tiny-mediq", dir, nil)
 	require.NoError(t, err)
@@ -126,14 +133,7 @@ func (c cancelAfter) Write(p []byte) (int, error) {
 // to the same policy, log and table, bit for bit, as a build never
 // stopped; a finished build, or a folder without a set, is not resumed.
 func TestResumeCapability(t *testing.T) {
-	sft := rl.DefaultSFTConfig()
-	sft.Epochs, sft.MiniBatch = 2, 8
-	Capabilities["tiny-mediq-resume"] = func() rl.BaseConfig {
-		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 2, SFT: sft, Sources: []rl.DemoSource{
-			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 24, TestDemos: 4}},
-			DAgger: &rl.DAggerConfig{Rounds: 2, Demos: 8, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}}
-	}
-	defer delete(Capabilities, "tiny-mediq-resume")
+	tinyMediQ(t, "tiny-mediq-resume", 2, 2, 24, 2)
 	whole := filepath.Join(t.TempDir(), "whole")
 	want, err := BuildCapability(t.Context(), "tiny-mediq-resume", whole, nil)
 	require.NoError(t, err)

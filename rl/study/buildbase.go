@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,61 @@ type BaseRow struct {
 	Source   string        `json:"source"`
 	Policy   string        `json:"policy"`
 	Measures *run.Measures `json:"measures"`
+	// Repeats splits a played row's episodes by whether they hold a
+	// repeated query (nil for the scripted and constant rows).
+	Repeats *RepeatSplit `json:"repeat_split,omitempty"`
+}
+
+// RepeatSplit is a row's episodes split by whether they hold a repeated
+// query (a question asked before, which gets no new evidence): how many
+// do, and the success of each part (NaN for an empty part). It tells
+// what the repeats cost apart from what the other turns cost.
+type RepeatSplit struct {
+	Episodes       int     `json:"episodes"`
+	WithRepeat     int     `json:"with_repeat"`
+	SuccessWith    run.Num `json:"success_with_repeat"`
+	SuccessWithout run.Num `json:"success_without_repeat"`
+}
+
+// splitByRepeat is the RepeatSplit of episodes' measures.
+func splitByRepeat(episodes []tasks.Measures) *RepeatSplit {
+	var with, without []bool
+	for _, m := range episodes {
+		if m.Repeats > 0 {
+			with = append(with, m.Success)
+		} else {
+			without = append(without, m.Success)
+		}
+	}
+	rate := func(xs []bool) run.Num {
+		if len(xs) == 0 {
+			return run.Num(math.NaN())
+		}
+		n := 0
+		for _, x := range xs {
+			if x {
+				n++
+			}
+		}
+		return run.Num(float64(n) / float64(len(xs)))
+	}
+	return &RepeatSplit{Episodes: len(episodes), WithRepeat: len(with), SuccessWith: rate(with), SuccessWithout: rate(without)}
+}
+
+// RepeatTable is the Markdown table of the rows' repeat splits ("" when
+// no row has one).
+func RepeatTable(rows []BaseRow) string {
+	var cells [][]string
+	for _, r := range rows {
+		if s := r.Repeats; s != nil {
+			cells = append(cells, []string{r.Source, r.Policy, fmt.Sprintf("%d of %d", s.WithRepeat, s.Episodes),
+				f3(s.SuccessWith), f3(s.SuccessWithout)})
+		}
+	}
+	if cells == nil {
+		return ""
+	}
+	return run.MarkdownTable([]string{"style", "policy", "episodes with a repeated query", "their success", "the others' success"}, 2, cells)
 }
 
 // BaseSummary is a base build's summary.json: the recipe, the checkpoint's hash, whether it

@@ -288,6 +288,10 @@ func (s *CapabilitySummary) Report() string {
 	}
 	fmt.Fprintf(&b, "- remade by `go run ./cmd/train -capability %s`\n\n", s.Name)
 	b.WriteString(BaseTable(s.Rows))
+	if t := RepeatTable(s.Rows); t != "" {
+		b.WriteString("\nThe played rows' episodes split by whether they repeat a query (a repeat gets no new evidence):\n\n")
+		b.WriteString(t)
+	}
 	return b.String()
 }
 

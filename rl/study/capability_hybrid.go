@@ -60,7 +60,7 @@ func eachSource(cfg rl.BaseConfig, out io.Writer, rows func(s rl.BaseSource, out
 
 // playModes plays policy on the first n validation instances of task,
 // greedy then sampled at temperature 1 (seed 1), as the rows "<label>,
-// <mode>" of source.
+// <mode>" of source, each with its episodes split by repeats.
 func playModes(ctx context.Context, policy *model.Model, task tasks.Task, n int, source, label string, out io.Writer) ([]BaseRow, error) {
 	var rows []BaseRow
 	for _, greedy := range []bool{true, false} {
@@ -78,7 +78,12 @@ func playModes(ctx context.Context, policy *model.Model, task tasks.Task, n int,
 		if err != nil {
 			return rows, fmt.Errorf("evaluate %s under %s: %w", label, source, err)
 		}
-		rows = append(rows, BaseRow{Source: source, Policy: label + ", " + string(mode), Measures: run.MeasuresOf(res.Summary)})
+		episodes := make([]tasks.Measures, len(res.Trajectories))
+		for i, tr := range res.Trajectories {
+			episodes[i] = tr.Measures
+		}
+		rows = append(rows, BaseRow{Source: source, Policy: label + ", " + string(mode), Measures: run.MeasuresOf(res.Summary),
+			Repeats: splitByRepeat(episodes)})
 		fmt.Fprintf(out, "%s under %s, %s: success %.3f\n", label, source, mode, res.Summary.Success)
 	}
 	return rows, nil

@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,6 +91,17 @@ func TestBuildCapability(t *testing.T) {
 	assert.Equal(t, "strong queries, base beliefs, greedy", hybrid[0].Policy)
 	assert.Equal(t, hybrid[0].Measures.Success, sum.Beliefs)
 
+	for _, r := range sum.Rows {
+		if !strings.Contains(r.Policy, "greedy") && !strings.Contains(r.Policy, "sampled") {
+			assert.Nil(t, r.Repeats, "%s: a scripted row is not split", r.Policy)
+			continue
+		}
+		require.NotNil(t, r.Repeats, r.Policy)
+		assert.Equal(t, BaseEvalEpisodes, r.Repeats.Episodes, r.Policy)
+		assert.Equal(t, r.Repeats.WithRepeat == 0, r.Measures.Repeats == 0, "%s: episodes with a repeat, and the mean repeats", r.Policy)
+	}
+	assert.Contains(t, string(report), "episodes split by whether they repeat a query")
+
 	_, err = BuildCapability(t.Context(), "nope", dir, nil)
 	assert.ErrorContains(t, err, "no capability recipe")
 }
@@ -175,4 +187,24 @@ func untimedFile(t *testing.T, path string) string {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return regexp.MustCompile(`"seconds": ?[0-9.e+-]+`).ReplaceAllString(string(data), `"seconds":0`)
+}
+
+// splitByRepeat counts the episodes with a repeated query and the success
+// of each part; an empty part is NaN.
+func TestSplitByRepeat(t *testing.T) {
+	ep := func(repeats int, success bool) tasks.Measures {
+		return tasks.Measures{Repeats: repeats, Success: success}
+	}
+	s := splitByRepeat([]tasks.Measures{ep(0, true), ep(2, false), ep(1, true), ep(0, true), ep(3, false), ep(0, false)})
+	assert.Equal(t, 6, s.Episodes)
+	assert.Equal(t, 3, s.WithRepeat)
+	assert.InDelta(t, 1.0/3, float64(s.SuccessWith), 1e-12)
+	assert.InDelta(t, 2.0/3, float64(s.SuccessWithout), 1e-12)
+	none := splitByRepeat([]tasks.Measures{ep(0, true)})
+	assert.Zero(t, none.WithRepeat)
+	assert.True(t, math.IsNaN(float64(none.SuccessWith)))
+	assert.Equal(t, run.Num(1), none.SuccessWithout)
+	assert.Empty(t, RepeatTable([]BaseRow{{Policy: "scripted strong"}}))
+	table := RepeatTable([]BaseRow{{Source: "plain", Policy: "base, greedy", Repeats: s}})
+	assert.Regexp(t, `\| plain \| base, greedy \| +3 of 6 \| +0\.333 \| +0\.667 \|`, table)
 }

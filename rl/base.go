@@ -116,6 +116,31 @@ func (c BaseConfig) DAggerSource() int {
 	return slices.IndexFunc(c.Sources, func(s DemoSource) bool { return s.Name == c.DAgger.Source })
 }
 
+// Steps is the number of optimiser steps the build takes: each SFT
+// epoch's ⌈demonstrations / minibatch⌉ over the sources that train in it,
+// then each DAgger epoch's over the last SFT epoch's demonstrations and
+// the rounds' so far. A schedule that decays to the build's end sets its
+// Decay to it.
+func (c BaseConfig) Steps() int {
+	perEpoch := func(n int) int { return (n + c.SFT.MiniBatch - 1) / c.SFT.MiniBatch }
+	total, last := 0, 0
+	for epoch := 1; epoch <= c.SFT.Epochs; epoch++ {
+		last = 0
+		for _, s := range c.Sources {
+			if s.Epochs.Has(epoch) {
+				last += s.Demos
+			}
+		}
+		total += perEpoch(last)
+	}
+	if d := c.DAgger; d != nil {
+		for round := 1; round <= d.Rounds; round++ {
+			total += d.Epochs * perEpoch(last+round*d.Demos)
+		}
+	}
+	return total
+}
+
 // BaseSource is a built source: its task variant and scripted policy.
 type BaseSource struct {
 	DemoSource

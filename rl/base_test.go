@@ -129,6 +129,9 @@ func TestBaseCurriculum(t *testing.T) {
 		assert.Equal(t, steps, e.Steps, "optimiser steps after epoch %d", epoch+1)
 		assert.Len(t, e.Sources, 2)
 	}
+	assert.Equal(t, 4, c.Steps(), "the steps a build takes, counted from its config")
+	c.SFT.MiniBatch = 5
+	assert.Equal(t, 2+4+2, c.Steps(), "a last minibatch short of 5 is a step")
 	var all *EpochRange
 	assert.True(t, all.Has(7))
 }

@@ -97,6 +97,7 @@ func TestBaseDAgger(t *testing.T) {
 		steps = append(steps, e.Steps)
 	}
 	assert.Equal(t, []int{2, 7, 12, 20, 28}, steps)
+	assert.Equal(t, 28, b.Config.Steps(), "the steps a build takes, counted from its config")
 	require.Len(t, b.dagger, 48)
 	assert.Len(t, b.epochData(5), 64)
 

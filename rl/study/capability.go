@@ -36,7 +36,8 @@ const CapabilityTarget = 0.85
 // model preset base (4 layers of width 128) in place of small; -noise
 // trains on recovery demonstrations (withNoise); -then- is a curriculum
 // (thenLayout); -dagger continues with DAgger rounds (withDAgger);
-// -repeat adds the RepeatEcho layout option to every source.
+// -repeat adds the RepeatEcho layout option to every source; -decay lets
+// the learning rate decay to the build's end (withDecay).
 var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
 	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
@@ -56,6 +57,9 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-f-d6-echo-then-pairs":               func() rl.BaseConfig { return echoThenPairs(echo, echoPairs) },
 	"pe-f-d6-echo-then-pairs-dagger":        func() rl.BaseConfig { return withDAgger(echoThenPairs(echo, echoPairs)) },
 	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig { return withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat)) },
+	"pe-f-d6-echo-then-pairs-dagger-repeat-decay": func() rl.BaseConfig {
+		return withDecay(withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat)))
+	},
 	"pe-f-d6-echo-then-pairs-dagger-base": func() rl.BaseConfig {
 		c := withDAgger(echoThenPairs(echo, echoPairs))
 		c.Preset = "base"
@@ -97,6 +101,15 @@ func withNoise(c rl.BaseConfig) rl.BaseConfig {
 // measured").
 func withDAgger(c rl.BaseConfig) rl.BaseConfig {
 	c.DAgger = &rl.DAggerConfig{Rounds: 4, Demos: 8192, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}
+	return c
+}
+
+// withDecay is c with its learning rate decaying on a cosine from its
+// peak to a tenth of it, reached at the build's last optimiser step
+// (rl.BaseConfig.Steps); fixed before any run (docs/arew.md §8,
+// "Capability: measured").
+func withDecay(c rl.BaseConfig) rl.BaseConfig {
+	c.SFT.Optim.MinLR, c.SFT.Optim.Decay = c.SFT.Optim.LR/10, c.Steps()
 	return c
 }
 

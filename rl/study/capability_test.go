@@ -21,7 +21,7 @@ import (
 // Table 1 setting, or a curriculum of two whose epochs follow each other,
 // and builds.
 func TestCapabilityRecipes(t *testing.T) {
-	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-echo-then-pairs-dagger", "pe-f-d6-echo-then-pairs-dagger-base", "pe-f-d6-echo-then-pairs-dagger-repeat", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s3", "pe-g-s3-echo", "telecom-dual", "telecom-solo"}, CapabilityNames())
+	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-echo-then-pairs-dagger", "pe-f-d6-echo-then-pairs-dagger-base", "pe-f-d6-echo-then-pairs-dagger-repeat", "pe-f-d6-echo-then-pairs-dagger-repeat-decay", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s3", "pe-g-s3-echo", "telecom-dual", "telecom-solo"}, CapabilityNames())
 	for _, name := range CapabilityNames() {
 		cfg := Capabilities[name]()
 		if strings.Contains(name, "-then-") {
@@ -33,6 +33,12 @@ func TestCapabilityRecipes(t *testing.T) {
 			require.Len(t, cfg.Sources, 1, name)
 		}
 		assert.Equal(t, strings.Contains(name, "-dagger"), cfg.DAgger != nil, name)
+		if strings.HasSuffix(name, "-decay") {
+			assert.Equal(t, 21504, cfg.SFT.Optim.Decay, "%s: 12 epochs of 1024 steps, then rounds of 1536, 2048, 2560 and 3072", name)
+			assert.InDelta(t, 1e-4, cfg.SFT.Optim.MinLR, 1e-12, name)
+		} else {
+			assert.Zero(t, cfg.SFT.Optim.Decay, name)
+		}
 		for _, src := range cfg.Sources {
 			assert.Equal(t, tasks.PolicySpec{Kind: "strong"}, src.Policy, name)
 			assert.Empty(t, src.Style, name)

@@ -2,6 +2,9 @@ package study
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -110,7 +113,9 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 	logPath, setDir := filepath.Join(dir, BaseSFTFile), filepath.Join(dir, BaseCheckpointDir)
 	var log *run.JSONL
 	if info != nil {
-		log, err = resumeBase(b, logPath, setDir, built)
+		if info, err = withConfigHash(info, cfg); err == nil {
+			log, err = resumeBase(b, logPath, setDir, info, built)
+		}
 	} else {
 		log, err = run.CreateJSONL(logPath)
 	}
@@ -159,15 +164,36 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 	return built, nil
 }
 
+// withConfigHash is info with the SHA-256 of cfg's JSON added, under
+// which a checkpoint set of the build is kept: a resume under another
+// config (a recipe changed since) is refused.
+func withConfigHash(info map[string]string, cfg rl.BaseConfig) (map[string]string, error) {
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("study: base: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	info = maps.Clone(info)
+	info["config_sha256"] = hex.EncodeToString(sum[:])
+	return info, nil
+}
+
 // resumeBase restores b from the checkpoint set in setDir when there is
-// one (else it leaves b fresh), keeps the lines of logPath up to the
-// set's epoch (a line written after the set, or cut short by a kill, is
-// dropped, to be written again), recovers the DAgger rounds and the
-// earlier processes' seconds into built, and opens the log for appending.
-// Nothing is written before every file is read and checked.
-func resumeBase(b *rl.Base, logPath, setDir string, built *builtBase) (*run.JSONL, error) {
+// one (else it leaves b fresh), which must have been kept under info's
+// config hash; keeps the lines of logPath up to the set's epoch (a line
+// written after the set, or cut short by a kill, is dropped, to be
+// written again), recovers the DAgger rounds and the earlier processes'
+// seconds into built, and opens the log for appending. Nothing is written
+// before every file is read and checked.
+func resumeBase(b *rl.Base, logPath, setDir string, info map[string]string, built *builtBase) (*run.JSONL, error) {
 	if _, err := os.Stat(filepath.Join(setDir, run.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
 		return run.CreateJSONL(logPath)
+	}
+	if m, err := run.ReadManifest(setDir); err != nil {
+		return nil, fmt.Errorf("study: base: resume: %w", err)
+	} else if m.Info["config_sha256"] != info["config_sha256"] {
+		return nil, fmt.Errorf("study: base: resume: the checkpoint set in %s was kept under another config than this build's "+
+			"(the recipe changed since?); only the same config resumes", setDir)
 	}
 	m, err := run.RestoreState(setDir, b)
 	if err != nil {

@@ -185,6 +185,16 @@ func TestResumeCapability(t *testing.T) {
 	}
 	_, err = ResumeCapability(t.Context(), t.TempDir(), nil)
 	assert.ErrorContains(t, err, "not a capability build that can resume")
+
+	// A recipe changed since the stop does not resume.
+	dir := filepath.Join(t.TempDir(), "changed")
+	ctx, cancel := context.WithCancel(t.Context())
+	_, err = BuildCapability(ctx, "tiny-mediq-resume", dir, cancelAfter{"base SFT epoch 1/4", cancel})
+	cancel()
+	require.ErrorIs(t, err, run.ErrInterrupted)
+	tinyMediQ(t, "tiny-mediq-resume", 2, 2, 32, 2)
+	_, err = ResumeCapability(t.Context(), dir, nil)
+	assert.ErrorContains(t, err, "kept under another config")
 }
 
 // untimedFile is a file's bytes with every "seconds" field's value (a

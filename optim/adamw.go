@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -145,4 +146,97 @@ func (o *AdamW) ImportState(st map[string][]float32) error {
 	}
 	o.step = int(step[0])
 	return nil
+}
+
+// ErrNonFiniteGrad is returned by ClipGradNorm when the global gradient norm
+// is NaN or Inf. The gradients are then left untouched; the caller should
+// skip the optimiser step and zero them (what verl does with a non-finite
+// grad_norm).
+var ErrNonFiniteGrad = errors.New("gradient norm is not finite")
+
+// clipEps is PyTorch's guard in clip_grad_norm_: max_norm / (norm + 1e-6).
+const clipEps = 1e-6
+
+// GradNorm is the global L2 norm of all gradients, √(Σ_p Σ_i g²),
+// accumulated in float64 (float32 squares overflow at |g| ≈ 1.8e19).
+func GradNorm(params []*engine.Param) float64 {
+	s := 0.0
+	for _, p := range params {
+		for _, g := range p.Grad {
+			s += float64(g) * float64(g)
+		}
+	}
+	return math.Sqrt(s)
+}
+
+// ClipGradNorm scales every gradient by min(1, maxNorm / (‖g‖ + 1e-6)),
+// where ‖g‖ is the norm over all parameters together (PyTorch's
+// clip_grad_norm_, as PPO implementations use it: one factor for the whole
+// model keeps the update's direction, unlike element-wise clamping such as
+// gorgonia's WithClip). It returns the norm before clipping.
+//
+// A non-finite norm returns that norm and ErrNonFiniteGrad, and changes
+// nothing.
+func ClipGradNorm(params []*engine.Param, maxNorm float64) (float64, error) {
+	if !(maxNorm > 0) {
+		return 0, fmt.Errorf("clip grad norm: maxNorm must be > 0, got %v", maxNorm)
+	}
+	norm := GradNorm(params)
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return norm, ErrNonFiniteGrad
+	}
+	c := maxNorm / (norm + clipEps)
+	if c >= 1 {
+		return norm, nil
+	}
+	for _, p := range params {
+		for i, g := range p.Grad {
+			p.Grad[i] = float32(float64(g) * c)
+		}
+	}
+	return norm, nil
+}
+
+// Schedule is a learning-rate schedule over update steps 0, 1, 2, …:
+// a linear warm-up to Peak over the first Warmup steps, then either
+// constant (Total = 0) or a cosine decay from Peak to Floor that reaches
+// Floor at step Total and stays there:
+//
+//	lr(k) = Peak · (k+1)/Warmup                                   k < Warmup
+//	lr(k) = Floor + ½(Peak − Floor)(1 + cos(π (k−Warmup)/(Total−Warmup)))   Warmup ≤ k < Total
+//	lr(k) = Floor                                                 k ≥ Total (cosine)
+//
+// The warm-up's first step is Peak/Warmup, not 0, so no update is wasted.
+type Schedule struct {
+	Peak, Floor float64
+	Warmup      int
+	Total       int // 0: constant after warm-up; else the step where the cosine reaches Floor
+}
+
+// Validate checks the schedule.
+func (s Schedule) Validate() error {
+	if !(s.Peak >= 0) || math.IsInf(s.Peak, 0) || !(s.Floor >= 0) || s.Floor > s.Peak {
+		return fmt.Errorf("schedule: need 0 ≤ Floor ≤ Peak < ∞, got floor %v peak %v", s.Floor, s.Peak)
+	}
+	if s.Warmup < 0 || s.Total < 0 {
+		return fmt.Errorf("schedule: warm-up %d and total %d must be ≥ 0", s.Warmup, s.Total)
+	}
+	if s.Total > 0 && s.Total <= s.Warmup {
+		return fmt.Errorf("schedule: cosine total %d must exceed warm-up %d", s.Total, s.Warmup)
+	}
+	return nil
+}
+
+// LR is the learning rate of step k (k ≥ 0). Call Validate once first.
+func (s Schedule) LR(k int) float64 {
+	switch {
+	case k < s.Warmup:
+		return s.Peak * float64(k+1) / float64(s.Warmup)
+	case s.Total == 0:
+		return s.Peak
+	case k >= s.Total:
+		return s.Floor
+	}
+	frac := float64(k-s.Warmup) / float64(s.Total-s.Warmup)
+	return s.Floor + 0.5*(s.Peak-s.Floor)*(1+math.Cos(math.Pi*frac))
 }

@@ -179,3 +179,101 @@ func TestAdamWRejectsBadInput(t *testing.T) {
 	st["adamw.step"] = []float32{1.5}
 	assert.ErrorContains(t, o.ImportState(st), "adamw.step")
 }
+
+func gradStore(t *testing.T, grads ...[]float32) *engine.ParamStore {
+	t.Helper()
+	s := engine.NewParamStore()
+	for i, g := range grads {
+		p, err := s.Add(string(rune('a'+i)), []int{len(g)}, nil)
+		require.NoError(t, err)
+		copy(p.Grad, g)
+	}
+	return s
+}
+
+// Gradients (3, 4) and (12): global norm √(9 + 16 + 144) = 13. With
+// maxNorm 6.5 every entry is scaled by 6.5/(13 + 1e-6) ≈ ½, so the
+// direction is kept: (1.5, 2) and (6). Element-wise clamping at 6.5 would
+// have left (3, 4) and cut 12 alone. With maxNorm 20 nothing changes.
+func TestClipGradNormGlobal(t *testing.T) {
+	s := gradStore(t, []float32{3, 4}, []float32{12})
+	norm, err := ClipGradNorm(s.Params(), 6.5)
+	require.NoError(t, err)
+	assert.InDelta(t, 13, norm, 1e-12)
+	c := 6.5 / (13 + 1e-6)
+	assert.InDeltaSlice(t, []float32{float32(3 * c), float32(4 * c)}, s.Params()[0].Grad, 1e-6)
+	assert.InDelta(t, 12*c, s.Params()[1].Grad[0], 1e-6)
+	assert.InDelta(t, 6.5, GradNorm(s.Params()), 1e-5)
+
+	s = gradStore(t, []float32{3, 4}, []float32{12})
+	norm, err = ClipGradNorm(s.Params(), 20)
+	require.NoError(t, err)
+	assert.InDelta(t, 13, norm, 1e-12)
+	assert.Equal(t, []float32{3, 4}, s.Params()[0].Grad)
+}
+
+// The norm accumulates in float64: (3e30, 4e30) has norm 5e30, though the
+// squares (9e60) overflow float32.
+func TestClipGradNormFloat64Accumulation(t *testing.T) {
+	s := gradStore(t, []float32{3e30, 4e30})
+	norm, err := ClipGradNorm(s.Params(), 1)
+	require.NoError(t, err)
+	assert.InEpsilon(t, 5e30, norm, 1e-6)
+	assert.InDelta(t, 0.6, s.Params()[0].Grad[0], 1e-6)
+	assert.InDelta(t, 0.8, s.Params()[0].Grad[1], 1e-6)
+}
+
+// NaN or Inf anywhere: the norm is returned with ErrNonFiniteGrad and the
+// gradients are untouched (the caller skips the step, as verl does).
+func TestClipGradNormNonFinite(t *testing.T) {
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		s := gradStore(t, []float32{3, 4}, []float32{bad})
+		norm, err := ClipGradNorm(s.Params(), 1)
+		assert.ErrorIs(t, err, ErrNonFiniteGrad)
+		assert.True(t, math.IsNaN(norm) || math.IsInf(norm, 0), "norm %v", norm)
+		assert.Equal(t, []float32{3, 4}, s.Params()[0].Grad)
+	}
+	_, err := ClipGradNorm(nil, 0)
+	assert.ErrorContains(t, err, "maxNorm")
+}
+
+// Peak 1e-3, floor 1e-4, warm-up 4, cosine to step 14 (10 decay steps):
+//
+//	k = 0..3: 1e-3·(k+1)/4 = 2.5e-4, 5e-4, 7.5e-4, 1e-3
+//	k = 4:    frac 0   → 1e-4 + ½·9e-4·(1 + 1)   = 1e-3
+//	k = 9:    frac ½   → 1e-4 + ½·9e-4·(1 + 0)   = 5.5e-4
+//	k = 11:   frac 0.7 → 1e-4 + ½·9e-4·(1 + cos 0.7π) = 1e-4 + 4.5e-4·0.4122147 = 2.854966e-4
+//	k ≥ 14:   1e-4
+func TestScheduleCosine(t *testing.T) {
+	s := Schedule{Peak: 1e-3, Floor: 1e-4, Warmup: 4, Total: 14}
+	assert.NoError(t, s.Validate())
+	for k, want := range map[int]float64{0: 2.5e-4, 1: 5e-4, 2: 7.5e-4, 3: 1e-3, 4: 1e-3, 9: 5.5e-4, 11: 2.854966e-4, 14: 1e-4, 1000: 1e-4} {
+		assert.InDelta(t, want, s.LR(k), 1e-10, "step %d", k)
+	}
+	for k := 4; k < 14; k++ {
+		assert.Less(t, s.LR(k+1), s.LR(k), "decreasing at %d", k)
+	}
+	assert.InDelta(t, 1e-4+4.5e-4*(1+math.Cos(0.7*math.Pi)), s.LR(11), 1e-15)
+}
+
+func TestScheduleConstant(t *testing.T) {
+	s := Schedule{Peak: 3e-4, Warmup: 2}
+	assert.NoError(t, s.Validate())
+	assert.InDelta(t, 1.5e-4, s.LR(0), 1e-15)
+	for _, k := range []int{1, 2, 50, 1e6} {
+		assert.Equal(t, 3e-4, s.LR(k))
+	}
+	assert.Equal(t, 3e-4, Schedule{Peak: 3e-4}.LR(0), "no warm-up")
+}
+
+func TestScheduleRejectsBadInput(t *testing.T) {
+	for _, s := range []Schedule{
+		{Peak: -1},
+		{Peak: 1, Floor: 2},
+		{Peak: 1, Warmup: -1},
+		{Peak: 1, Warmup: 10, Total: 10},
+		{Peak: math.NaN()},
+	} {
+		assert.Error(t, s.Validate(), "%+v", s)
+	}
+}

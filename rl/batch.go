@@ -5,6 +5,9 @@ import (
 	"math"
 
 	"arew/kernels"
+	"arew/model"
+	"arew/optim"
+	"arew/tasks"
 )
 
 // Batch packs trajectories for the advantage kernels and the losses, in
@@ -145,4 +148,154 @@ func (b *Batch) NumAgentTokens() int {
 		n += int(m)
 	}
 	return n
+}
+
+// rows is a minibatch as the training graph sees it: B rows of T
+// positions, row r holding one trajectory's predictions right-padded to T
+// (prediction j reads token j and predicts token j+1, as in Batch), and
+// the per-prediction inputs of the losses at the same index r·T + j.
+//
+//	tokens, targets (B·T) int32   Tokens[j], Tokens[j+1]; padding: Pad → Pad
+//	packed                        Offsets r·T (fixed), Mask (B·T) refilled
+//	oldLogp, adv, refLogp,
+//	oldValues, returns (B·T)      float64, refilled in place
+//
+// The loss nodes bind these slices by reference when the graph is built
+// (optim's *Node builders), so they are allocated once and only ever
+// overwritten: a minibatch is loaded by copying into them, and the same
+// compiled graph is rerun. Rows past the minibatch's trajectories are
+// empty (mask 0), so the last, partial minibatch reuses the graph too;
+// every aggregation skips rows without agent tokens.
+type rows struct {
+	B, T            int
+	tokens, targets []int32
+	packed          optim.Packed
+	oldLogp, adv    []float64
+	refLogp         []float64
+	oldValues       []float64
+	returns         []float64
+	traj            []int // the batch trajectory in each row, −1 for padding
+	// bias (B·T·V), for a masked task only (mask.go): the logit bias of
+	// each prediction, MaskBias outside the set its token was sampled
+	// under, 0 inside and at every unconstrained prediction.
+	bias []float32
+	V    int
+	// For the answer rows of shared prompts (prefix.go), else nil: the
+	// prefix graph's layout, its trunk's tokens, positions and prompt
+	// lengths, each row's first prediction in its trajectory (start), and
+	// the plain graph's length, which the loss aggregation reads (plainT).
+	prefix                 *model.PrefixShape
+	trunk, positions, lens []int32
+	start                  []int
+	plainT                 int
+	agent                  []int32 // agentRows' memory
+}
+
+// startOf is the prediction of row k's trajectory at the row's first
+// position: 0 in the plain layout, after the shared prompt in a prefix one.
+func (r *rows) startOf(k int) int {
+	if r.start == nil {
+		return 0
+	}
+	return r.start[k]
+}
+
+// aggLen is the sequence length the loss aggregation is built for: the
+// plain graph's (a prefix graph computes the same loss).
+func (r *rows) aggLen() int {
+	if r.prefix != nil {
+		return r.plainT
+	}
+	return r.T
+}
+
+func newRows(B, T int) *rows {
+	n := B * T
+	r := &rows{B: B, T: T, tokens: make([]int32, n), targets: make([]int32, n),
+		oldLogp: make([]float64, n), adv: make([]float64, n), refLogp: make([]float64, n),
+		oldValues: make([]float64, n), returns: make([]float64, n), traj: make([]int, B)}
+	r.packed.Offsets = make([]int32, B+1)
+	for i := range r.packed.Offsets {
+		r.packed.Offsets[i] = int32(i * T)
+	}
+	r.packed.Mask = make([]uint8, n)
+	return r
+}
+
+// load fills the rows with trajectories idx of b (at most B of them),
+// copying the per-prediction arrays of b and, if ref is not nil, the
+// reference log-probs (one per prediction of b).
+func (r *rows) load(b *Batch, idx []int, ref []float32) error {
+	if len(idx) > r.B {
+		return fmt.Errorf("minibatch: %d trajectories for %d rows", len(idx), r.B)
+	}
+	r.reset()
+	for k, i := range idx {
+		tr := b.Trajs[i]
+		off, n := int(b.Packed.Offsets[i]), int(b.Packed.Offsets[i+1]-b.Packed.Offsets[i])
+		if n > r.T {
+			return fmt.Errorf("minibatch: trajectory %d has %d predictions, more than the graph's %d", i, n, r.T)
+		}
+		r.traj[k] = i
+		copy(r.tokens[k*r.T:k*r.T+n], tr.Tokens[:n])
+		r.fill(b, ref, k*r.T, off, n, tr.Allowed, 0)
+	}
+	return nil
+}
+
+// reset empties every row: token and target 0 (tasks.Pad, predicting
+// Pad), mask 0, no trajectory, and the prefix layout's trunk zeroed.
+func (r *rows) reset() {
+	clear(r.tokens)
+	clear(r.targets)
+	clear(r.packed.Mask)
+	for _, s := range [][]float64{r.oldLogp, r.adv, r.refLogp, r.oldValues, r.returns} {
+		clear(s)
+	}
+	clear(r.bias)
+	clear(r.trunk)
+	clear(r.positions)
+	clear(r.lens)
+	clear(r.start)
+	for k := range r.traj {
+		r.traj[k] = -1
+	}
+}
+
+// fill copies b's predictions off … off+n−1 (and ref's, if not nil) into
+// positions base … base+n−1 of the rows; they are a trajectory's
+// predictions first, first+1, …, whose allowed sets (a masked task's,
+// else empty) become the logit bias.
+func (r *rows) fill(b *Batch, ref []float32, base, off, n int, allowed [][]tasks.Token, first int) {
+	copy(r.targets[base:base+n], b.Targets[off:off+n])
+	copy(r.packed.Mask[base:base+n], b.Packed.Mask[off:off+n])
+	for j := range n {
+		r.oldLogp[base+j] = float64(b.OldLogp[off+j])
+		r.adv[base+j] = float64(b.Adv[off+j])
+		r.oldValues[base+j] = float64(b.Values[off+j])
+		r.returns[base+j] = float64(b.Returns[off+j])
+		if ref != nil {
+			r.refLogp[base+j] = float64(ref[off+j])
+		}
+		if r.bias != nil && len(allowed) > 0 {
+			maskRow(r.bias[(base+j)*r.V:(base+j+1)*r.V], allowed[first+j+1])
+		}
+	}
+}
+
+// scatter copies a graph output (B·T, e.g. Logp or Values) back into a
+// per-prediction array of b, for the loaded rows' real predictions; with
+// agentOnly, only at agent predictions.
+func (r *rows) scatter(b *Batch, src []float32, dst []float32, agentOnly bool) {
+	for k, i := range r.traj {
+		if i < 0 {
+			continue
+		}
+		off := int(b.Packed.Offsets[i]) + r.startOf(k)
+		for j := range int(b.Packed.Offsets[i+1]) - off {
+			if !agentOnly || b.Packed.Mask[off+j] == 1 {
+				dst[off+j] = src[k*r.T+j]
+			}
+		}
+	}
 }

@@ -7,7 +7,7 @@
 //
 // # One update, in order
 //
-//  1. Rollout (rollout.go, rollout_episode.go). Roller.Play runs the
+//  1. Rollout (rollout.go). Roller.Play runs the
 //     episodes on worker goroutines, each with its own KV-cache decoder
 //     (model.Decoder) holding up to Slots episodes that advance in
 //     lockstep: one Append feeds every live episode's pending tokens (its
@@ -45,7 +45,7 @@
 //     value clip starts centred on it.
 //  4. Advantages (advantage.go; kernels do the loops): GAE with optional
 //     whitening, or the group baseline; then the AREW correction.
-//  5. Optimisation (trainer.go optimise; trainer_graph.go; minibatch.go).
+//  5. Optimisation (trainer.go optimise; trainer_graph.go; batch.go's rows).
 //     K epochs, each over the batch in a shuffled order (its own stream).
 //     A minibatch is B rows of T = MaxLen − 1 positions, one trajectory per
 //     row, right-padded; the graph for (B, T) and its loss are built once
@@ -62,7 +62,7 @@
 // Same seed and configuration give the same metrics, whatever the number
 // of workers (TestTrainerIsDeterministic): the rollouts, the minibatch
 // order, the critique perturbation and a fresh critic's weights each draw
-// from their own stream of the run seed (trainer_seed.go).
+// from their own stream of the run seed (trainer.go, derive).
 //
 // After the first update, which allocates what every later one reuses
 // (graph outputs, batches, trajectories, episodes, decoders), an update
@@ -192,7 +192,7 @@
 // counters: the update index and the skip guard's run of skipped steps.
 // Nothing else carries from one update to the next: every random draw
 // comes from a generator derived afresh from (seed, stream, update, item)
-// (trainer_seed.go), the instances an update plays are a function of its
+// (derive), the instances an update plays are a function of its
 // index, and so is the learning rate. WriteState writes that state as
 // files into a folder, LoadState reads them back; the run layer keeps
 // them as one checkpoint set (rl/run: a manifest naming every file with

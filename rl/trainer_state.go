@@ -18,7 +18,7 @@ import (
 // The files of a trainer's checkpoint set (SaveState), beside the
 // manifest. A trainer's state is exactly these: every random draw of an
 // update comes from a generator derived afresh from (seed, stream,
-// update) (trainer_seed.go), the instances an update plays and the
+// update) (derive), the instances an update plays and the
 // learning rate are functions of the update, so the update counter stands
 // for every RNG state, instance cursor and schedule position.
 const (

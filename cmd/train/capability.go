@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -36,21 +34,13 @@ func runCapability(ctx context.Context, inv invocation, out io.Writer) error {
 	var sum *study.CapabilitySummary
 	dir := inv.resume
 	var err error
-	if inv.resumeCapability {
+	if inv.resumeBuild == study.JobCapability {
 		sum, err = study.ResumeCapability(ctx, dir, out)
 	} else if dir, err = jobDir(inv, "capability-"+inv.capability); err == nil {
 		sum, err = study.BuildCapability(ctx, inv.capability, dir, out)
 	}
-	if errors.Is(err, arewrun.ErrInterrupted) {
-		if _, serr := os.Stat(filepath.Join(dir, study.BaseCheckpointDir, arewrun.ManifestFile)); serr != nil {
-			return &interruption{fmt.Sprintf("interrupted before the first epoch ended; %s keeps no checkpoint: "+
-				"the same command with -force builds it from the start", dir)}
-		}
-		return &interruption{fmt.Sprintf("interrupted; %s keeps the build's checkpoint set after its last finished epoch (%s/): "+
-			"-resume %s goes on from it", dir, study.BaseCheckpointDir, dir)}
-	}
 	if err != nil {
-		return err
+		return buildStopped(err, dir)
 	}
 	fmt.Fprintf(out, "\n%s\nreport %s\n", sum.Report(), filepath.Join(dir, study.BaseReportFile))
 	return nil

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	arewrun "arew/rl/run"
 	"arew/rl/study"
 )
 
@@ -33,35 +32,24 @@ func TestBadCapabilityFlagsAreUsageErrors(t *testing.T) {
 	}
 }
 
-// An interrupted base build says what its folder keeps and that it
-// starts again with -force, not that a checkpoint was written; so does a
-// capability build stopped before its first checkpoint set.
+// A base or capability build stopped before its first checkpoint set says
+// that its folder keeps none and that it starts again with -force.
 func TestInterruptedBuildSaysWhatItKept(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out := t.TempDir()
-	var stderr bytes.Buffer
-	code := run(ctx, []string{"-build-base", "flodial-easy-locked", "-out", out}, io.Discard, &stderr, nil)
-	assert.Equal(t, exitInterrupted, code, stderr.String())
-	assert.Contains(t, stderr.String(), "keeps only the finished SFT epochs' log (base-sft.jsonl)")
-	assert.Contains(t, stderr.String(), "with -force builds it again")
-	assert.NotContains(t, stderr.String(), "checkpoint")
-
-	stderr.Reset()
-	code = run(ctx, []string{"-capability", "flodial-easy", "-out", out}, io.Discard, &stderr, nil)
-	assert.Equal(t, exitInterrupted, code, stderr.String())
-	assert.Contains(t, stderr.String(), "interrupted before the first epoch ended")
-	assert.Contains(t, stderr.String(), "keeps no checkpoint")
+	for _, args := range [][]string{{"-build-base", "flodial-easy-locked"}, {"-capability", "flodial-easy"}} {
+		var stderr bytes.Buffer
+		code := run(ctx, append(args, "-out", out), io.Discard, &stderr, nil)
+		assert.Equal(t, exitInterrupted, code, stderr.String())
+		assert.Contains(t, stderr.String(), "interrupted before the first epoch ended", args)
+		assert.Contains(t, stderr.String(), "keeps no checkpoint", args)
+		assert.Contains(t, stderr.String(), "with -force builds it from the start", args)
+	}
 	_, err := os.Stat(filepath.Join(out, "capability-flodial-easy", study.BaseCheckpointDir))
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	// A base build stopped in the evaluation, after the policy was saved.
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "policy.safetensors"), nil, 0o644))
-	err = buildStopped(arewrun.ErrInterrupted, dir, "policy.safetensors")
-	assert.ErrorIs(t, err, arewrun.ErrInterrupted)
-	assert.ErrorContains(t, err, "keeps the trained policy (policy.safetensors), not evaluated: no report")
 	other := errors.New("disk full")
-	assert.Equal(t, other, buildStopped(other, dir, "policy.safetensors"), "other errors pass through")
+	assert.Equal(t, other, buildStopped(other, out), "other errors pass through")
 }
 
 // -choose-lock reads a setting's committed candidates and prints the
@@ -127,4 +115,29 @@ func (c cancelOn) Write(p []byte) (int, error) {
 		c.cancel()
 	}
 	return len(p), nil
+}
+
+// -resume goes on with a -build-base build stopped after an epoch.
+func TestBuildBaseResumes(t *testing.T) {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs = 2
+	study.Bases["tiny-cmd-base"] = func() rl.BaseConfig {
+		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 2, SFT: sft, Sources: []rl.DemoSource{
+			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 16, TestDemos: 4}}}
+	}
+	defer delete(study.Bases, "tiny-cmd-base")
+	out := t.TempDir()
+	dir := filepath.Join(out, "tiny-cmd-base")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr bytes.Buffer
+	code := run(ctx, []string{"-build-base", "tiny-cmd-base", "-out", out}, cancelOn{"base SFT epoch 1/2", cancel}, &stderr, nil)
+	require.Equal(t, exitInterrupted, code, stderr.String())
+	assert.Contains(t, stderr.String(), "-resume "+dir+" goes on from it")
+	var stdout bytes.Buffer
+	stderr.Reset()
+	code = run(context.Background(), []string{"-resume", dir}, &stdout, &stderr, nil)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "resuming after epoch 1 of 2")
+	assert.Contains(t, stdout.String(), "identical to the shipped base: false")
 }

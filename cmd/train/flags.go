@@ -32,12 +32,13 @@ type invocation struct {
 	// study.Resume) or a single run's (config.json: the run goes on from
 	// its checkpoint set to its updates, or to -updates).
 	resume string
-	// resumeStudy, resumeACT, resumeCapability: resume is a study's
-	// folder, an ACT study's (act.ResumeStudy) or a capability build's
-	// (study.ResumeCapability); resumeUpdates is a run's new number of
-	// updates (-updates), or −1.
-	resumeStudy, resumeACT, resumeCapability bool
-	resumeUpdates                            int
+	// resumeStudy, resumeACT: resume is a study's folder, or an ACT
+	// study's (act.ResumeStudy); resumeBuild is the job (study.JobCapability,
+	// study.JobBuildBase) of the build stopped in it, if it is one's;
+	// resumeUpdates is a run's new number of updates (-updates), or −1.
+	resumeStudy, resumeACT bool
+	resumeBuild            string
+	resumeUpdates          int
 	// buildBase names a shipped base (rl/study.Bases) to rebuild and
 	// evaluate instead of a run.
 	buildBase string

@@ -30,10 +30,10 @@ func jobs() []job {
 		{"resume", "folder", nil, "continue a study or a run in its folder: a study (study.json; with -cache only) keeps its complete runs " +
 			"and goes on with the others from their last checkpoints (an ACT study does its others again); a run (config.json) goes on " +
 			"from its last checkpoint to its updates; both bitwise as if never stopped, appending to the logs; a run with -updates N goes to N updates; " +
-			"a capability build (base-checkpoint/) goes on from its last finished SFT epoch, bitwise, and is then evaluated"},
+			"a capability or base build (base-checkpoint/) goes on from its last finished SFT epoch, bitwise, and is then evaluated"},
 		{"build-base", "string", []string{"out", "force", "name"}, "rebuild a shipped base (" + strings.Join(study.ShippedNames(), ", ") +
-			") or build a lock candidate of docs/arew.md §8 (" + strings.Join(study.CandidateNames(), ", ") + ") into <out>/<name>/ and evaluate it under each of its styles beside the scripted policies (report.md, summary.json); " +
-			"says whether it is byte for byte the shipped file"},
+			") or build a lock candidate of docs/arew.md §8 (" + strings.Join(study.CandidateNames(), ", ") + ") into <out>/<name>/ (a checkpoint set after every epoch in base-checkpoint/: -resume goes on from it) and evaluate it under each of its styles " +
+			"beside the scripted policies (report.md, summary.json); says whether it is byte for byte the shipped file"},
 		{"capability", "string", []string{"out", "force", "name"}, "train the plain policy by SFT on a setting's strong demonstrations (" +
 			strings.Join(study.CapabilityNames(), ", ") + ") into <out>/capability-<name>/ (a checkpoint set after every epoch in base-checkpoint/: -resume goes on from it) " +
 			"and evaluate it beside the strong policy on 500 validation instances"},
@@ -74,9 +74,9 @@ config.json, sft.jsonl, metrics.jsonl, eval.jsonl, samples.jsonl,
 checkpoints/, report.md. Flags override the -config file. Exit status:
 0 done, 1 failure, 2 bad input, 130 interrupted (a run or a study writes
 a checkpoint set and the report, and -resume <out>/<name> continues it;
-an ACT study keeps its finished runs; a -capability build keeps a
-checkpoint set after every SFT epoch, which -resume continues; a
--build-base build keeps no checkpoint).
+an ACT study keeps its finished runs; a -capability or -build-base
+build keeps a checkpoint set after every SFT epoch, which -resume
+continues).
 
 `)
 	all := slices.Clone(commonFlags)

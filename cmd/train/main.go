@@ -11,7 +11,7 @@
 //	go run ./cmd/train -config runs/<run>/config.json -name again   # repeat a run
 //	go run ./cmd/train -study smoke           # arms × seeds from one base: summary.json, report.md, plots/
 //	go run ./cmd/train -act act-table1        # the ACT table (rl/act): rows × environments × seeds
-//	go run ./cmd/train -resume runs/<name>    # continue a run (a study, an ACT study, a capability build) that was stopped
+//	go run ./cmd/train -resume runs/<name>    # continue a run (a study, an ACT study, a capability or base build) that was stopped
 //	go run ./cmd/train -resume runs/<name> -updates 200   # extend a finished run to 200 updates
 //
 // Flags override the -config file; `go run ./cmd/train -h` lists them.
@@ -19,10 +19,9 @@
 // config, checkpoint), 130 interrupted (Ctrl-C or SIGTERM: the current
 // update finishes, then a checkpoint set and the report are written, and
 // -resume continues from them; an ACT study keeps its finished runs and
-// -resume runs the cut one again; a -capability build keeps a checkpoint
-// set after every SFT epoch and -resume goes on from it; a -build-base
-// build stops between SFT minibatches or evaluations, keeps no checkpoint
-// and starts again with -force; a second Ctrl-C quits at once, and every file
+// -resume runs the cut one again; a -capability or -build-base build
+// keeps a checkpoint set after every SFT epoch and -resume goes on from
+// it; a second Ctrl-C quits at once, and every file
 // written is still whole, since each is written to a temporary file and
 // renamed).
 package main
@@ -61,9 +60,9 @@ func main() {
 }
 
 // interruption is the last line of an interrupted job that keeps no
-// checkpoint set to -resume from (an ACT study's cut run, a base build,
-// a capability build stopped in its first epoch): what it kept and how to
-// go on.
+// checkpoint set to -resume from (an ACT study's cut run, a build
+// stopped in its first epoch; a build's, which it has): what it kept and
+// how to go on.
 type interruption struct{ line string }
 
 func (e *interruption) Error() string { return e.line }
@@ -89,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 	if err == nil && inv.jobs > 1 {
 		ctx = arewrun.WithJobs(ctx, inv.jobs)
 	}
-	if err == nil && inv.buildBase != "" {
+	if err == nil && (inv.buildBase != "" || inv.resumeBuild == study.JobBuildBase) {
 		err = runBuildBase(ctx, inv, stdout)
 	} else if err == nil && (inv.act != "" || inv.resumeACT) {
 		err = runACT(ctx, inv, stdout)
@@ -98,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, afterUpda
 		if _, report, err = study.LockChoice(inv.out, inv.chooseLock); err == nil {
 			fmt.Fprint(stdout, report)
 		}
-	} else if err == nil && (inv.capability != "" || inv.resumeCapability) {
+	} else if err == nil && (inv.capability != "" || inv.resumeBuild == study.JobCapability) {
 		err = runCapability(ctx, inv, stdout)
 	} else if err == nil && (inv.study != "" || inv.resumeStudy) {
 		err = runStudy(ctx, inv, stdout)

@@ -45,8 +45,12 @@ func resumeInvocation(inv invocation, o *overrides, given map[string]bool) (invo
 	what, takes := "a study's folder takes only -cache and -jobs", []string{"out", "cache", "jobs"}
 	switch {
 	case capErr == nil:
-		what, takes = "a capability build's folder takes no other flag", []string{"out"}
-		inv.resumeCapability = true
+		job, _, err := study.BuildOf(inv.resume)
+		if err != nil {
+			return inv, arewrun.InputErrorf("-resume: %v", err)
+		}
+		what, takes = "a "+job+" build's folder takes no other flag", []string{"out"}
+		inv.resumeBuild = job
 	case studyErr == nil:
 		var kind struct{ Kind string }
 		if err := arewrun.ReadJSON(filepath.Join(inv.resume, arewrun.SweepFile), arewrun.MaxConfigBytes, &kind); err != nil {
@@ -56,7 +60,7 @@ func resumeInvocation(inv invocation, o *overrides, given map[string]bool) (invo
 	case runErr == nil:
 		what, takes = "a run's folder takes only -updates (to extend it)", []string{"out", "updates"}
 	default:
-		return inv, arewrun.InputErrorf("-resume %s: not a study folder (no %s), a run folder (no %s) nor a capability build's (no %s)",
+		return inv, arewrun.InputErrorf("-resume %s: not a study folder (no %s), a run folder (no %s) nor a capability or base build's (no %s)",
 			inv.resume, arewrun.SweepFile, arewrun.ConfigFile, filepath.Join(study.BaseCheckpointDir, arewrun.ManifestFile))
 	}
 	if bad := refused(given, "resume", takes...); len(bad) > 0 {
@@ -182,13 +186,16 @@ func sweepResult(out io.Writer, dir string, err error, show func()) error {
 // runBuildBase rebuilds a shipped base into <out>/<name>/ (name: the
 // base's own unless -name) and prints its evaluation.
 func runBuildBase(ctx context.Context, inv invocation, out io.Writer) error {
-	dir, err := jobDir(inv, inv.buildBase)
-	if err != nil {
-		return err
+	var sum *study.BaseSummary
+	dir := inv.resume
+	var err error
+	if inv.resumeBuild == study.JobBuildBase {
+		sum, err = study.ResumeShipped(ctx, dir, out)
+	} else if dir, err = jobDir(inv, inv.buildBase); err == nil {
+		sum, err = study.BuildShipped(ctx, inv.buildBase, dir, out)
 	}
-	sum, err := study.BuildShipped(ctx, inv.buildBase, dir, out)
 	if err != nil {
-		return buildStopped(err, dir, study.BaseFile)
+		return buildStopped(err, dir)
 	}
 	fmt.Fprintf(out, "\n== base %s (first %d validation instances)\n%s\n", sum.Name, sum.Episodes, study.BaseTable(sum.Rows))
 	fmt.Fprintf(out, "%s sha256 %s; identical to the shipped base: %v\nreport %s\n",
@@ -225,18 +232,18 @@ func jobDir(inv invocation, def string) (string, error) {
 	return dir, arewrun.ClearDir(dir, inv.force)
 }
 
-// buildStopped is err, or when it is an interrupt of a base build, which
-// keeps no checkpoint and does not resume, an interruption saying what
-// dir keeps: the trained policy (policyFile) when the interrupt came
-// during the evaluation, else only the finished epochs' log.
-func buildStopped(err error, dir, policyFile string) error {
+// buildStopped is err, or when it is an interrupt of a capability or
+// base build, an interruption saying what dir keeps and how to go on: the
+// checkpoint set after the last finished epoch and the -resume that
+// continues from it, or, stopped in the first epoch, nothing.
+func buildStopped(err error, dir string) error {
 	if !errors.Is(err, arewrun.ErrInterrupted) {
 		return err
 	}
-	kept := "only the finished SFT epochs' log (" + study.BaseSFTFile + ")"
-	if _, serr := os.Stat(filepath.Join(dir, policyFile)); serr == nil {
-		kept = "the trained policy (" + policyFile + "), not evaluated: no report"
+	if _, serr := os.Stat(filepath.Join(dir, study.BaseCheckpointDir, arewrun.ManifestFile)); serr != nil {
+		return &interruption{fmt.Sprintf("interrupted before the first epoch ended; %s keeps no checkpoint: "+
+			"the same command with -force builds it from the start", dir)}
 	}
-	return &interruption{fmt.Sprintf("interrupted; %s keeps %s; a base build does not resume: "+
-		"the same command with -force builds it again from the start", dir, kept)}
+	return &interruption{fmt.Sprintf("interrupted; %s keeps the build's checkpoint set after its last finished epoch (%s/): "+
+		"-resume %s goes on from it", dir, study.BaseCheckpointDir, dir)}
 }

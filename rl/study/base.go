@@ -81,8 +81,57 @@ func (s *study) buildBase(ctx context.Context) error {
 }
 
 // BaseCheckpointDir is where a build that keeps checkpoints (a capability
-// build) holds its latest checkpoint set, inside its folder.
+// or base build, not a study's) holds its latest checkpoint set, inside
+// its folder.
 const BaseCheckpointDir = "base-checkpoint"
+
+// The jobs whose builds keep a checkpoint set: the manifest's info names
+// the recipe under the job's key, by which -resume knows how to go on.
+const (
+	JobCapability = "capability" // BuildCapability, a recipe of Capabilities
+	JobBuildBase  = "build-base" // BuildShipped, a recipe of Bases
+)
+
+// BuildOf is the job and recipe of the build whose checkpoint set is in
+// dir/base-checkpoint, read from the set's manifest.
+func BuildOf(dir string) (job, name string, err error) {
+	m, err := run.ReadManifest(filepath.Join(dir, BaseCheckpointDir))
+	if err != nil {
+		return "", "", run.InputErrorf("%s: not a build that can resume: %v", dir, err)
+	}
+	recipes := map[string]bool{}
+	for n := range Capabilities {
+		recipes[JobCapability+" "+n] = true
+	}
+	for n := range Bases {
+		recipes[JobBuildBase+" "+n] = true
+	}
+	for _, job := range []string{JobCapability, JobBuildBase} {
+		if name, ok := m.Info[job]; ok {
+			if !recipes[job+" "+name] {
+				return "", "", run.InputErrorf("%s: the checkpoint set names no %s recipe of this code (%q)", dir, job, name)
+			}
+			return job, name, nil
+		}
+	}
+	return "", "", run.InputErrorf("%s: the checkpoint set is not a capability or base build's", dir)
+}
+
+// resumable is the recipe of the build of job stopped in dir: its
+// checkpoint set must be job's, and the build unfinished (no report).
+func resumable(dir, job string) (string, error) {
+	got, name, err := BuildOf(dir)
+	if err != nil {
+		return "", err
+	}
+	if got != job {
+		return "", run.InputErrorf("%s: a %s build, not a %s build", dir, got, job)
+	}
+	if _, err := os.Stat(filepath.Join(dir, BaseReportFile)); err == nil {
+		return "", run.InputErrorf("%s: the %s build is finished (%s); -%s %s -force builds it again", dir, job, BaseReportFile, job, name)
+	}
+	return name, nil
+}
 
 // builtBase is a finished base build: the policy, its DAgger rounds' data
 // collection (none without DAgger), and the seconds its earlier

@@ -109,19 +109,37 @@ type BaseSummary struct {
 // source's demonstrator, the random and strong policies and the best
 // constant answer on the same instances (summary.json, report.md). It reports
 // whether the checkpoint is byte for byte the one this package ships.
+//
+// Like a capability build, it keeps a checkpoint set after every epoch
+// in base-checkpoint/, from which ResumeShipped goes on.
 func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSummary, error) {
 	if err := CheckBaseName(name); err != nil {
 		return nil, err
 	}
-	recipe := Bases[name]
-	cfg := recipe()
+	cfg := Bases[name]()
 	if _, _, err := rl.BaseSources(cfg); err != nil {
 		return nil, run.InputErr(err)
 	}
 	if err := run.PrepareDir(dir, false); err != nil {
 		return nil, err
 	}
-	built, err := trainBase(ctx, cfg, dir, out, nil)
+	return buildShipped(ctx, name, cfg, dir, out)
+}
+
+// ResumeShipped goes on with the base build (-build-base) stopped in dir
+// from its checkpoint set, bitwise, and finishes it as BuildShipped does.
+func ResumeShipped(ctx context.Context, dir string, out io.Writer) (*BaseSummary, error) {
+	name, err := resumable(dir, JobBuildBase)
+	if err != nil {
+		return nil, err
+	}
+	return buildShipped(ctx, name, Bases[name](), dir, out)
+}
+
+// buildShipped trains (or goes on training) base name's cfg in dir and
+// evaluates it (BuildShipped).
+func buildShipped(ctx context.Context, name string, cfg rl.BaseConfig, dir string, out io.Writer) (*BaseSummary, error) {
+	built, err := trainBase(ctx, cfg, dir, out, map[string]string{JobBuildBase: name})
 	if err != nil {
 		return nil, err
 	}

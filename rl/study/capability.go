@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -198,38 +197,20 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 // ResumeCapability goes on with the capability build stopped in dir, from
 // the checkpoint set in its base-checkpoint/ (whose manifest names the
 // recipe), bitwise as if it had never stopped, and finishes it as
-// BuildCapability does. A finished build (its report written) is not
-// built again.
+// BuildCapability does.
 func ResumeCapability(ctx context.Context, dir string, out io.Writer) (*CapabilitySummary, error) {
-	name, err := CapabilityOf(dir)
+	name, err := resumable(dir, JobCapability)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, BaseReportFile)); err == nil {
-		return nil, run.InputErrorf("%s: the capability build is finished (%s); -capability %s -force builds it again", dir, BaseReportFile, name)
-	}
 	return buildCapability(ctx, name, Capabilities[name](), dir, out)
-}
-
-// CapabilityOf is the recipe of the capability build whose checkpoint set
-// is in dir/base-checkpoint, read from the set's manifest.
-func CapabilityOf(dir string) (string, error) {
-	m, err := run.ReadManifest(filepath.Join(dir, BaseCheckpointDir))
-	if err != nil {
-		return "", run.InputErrorf("%s: not a capability build that can resume: %v", dir, err)
-	}
-	name := m.Info["capability"]
-	if _, ok := Capabilities[name]; !ok {
-		return "", run.InputErrorf("%s: the checkpoint set names no capability recipe of this code (%q)", dir, name)
-	}
-	return name, nil
 }
 
 // buildCapability trains (or goes on training) recipe name's cfg in dir
 // and evaluates it (BuildCapability).
 func buildCapability(ctx context.Context, name string, cfg rl.BaseConfig, dir string, out io.Writer) (*CapabilitySummary, error) {
 	start := time.Now()
-	built, err := trainBase(ctx, cfg, dir, out, map[string]string{"capability": name})
+	built, err := trainBase(ctx, cfg, dir, out, map[string]string{JobCapability: name})
 	if err != nil {
 		return nil, err
 	}

@@ -164,8 +164,9 @@ func TestResumeCapability(t *testing.T) {
 		require.ErrorIs(t, err, run.ErrInterrupted, stopAfter)
 		_, err = os.Stat(filepath.Join(dir, BaseReportFile))
 		require.ErrorIs(t, err, os.ErrNotExist, "stopped in the SFT")
-		name, err := CapabilityOf(dir)
+		job, name, err := BuildOf(dir)
 		require.NoError(t, err)
+		assert.Equal(t, JobCapability, job)
 		assert.Equal(t, "tiny-mediq-resume", name)
 		log, err := os.OpenFile(filepath.Join(dir, BaseSFTFile), os.O_APPEND|os.O_WRONLY, 0)
 		require.NoError(t, err)
@@ -184,7 +185,7 @@ func TestResumeCapability(t *testing.T) {
 		assert.ErrorContains(t, err, "is finished", "a finished build")
 	}
 	_, err = ResumeCapability(t.Context(), t.TempDir(), nil)
-	assert.ErrorContains(t, err, "not a capability build that can resume")
+	assert.ErrorContains(t, err, "not a build that can resume")
 
 	// A recipe changed since the stop does not resume.
 	dir := filepath.Join(t.TempDir(), "changed")
@@ -223,4 +224,41 @@ func TestSplitByRepeat(t *testing.T) {
 	assert.Empty(t, RepeatTable([]BaseRow{{Policy: "scripted strong"}}))
 	table := RepeatTable([]BaseRow{{Source: "plain", Policy: "base, greedy", Repeats: s}})
 	assert.Regexp(t, `\| plain \| base, greedy \| +3 of 6 \| +0\.333 \| +0\.667 \|`, table)
+}
+
+// A base build (-build-base) stopped after an epoch goes on with
+// ResumeShipped to the same base file and summary, bit for bit; a
+// capability resume refuses its folder.
+func TestResumeShipped(t *testing.T) {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs = 2
+	Bases["tiny-base-resume"] = func() rl.BaseConfig {
+		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 3, SFT: sft, Sources: []rl.DemoSource{
+			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 24, TestDemos: 4}}}
+	}
+	t.Cleanup(func() { delete(Bases, "tiny-base-resume") })
+	whole := filepath.Join(t.TempDir(), "whole")
+	want, err := BuildShipped(t.Context(), "tiny-base-resume", whole, nil)
+	require.NoError(t, err)
+	assert.False(t, want.IsShipped)
+
+	dir := filepath.Join(t.TempDir(), "cut")
+	ctx, cancel := context.WithCancel(t.Context())
+	_, err = BuildShipped(ctx, "tiny-base-resume", dir, cancelAfter{"base SFT epoch 1/2", cancel})
+	cancel()
+	require.ErrorIs(t, err, run.ErrInterrupted)
+	job, name, err := BuildOf(dir)
+	require.NoError(t, err)
+	assert.Equal(t, []string{JobBuildBase, "tiny-base-resume"}, []string{job, name})
+	_, err = ResumeCapability(t.Context(), dir, nil)
+	assert.ErrorContains(t, err, "a build-base build, not a capability build")
+
+	got, err := ResumeShipped(t.Context(), dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, want.SHA256, got.SHA256, "the base file, byte for byte")
+	for _, f := range []string{BaseFile, BaseSFTFile, BaseSummaryFile} {
+		assert.Equal(t, untimedFile(t, filepath.Join(whole, f)), untimedFile(t, filepath.Join(dir, f)), f)
+	}
+	_, err = ResumeShipped(t.Context(), dir, nil)
+	assert.ErrorContains(t, err, "the build-base build is finished")
 }

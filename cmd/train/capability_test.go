@@ -74,12 +74,7 @@ func TestChooseLock(t *testing.T) {
 // the -resume that goes on from it; -resume takes its folder and no other
 // flag, and refuses a finished build.
 func TestCapabilityResumes(t *testing.T) {
-	sft := rl.DefaultSFTConfig()
-	sft.Epochs, sft.MiniBatch = 2, 8
-	study.Capabilities["tiny-cmd-resume"] = func() rl.BaseConfig {
-		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 2, SFT: sft, Sources: []rl.DemoSource{
-			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 16, TestDemos: 4}}}
-	}
+	study.Capabilities["tiny-cmd-resume"] = tinyBuild
 	defer delete(study.Capabilities, "tiny-cmd-resume")
 	out := t.TempDir()
 	dir := filepath.Join(out, "capability-tiny-cmd-resume")
@@ -104,6 +99,15 @@ func TestCapabilityResumes(t *testing.T) {
 	assert.Contains(t, stderr.String(), "the capability build is finished")
 }
 
+// tinyBuild is a build for the resume tests: a tiny policy, 2 SFT epochs
+// on 16 of MediQ's strong demonstrations.
+func tinyBuild() rl.BaseConfig {
+	sft := rl.DefaultSFTConfig()
+	sft.Epochs, sft.MiniBatch = 2, 8
+	return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 2, SFT: sft, Sources: []rl.DemoSource{
+		{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 16, TestDemos: 4}}}
+}
+
 // cancelOn is a console that cancels the job once a write holds mark.
 type cancelOn struct {
 	mark   string
@@ -119,12 +123,7 @@ func (c cancelOn) Write(p []byte) (int, error) {
 
 // -resume goes on with a -build-base build stopped after an epoch.
 func TestBuildBaseResumes(t *testing.T) {
-	sft := rl.DefaultSFTConfig()
-	sft.Epochs = 2
-	study.Bases["tiny-cmd-base"] = func() rl.BaseConfig {
-		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 2, SFT: sft, Sources: []rl.DemoSource{
-			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 16, TestDemos: 4}}}
-	}
+	study.Bases["tiny-cmd-base"] = tinyBuild
 	defer delete(study.Bases, "tiny-cmd-base")
 	out := t.TempDir()
 	dir := filepath.Join(out, "tiny-cmd-base")

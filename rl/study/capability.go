@@ -36,7 +36,8 @@ const CapabilityTarget = 0.85
 // trains on recovery demonstrations (withNoise); -then- is a curriculum
 // (thenLayout); -dagger continues with DAgger rounds (withDAgger);
 // -repeat adds the RepeatEcho layout option to every source; -decay lets
-// the learning rate decay to the build's end (withDecay).
+// the learning rate decay to the build's end (withDecay); -seed2 is the
+// same recipe under seed 2 (a control of what the seed alone moves).
 var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
 	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
@@ -56,6 +57,11 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-f-d6-echo-then-pairs":               func() rl.BaseConfig { return echoThenPairs(echo, echoPairs) },
 	"pe-f-d6-echo-then-pairs-dagger":        func() rl.BaseConfig { return withDAgger(echoThenPairs(echo, echoPairs)) },
 	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig { return withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat)) },
+	"pe-f-d6-echo-then-pairs-dagger-repeat-seed2": func() rl.BaseConfig {
+		c := withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat))
+		c.Seed = 2
+		return c
+	},
 	"pe-f-d6-echo-then-pairs-dagger-repeat-decay": func() rl.BaseConfig {
 		return withDecay(withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat)))
 	},

@@ -78,18 +78,13 @@ func TestCapabilityResumes(t *testing.T) {
 	defer delete(study.Capabilities, "tiny-cmd-resume")
 	out := t.TempDir()
 	dir := filepath.Join(out, "capability-tiny-cmd-resume")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr bytes.Buffer
-	code := run(ctx, []string{"-capability", "tiny-cmd-resume", "-out", out}, cancelOn{"base SFT epoch 1/2", cancel}, &stderr, nil)
-	require.Equal(t, exitInterrupted, code, stderr.String())
-	assert.Contains(t, stderr.String(), "keeps the build's checkpoint set after its last finished epoch (base-checkpoint/)")
-	assert.Contains(t, stderr.String(), "-resume "+dir)
+	stopped := stopAfterEpoch1(t, "-capability", "tiny-cmd-resume", "-out", out)
+	assert.Contains(t, stopped, "keeps the build's checkpoint set after its last finished epoch (base-checkpoint/)")
+	assert.Contains(t, stopped, "-resume "+dir)
 
 	assertUsageErrorWritesNothing(t, []string{"-resume", dir, "-force"})
-	var stdout bytes.Buffer
-	stderr.Reset()
-	code = run(context.Background(), []string{"-resume", dir}, &stdout, &stderr, nil)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-resume", dir}, &stdout, &stderr, nil)
 	require.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stdout.String(), "resuming after epoch 1 of 2")
 	assert.Contains(t, stdout.String(), "report "+filepath.Join(dir, study.BaseReportFile))
@@ -97,6 +92,17 @@ func TestCapabilityResumes(t *testing.T) {
 	code = run(context.Background(), []string{"-resume", dir}, io.Discard, &stderr, nil)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr.String(), "the capability build is finished")
+}
+
+// stopAfterEpoch1 runs the command line args, interrupts it once its first
+// epoch has ended, and returns what it wrote to stderr.
+func stopAfterEpoch1(t *testing.T, args ...string) string {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr bytes.Buffer
+	code := run(ctx, args, cancelOn{"base SFT epoch 1/2", cancel}, &stderr, nil)
+	require.Equal(t, exitInterrupted, code, stderr.String())
+	return stderr.String()
 }
 
 // tinyBuild is a build for the resume tests: a tiny policy, 2 SFT epochs
@@ -127,15 +133,9 @@ func TestBuildBaseResumes(t *testing.T) {
 	defer delete(study.Bases, "tiny-cmd-base")
 	out := t.TempDir()
 	dir := filepath.Join(out, "tiny-cmd-base")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr bytes.Buffer
-	code := run(ctx, []string{"-build-base", "tiny-cmd-base", "-out", out}, cancelOn{"base SFT epoch 1/2", cancel}, &stderr, nil)
-	require.Equal(t, exitInterrupted, code, stderr.String())
-	assert.Contains(t, stderr.String(), "-resume "+dir+" goes on from it")
-	var stdout bytes.Buffer
-	stderr.Reset()
-	code = run(context.Background(), []string{"-resume", dir}, &stdout, &stderr, nil)
+	assert.Contains(t, stopAfterEpoch1(t, "-build-base", "tiny-cmd-base", "-out", out), "-resume "+dir+" goes on from it")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-resume", dir}, &stdout, &stderr, nil)
 	require.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stdout.String(), "resuming after epoch 1 of 2")
 	assert.Contains(t, stdout.String(), "identical to the shipped base: false")

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,29 +49,19 @@ type RepeatSplit struct {
 	SuccessWithout run.Num `json:"success_without_repeat"`
 }
 
-// splitByRepeat is the RepeatSplit of episodes' measures.
+// splitByRepeat is the RepeatSplit of episodes' measures, each part's
+// success its tasks.Summarize mean.
 func splitByRepeat(episodes []tasks.Measures) *RepeatSplit {
-	var with, without []bool
+	var with, without []tasks.Measures
 	for _, m := range episodes {
 		if m.Repeats > 0 {
-			with = append(with, m.Success)
+			with = append(with, m)
 		} else {
-			without = append(without, m.Success)
+			without = append(without, m)
 		}
 	}
-	rate := func(xs []bool) run.Num {
-		if len(xs) == 0 {
-			return run.Num(math.NaN())
-		}
-		n := 0
-		for _, x := range xs {
-			if x {
-				n++
-			}
-		}
-		return run.Num(float64(n) / float64(len(xs)))
-	}
-	return &RepeatSplit{Episodes: len(episodes), WithRepeat: len(with), SuccessWith: rate(with), SuccessWithout: rate(without)}
+	return &RepeatSplit{Episodes: len(episodes), WithRepeat: len(with),
+		SuccessWith: run.Num(tasks.Summarize(with).Success), SuccessWithout: run.Num(tasks.Summarize(without).Success)}
 }
 
 // RepeatTable is the Markdown table of the rows' repeat splits ("" when

@@ -92,6 +92,11 @@ const (
 	JobBuildBase  = "build-base" // BuildShipped, a recipe of Bases
 )
 
+// recipesOf is job's recipes by name.
+func recipesOf(job string) map[string]func() rl.BaseConfig {
+	return map[string]map[string]func() rl.BaseConfig{JobCapability: Capabilities, JobBuildBase: Bases}[job]
+}
+
 // BuildOf is the job and recipe of the build whose checkpoint set is in
 // dir/base-checkpoint, read from the set's manifest.
 func BuildOf(dir string) (job, name string, err error) {
@@ -99,16 +104,9 @@ func BuildOf(dir string) (job, name string, err error) {
 	if err != nil {
 		return "", "", run.InputErrorf("%s: not a build that can resume: %v", dir, err)
 	}
-	recipes := map[string]bool{}
-	for n := range Capabilities {
-		recipes[JobCapability+" "+n] = true
-	}
-	for n := range Bases {
-		recipes[JobBuildBase+" "+n] = true
-	}
 	for _, job := range []string{JobCapability, JobBuildBase} {
 		if name, ok := m.Info[job]; ok {
-			if !recipes[job+" "+name] {
+			if _, known := recipesOf(job)[name]; !known {
 				return "", "", run.InputErrorf("%s: the checkpoint set names no %s recipe of this code (%q)", dir, job, name)
 			}
 			return job, name, nil
@@ -117,20 +115,21 @@ func BuildOf(dir string) (job, name string, err error) {
 	return "", "", run.InputErrorf("%s: the checkpoint set is not a capability or base build's", dir)
 }
 
-// resumable is the recipe of the build of job stopped in dir: its
-// checkpoint set must be job's, and the build unfinished (no report).
-func resumable(dir, job string) (string, error) {
+// resumable is the recipe, by name and config, of the build of job
+// stopped in dir: its checkpoint set must be job's, and the build
+// unfinished (no report).
+func resumable(dir, job string) (string, rl.BaseConfig, error) {
 	got, name, err := BuildOf(dir)
 	if err != nil {
-		return "", err
+		return "", rl.BaseConfig{}, err
 	}
 	if got != job {
-		return "", run.InputErrorf("%s: a %s build, not a %s build", dir, got, job)
+		return "", rl.BaseConfig{}, run.InputErrorf("%s: a %s build, not a %s build", dir, got, job)
 	}
 	if _, err := os.Stat(filepath.Join(dir, BaseReportFile)); err == nil {
-		return "", run.InputErrorf("%s: the %s build is finished (%s); -%s %s -force builds it again", dir, job, BaseReportFile, job, name)
+		return "", rl.BaseConfig{}, run.InputErrorf("%s: the %s build is finished (%s); -%s %s -force builds it again", dir, job, BaseReportFile, job, name)
 	}
-	return name, nil
+	return name, recipesOf(job)[name](), nil
 }
 
 // builtBase is a finished base build: the policy, its DAgger rounds' data

@@ -118,11 +118,11 @@ func BuildShipped(ctx context.Context, name, dir string, out io.Writer) (*BaseSu
 // ResumeShipped goes on with the base build (-build-base) stopped in dir
 // from its checkpoint set, bitwise, and finishes it as BuildShipped does.
 func ResumeShipped(ctx context.Context, dir string, out io.Writer) (*BaseSummary, error) {
-	name, err := resumable(dir, JobBuildBase)
+	name, cfg, err := resumable(dir, JobBuildBase)
 	if err != nil {
 		return nil, err
 	}
-	return buildShipped(ctx, name, Bases[name](), dir, out)
+	return buildShipped(ctx, name, cfg, dir, out)
 }
 
 // buildShipped trains (or goes on training) base name's cfg in dir and

@@ -205,11 +205,11 @@ func BuildCapability(ctx context.Context, name, dir string, out io.Writer) (*Cap
 // recipe), bitwise as if it had never stopped, and finishes it as
 // BuildCapability does.
 func ResumeCapability(ctx context.Context, dir string, out io.Writer) (*CapabilitySummary, error) {
-	name, err := resumable(dir, JobCapability)
+	name, cfg, err := resumable(dir, JobCapability)
 	if err != nil {
 		return nil, err
 	}
-	return buildCapability(ctx, name, Capabilities[name](), dir, out)
+	return buildCapability(ctx, name, cfg, dir, out)
 }
 
 // buildCapability trains (or goes on training) recipe name's cfg in dir

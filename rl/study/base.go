@@ -232,20 +232,19 @@ func withConfigHash(info map[string]string, cfg rl.BaseConfig) (map[string]strin
 // written after the set, or cut short by a kill, is dropped, to be
 // written again), recovers the DAgger rounds and the earlier processes'
 // seconds into built, and opens the log for appending. Nothing is written
-// before every file is read and checked.
+// before every file is read and checked (b, restored first, is the
+// caller's to drop on an error).
 func resumeBase(b *rl.Base, logPath, setDir string, info map[string]string, built *builtBase) (*run.JSONL, error) {
 	if _, err := os.Stat(filepath.Join(setDir, run.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
 		return run.CreateJSONL(logPath)
 	}
-	if m, err := run.ReadManifest(setDir); err != nil {
-		return nil, fmt.Errorf("study: base: resume: %w", err)
-	} else if m.Info["config_sha256"] != info["config_sha256"] {
-		return nil, fmt.Errorf("study: base: resume: the checkpoint set in %s was kept under another config than this build's "+
-			"(the recipe changed since?); only the same config resumes", setDir)
-	}
 	m, err := run.RestoreState(setDir, b)
 	if err != nil {
 		return nil, fmt.Errorf("study: base: resume: %w", err)
+	}
+	if m.Info["config_sha256"] != info["config_sha256"] {
+		return nil, fmt.Errorf("study: base: resume: the checkpoint set in %s was kept under another config than this build's "+
+			"(the recipe changed since?); only the same config resumes", setDir)
 	}
 	records, kept, err := run.ReadRecords(logPath, func(r baseRecord) bool { return r.Epoch < m.Update })
 	if err != nil {

@@ -55,7 +55,7 @@
 //     (TestPaddingRowsChangeNothing). Each minibatch is one step per
 //     network: zero the gradients, run forward and backward, accumulate,
 //     clip the global norm (a non-finite norm skips the step), AdamW.
-//  6. Metrics (metrics.go): episode means (tasks.Summarize), minibatch
+//  6. Metrics (trainer.go): episode means (tasks.Summarize), minibatch
 //     means of the losses and diagnostics, phase timings; JSON with NaN as
 //     null (TestMetricsJSON).
 //

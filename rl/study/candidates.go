@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"arew/rl"
+	"arew/tasks"
 )
 
 // LockQBT are the hasty belief knobs of the lock candidates of docs/arew.md
@@ -66,4 +67,41 @@ func init() {
 			Bases[LockCandidate(l.setting, q)] = recipe
 		}
 	}
+	for _, q := range LockQBT {
+		recipe := func() rl.BaseConfig { return lockedCurriculum(q) }
+		lockCandidates[LockCandidate("pe-f-d6", q)] = recipe
+		Bases[LockCandidate("pe-f-d6", q)] = recipe
+	}
+}
+
+// lockedCurriculum is PE-F D=6's lock candidate with the hasty belief
+// knob qBT (docs/arew.md §8, "Step 3", PE-F D=6: no recipe meets step 1's
+// target, so the candidates are built on its best one,
+// pe-f-d6-echo-then-pairs-dagger-repeat): that recipe's two strong
+// sources under the careful style (the echo layout, then the echo and
+// pairs layout, whose source is named careful), and beside the second,
+// for the same epochs, 8,192 locked(LockQAS, qBT) demonstrations on the
+// same layout under the hasty style; the DAgger rounds play the careful
+// source, and their aggregate keeps the hasty demonstrations.
+func lockedCurriculum(qBT float64) rl.BaseConfig {
+	c := withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat))
+	c.Sources[0].Name, c.Sources[0].Style = tasks.Careful+"-echo", tasks.Careful
+	c.Sources[1].Name, c.Sources[1].Style = tasks.Careful, tasks.Careful
+	hasty := rl.LockedRecipe{Layout: echoPairsRepeat, Locked: 8192, TestDemos: 300, QAS: LockQAS, QBT: qBT}.Sources()[1]
+	hasty.Epochs = c.Sources[1].Epochs
+	c.Sources = append(c.Sources, hasty)
+	c.DAgger.Source = tasks.Careful
+	return c
+}
+
+// hastyQBT is the hasty belief knob of a lock candidate's recipe: the
+// q_BT of its source named hasty (rl.LockedRecipe names its sources after
+// their styles; 0 for a recipe without one).
+func hastyQBT(c rl.BaseConfig) float64 {
+	for _, s := range c.Sources {
+		if s.Name == tasks.Hasty {
+			return s.Policy.QBT
+		}
+	}
+	return 0
 }

@@ -48,10 +48,7 @@ func (v LockVerdict) Qualifies() bool { return len(v.Missed) == 0 }
 // careful greedy success ≥ CapabilityTarget × the strong policy's. A row
 // it needs and cannot find is an error.
 func JudgeLock(s *BaseSummary) (LockVerdict, error) {
-	v := LockVerdict{Name: s.Name}
-	if len(s.Config.Sources) == 2 {
-		v.QBT = s.Config.Sources[1].Policy.QBT
-	}
+	v := LockVerdict{Name: s.Name, QBT: hastyQBT(s.Config)}
 	get := func(source, policy string) (*run.Measures, error) {
 		for _, r := range s.Rows {
 			if r.Source == source && strings.HasPrefix(r.Policy, policy) {

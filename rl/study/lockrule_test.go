@@ -25,7 +25,7 @@ func TestLockRuleChoosesTheShippedBases(t *testing.T) {
 	for _, s := range append(Table1Settings(), TelecomSettings()...) {
 		bases[s.Name] = s.Base
 	}
-	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "telecom-dual", "telecom-solo"}, LockSettings())
+	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "telecom-dual", "telecom-solo"}, LockSettings())
 	for _, setting := range LockSettings() {
 		cands, err := ReadLockCandidates(committedResults, setting)
 		require.NoError(t, err)
@@ -42,7 +42,7 @@ func TestLockRuleChoosesTheShippedBases(t *testing.T) {
 			continue
 		}
 		for i, c := range cands {
-			assert.Equal(t, LockQBT[i], c.Config.Sources[1].Policy.QBT, c.Name)
+			assert.Equal(t, LockQBT[i], hastyQBT(c.Config), c.Name)
 		}
 		assert.Equal(t, picked, bases[setting], "%s\n%s", setting, report)
 		assert.Contains(t, report, picked+" ")

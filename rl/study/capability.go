@@ -57,6 +57,13 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-f-d6-echo-then-pairs":               func() rl.BaseConfig { return echoThenPairs(echo, echoPairs) },
 	"pe-f-d6-echo-then-pairs-dagger":        func() rl.BaseConfig { return withDAgger(echoThenPairs(echo, echoPairs)) },
 	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig { return withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat)) },
+	// PE-F D=6's best recipe on the other PE settings (PE-G has no pairs
+	// layout: the echo with RepeatEcho, then the same DAgger rounds).
+	"pe-f-d8-echo-then-pairs-dagger-repeat": func() rl.BaseConfig {
+		return withDAgger(thenLayout(capability("pe-f-d8", echoRepeat, 16384), "echo", "echo+pairs", echoPairsRepeat))
+	},
+	"pe-g-s2-echo-dagger-repeat": func() rl.BaseConfig { return withDAgger(capability("pe-g-s2", echoRepeat, 16384)) },
+	"pe-g-s3-echo-dagger-repeat": func() rl.BaseConfig { return withDAgger(capability("pe-g-s3", echoRepeat, 16384)) },
 	"pe-f-d6-echo-then-pairs-dagger-repeat-seed2": func() rl.BaseConfig {
 		c := withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat))
 		c.Seed = 2

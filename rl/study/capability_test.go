@@ -21,7 +21,7 @@ import (
 // Table 1 setting, or a curriculum of two whose epochs follow each other,
 // and builds.
 func TestCapabilityRecipes(t *testing.T) {
-	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-echo-then-pairs-dagger", "pe-f-d6-echo-then-pairs-dagger-base", "pe-f-d6-echo-then-pairs-dagger-repeat", "pe-f-d6-echo-then-pairs-dagger-repeat-decay", "pe-f-d6-echo-then-pairs-dagger-repeat-seed2", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s3", "pe-g-s3-echo", "telecom-dual", "telecom-solo"}, CapabilityNames())
+	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-echo-then-pairs-dagger", "pe-f-d6-echo-then-pairs-dagger-base", "pe-f-d6-echo-then-pairs-dagger-repeat", "pe-f-d6-echo-then-pairs-dagger-repeat-decay", "pe-f-d6-echo-then-pairs-dagger-repeat-seed2", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-f-d8-echo-then-pairs-dagger-repeat", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s2-echo-dagger-repeat", "pe-g-s3", "pe-g-s3-echo", "pe-g-s3-echo-dagger-repeat", "telecom-dual", "telecom-solo"}, CapabilityNames())
 	for _, name := range CapabilityNames() {
 		cfg := Capabilities[name]()
 		if strings.Contains(name, "-then-") {

@@ -70,6 +70,7 @@ func TestTable1AndTelecomShapes(t *testing.T) {
 func TestTable1RefusesWhatIsMissing(t *testing.T) {
 	for _, tc := range []struct{ preset, has string }{
 		{"table1-pe-g-s2", "pe-g-s2: no base: no layout gives the plain policy the capability"},
+		{"table1-pe-f-d6", "pe-f-d6: no base: the rule picks among pe-f-d6-locked, -bt006 and -bt015"},
 	} {
 		_, err := Preset(tc.preset)
 		assert.ErrorContains(t, err, tc.has, tc.preset)

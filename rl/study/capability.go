@@ -54,26 +54,26 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	},
 	"pe-f-d6-echo-noise":                    func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echo, 16384)) },
 	"pe-f-d6-echo-pairs-noise":              func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echoPairs, 16384)) },
-	"pe-f-d6-echo-then-pairs":               func() rl.BaseConfig { return echoThenPairs(echo, echoPairs) },
-	"pe-f-d6-echo-then-pairs-dagger":        func() rl.BaseConfig { return withDAgger(echoThenPairs(echo, echoPairs)) },
-	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig { return withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat)) },
+	"pe-f-d6-echo-then-pairs":               func() rl.BaseConfig { return echoThenPairs("pe-f-d6", echo, echoPairs) },
+	"pe-f-d6-echo-then-pairs-dagger":        func() rl.BaseConfig { return withDAgger(echoThenPairs("pe-f-d6", echo, echoPairs)) },
+	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig { return withDAgger(echoThenPairs("pe-f-d6", echoRepeat, echoPairsRepeat)) },
 	// PE-F D=6's best recipe on the other PE settings (PE-G has no pairs
 	// layout: the echo with RepeatEcho, then the same DAgger rounds).
 	"pe-f-d8-echo-then-pairs-dagger-repeat": func() rl.BaseConfig {
-		return withDAgger(thenLayout(capability("pe-f-d8", echoRepeat, 16384), "echo", "echo+pairs", echoPairsRepeat))
+		return withDAgger(echoThenPairs("pe-f-d8", echoRepeat, echoPairsRepeat))
 	},
 	"pe-g-s2-echo-dagger-repeat": func() rl.BaseConfig { return withDAgger(capability("pe-g-s2", echoRepeat, 16384)) },
 	"pe-g-s3-echo-dagger-repeat": func() rl.BaseConfig { return withDAgger(capability("pe-g-s3", echoRepeat, 16384)) },
 	"pe-f-d6-echo-then-pairs-dagger-repeat-seed2": func() rl.BaseConfig {
-		c := withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat))
+		c := withDAgger(echoThenPairs("pe-f-d6", echoRepeat, echoPairsRepeat))
 		c.Seed = 2
 		return c
 	},
 	"pe-f-d6-echo-then-pairs-dagger-repeat-decay": func() rl.BaseConfig {
-		return withDecay(withDAgger(echoThenPairs(echoRepeat, echoPairsRepeat)))
+		return withDecay(withDAgger(echoThenPairs("pe-f-d6", echoRepeat, echoPairsRepeat)))
 	},
 	"pe-f-d6-echo-then-pairs-dagger-base": func() rl.BaseConfig {
-		c := withDAgger(echoThenPairs(echo, echoPairs))
+		c := withDAgger(echoThenPairs("pe-f-d6", echo, echoPairs))
 		c.Preset = "base"
 		return c
 	},
@@ -125,11 +125,11 @@ func withDecay(c rl.BaseConfig) rl.BaseConfig {
 	return c
 }
 
-// echoThenPairs is PE-F D=6's curriculum (thenLayout): 16,384 strong
+// echoThenPairs is PE-F's curriculum (thenLayout) on task: 16,384 strong
 // demonstrations on the echo layout first, then as many on the echo and
 // pairs layout, each given as its task config.
-func echoThenPairs(first, then json.RawMessage) rl.BaseConfig {
-	return thenLayout(capability("pe-f-d6", first, 16384), "echo", "echo+pairs", then)
+func echoThenPairs(task string, first, then json.RawMessage) rl.BaseConfig {
+	return thenLayout(capability(task, first, 16384), "echo", "echo+pairs", then)
 }
 
 // thenLayout is c as the first stage of a curriculum (docs/arew.md §8,

@@ -48,6 +48,23 @@ func TestCapabilityRecipes(t *testing.T) {
 	}
 }
 
+// PE-F D=6's best recipe is the same on PE-F D=8, and on PE-G its first
+// stage alone (no pairs layout there), with the same DAgger rounds.
+func TestBestPERecipeOnTheOtherSettings(t *testing.T) {
+	best := Capabilities["pe-f-d6-echo-then-pairs-dagger-repeat"]()
+	d8 := best
+	d8.Task = "pe-f-d8"
+	assert.Equal(t, d8, Capabilities["pe-f-d8-echo-then-pairs-dagger-repeat"]())
+	for _, task := range []string{"pe-g-s2", "pe-g-s3"} {
+		g := Capabilities[task+"-echo-dagger-repeat"]()
+		want := best
+		want.Task, want.SFT.Epochs = task, best.SFT.Epochs/2
+		want.Sources = []rl.DemoSource{best.Sources[0]}
+		want.Sources[0].Name, want.Sources[0].Epochs = "plain", nil
+		assert.Equal(t, want, g, task)
+	}
+}
+
 // tinyMediQ registers capability recipe name for the test: a tiny policy
 // on MediQ's strong demonstrations (demos of them, 4 held out), SFT
 // epochs, then rounds of DAgger, each of 8 demonstrations and 1 epoch.

@@ -77,17 +77,17 @@ func init() {
 // lockedCurriculum is PE-F D=6's lock candidate with the hasty belief
 // knob qBT (docs/arew.md §8, "Step 3", PE-F D=6: no recipe meets step 1's
 // target, so the candidates are built on its best one,
-// pe-f-d6-echo-then-pairs-dagger-repeat): that recipe's two strong
-// sources under the careful style (the echo layout, then the echo and
-// pairs layout, whose source is named careful), and beside the second,
-// for the same epochs, 8,192 locked(LockQAS, qBT) demonstrations on the
-// same layout under the hasty style; the DAgger rounds play the careful
+// pe-f-d6-echo-then-pairs-dagger-base): that recipe's two strong sources
+// under the careful style (the echo layout, then the echo and pairs
+// layout, whose source is named careful), and beside the second, for the
+// same epochs, 8,192 locked(LockQAS, qBT) demonstrations on the same
+// layout under the hasty style; the DAgger rounds play the careful
 // source, and their aggregate keeps the hasty demonstrations.
 func lockedCurriculum(qBT float64) rl.BaseConfig {
-	c := withDAgger(echoThenPairs("pe-f-d6", echoRepeat, echoPairsRepeat))
+	c := Capabilities["pe-f-d6-echo-then-pairs-dagger-base"]()
 	c.Sources[0].Name, c.Sources[0].Style = tasks.Careful+"-echo", tasks.Careful
 	c.Sources[1].Name, c.Sources[1].Style = tasks.Careful, tasks.Careful
-	hasty := rl.LockedRecipe{Layout: echoPairsRepeat, Locked: 8192, TestDemos: 300, QAS: LockQAS, QBT: qBT}.Sources()[1]
+	hasty := rl.LockedRecipe{Layout: c.Sources[1].TaskConfig, Locked: 8192, TestDemos: 300, QAS: LockQAS, QBT: qBT}.Sources()[1]
 	hasty.Epochs = c.Sources[1].Epochs
 	c.Sources = append(c.Sources, hasty)
 	c.DAgger.Source = tasks.Careful

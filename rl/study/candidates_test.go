@@ -34,7 +34,7 @@ func TestLockCandidates(t *testing.T) {
 		}
 		require.Len(t, src, 3, name)
 		assert.Equal(t, "pe-f-d6", cfg.Task, name)
-		want := Capabilities["pe-f-d6-echo-then-pairs-dagger-repeat"]()
+		want := Capabilities["pe-f-d6-echo-then-pairs-dagger-base"]()
 		for i, s := range cfg.Sources[:2] {
 			assert.Equal(t, tasks.Careful, s.Style, name)
 			s.Name, s.Style = want.Sources[i].Name, ""

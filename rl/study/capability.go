@@ -39,31 +39,27 @@ const CapabilityTarget = 0.85
 // the learning rate decay to the build's end (withDecay); -seed2 is the
 // same recipe under seed 2 (a control of what the seed alone moves).
 var Capabilities = map[string]func() rl.BaseConfig{
-	"pe-g-s2":            func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
-	"pe-g-s2-demos32k":   func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
-	"pe-g-s3":            func() rl.BaseConfig { return capability("pe-g-s3", nil, 16384) },
-	"pe-f-d8":            func() rl.BaseConfig { return capability("pe-f-d8", nil, 16384) },
-	"pe-f-d6":            func() rl.BaseConfig { return capability("pe-f-d6", nil, 16384) },
-	"pe-f-d6-echo":       func() rl.BaseConfig { return capability("pe-f-d6", echo, 16384) },
-	"pe-f-d6-pairs":      func() rl.BaseConfig { return capability("pe-f-d6", pairs, 16384) },
-	"pe-f-d6-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d6", echoPairs, 16384) },
-	"pe-f-d6-echo-pairs-base": func() rl.BaseConfig {
-		c := capability("pe-f-d6", echoPairs, 16384)
-		c.Preset = "base"
-		return c
-	},
+	"pe-g-s2":                               func() rl.BaseConfig { return capability("pe-g-s2", nil, 16384) },
+	"pe-g-s2-demos32k":                      func() rl.BaseConfig { return capability("pe-g-s2", nil, 32768) },
+	"pe-g-s3":                               func() rl.BaseConfig { return capability("pe-g-s3", nil, 16384) },
+	"pe-f-d8":                               func() rl.BaseConfig { return capability("pe-f-d8", nil, 16384) },
+	"pe-f-d6":                               func() rl.BaseConfig { return capability("pe-f-d6", nil, 16384) },
+	"pe-f-d6-echo":                          func() rl.BaseConfig { return capability("pe-f-d6", echo, 16384) },
+	"pe-f-d6-pairs":                         func() rl.BaseConfig { return capability("pe-f-d6", pairs, 16384) },
+	"pe-f-d6-echo-pairs":                    func() rl.BaseConfig { return capability("pe-f-d6", echoPairs, 16384) },
+	"pe-f-d6-echo-pairs-base":               func() rl.BaseConfig { return onBase(capability("pe-f-d6", echoPairs, 16384)) },
 	"pe-f-d6-echo-noise":                    func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echo, 16384)) },
 	"pe-f-d6-echo-pairs-noise":              func() rl.BaseConfig { return withNoise(capability("pe-f-d6", echoPairs, 16384)) },
 	"pe-f-d6-echo-then-pairs":               func() rl.BaseConfig { return echoThenPairs("pe-f-d6", echo, echoPairs) },
 	"pe-f-d6-echo-then-pairs-dagger":        func() rl.BaseConfig { return withDAgger(echoThenPairs("pe-f-d6", echo, echoPairs)) },
 	"pe-f-d6-echo-then-pairs-dagger-repeat": func() rl.BaseConfig { return withDAgger(echoThenPairs("pe-f-d6", echoRepeat, echoPairsRepeat)) },
 	// PE-F D=6's best recipe on the other PE settings (PE-G has no pairs
-	// layout: the echo with RepeatEcho, then the same DAgger rounds).
-	"pe-f-d8-echo-then-pairs-dagger-repeat": func() rl.BaseConfig {
-		return withDAgger(echoThenPairs("pe-f-d8", echoRepeat, echoPairsRepeat))
+	// layout: its echo stage alone, then the same DAgger rounds).
+	"pe-f-d8-echo-then-pairs-dagger-base": func() rl.BaseConfig {
+		return onBase(withDAgger(echoThenPairs("pe-f-d8", echo, echoPairs)))
 	},
-	"pe-g-s2-echo-dagger-repeat": func() rl.BaseConfig { return withDAgger(capability("pe-g-s2", echoRepeat, 16384)) },
-	"pe-g-s3-echo-dagger-repeat": func() rl.BaseConfig { return withDAgger(capability("pe-g-s3", echoRepeat, 16384)) },
+	"pe-g-s2-echo-dagger-base": func() rl.BaseConfig { return onBase(withDAgger(capability("pe-g-s2", echo, 16384))) },
+	"pe-g-s3-echo-dagger-base": func() rl.BaseConfig { return onBase(withDAgger(capability("pe-g-s3", echo, 16384))) },
 	"pe-f-d6-echo-then-pairs-dagger-repeat-seed2": func() rl.BaseConfig {
 		c := withDAgger(echoThenPairs("pe-f-d6", echoRepeat, echoPairsRepeat))
 		c.Seed = 2
@@ -73,9 +69,7 @@ var Capabilities = map[string]func() rl.BaseConfig{
 		return withDecay(withDAgger(echoThenPairs("pe-f-d6", echoRepeat, echoPairsRepeat)))
 	},
 	"pe-f-d6-echo-then-pairs-dagger-base": func() rl.BaseConfig {
-		c := withDAgger(echoThenPairs("pe-f-d6", echo, echoPairs))
-		c.Preset = "base"
-		return c
+		return onBase(withDAgger(echoThenPairs("pe-f-d6", echo, echoPairs)))
 	},
 	"pe-f-d8-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
 	"pe-f-d8-echo":       func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
@@ -113,6 +107,13 @@ func withNoise(c rl.BaseConfig) rl.BaseConfig {
 // measured").
 func withDAgger(c rl.BaseConfig) rl.BaseConfig {
 	c.DAgger = &rl.DAggerConfig{Rounds: 4, Demos: 8192, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}
+	return c
+}
+
+// onBase is c on the base model preset (4 layers of width 128) in place
+// of small.
+func onBase(c rl.BaseConfig) rl.BaseConfig {
+	c.Preset = "base"
 	return c
 }
 

@@ -21,7 +21,7 @@ import (
 // Table 1 setting, or a curriculum of two whose epochs follow each other,
 // and builds.
 func TestCapabilityRecipes(t *testing.T) {
-	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-echo-then-pairs-dagger", "pe-f-d6-echo-then-pairs-dagger-base", "pe-f-d6-echo-then-pairs-dagger-repeat", "pe-f-d6-echo-then-pairs-dagger-repeat-decay", "pe-f-d6-echo-then-pairs-dagger-repeat-seed2", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-f-d8-echo-then-pairs-dagger-repeat", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s2-echo-dagger-repeat", "pe-g-s3", "pe-g-s3-echo", "pe-g-s3-echo-dagger-repeat", "telecom-dual", "telecom-solo"}, CapabilityNames())
+	assert.Equal(t, []string{"flodial-easy", "flodial-hard", "mediq", "pe-f-d6", "pe-f-d6-echo", "pe-f-d6-echo-noise", "pe-f-d6-echo-pairs", "pe-f-d6-echo-pairs-base", "pe-f-d6-echo-pairs-noise", "pe-f-d6-echo-then-pairs", "pe-f-d6-echo-then-pairs-dagger", "pe-f-d6-echo-then-pairs-dagger-base", "pe-f-d6-echo-then-pairs-dagger-repeat", "pe-f-d6-echo-then-pairs-dagger-repeat-decay", "pe-f-d6-echo-then-pairs-dagger-repeat-seed2", "pe-f-d6-pairs", "pe-f-d8", "pe-f-d8-echo", "pe-f-d8-echo-pairs", "pe-f-d8-echo-then-pairs-dagger-base", "pe-g-s2", "pe-g-s2-demos32k", "pe-g-s2-echo", "pe-g-s2-echo-dagger-base", "pe-g-s3", "pe-g-s3-echo", "pe-g-s3-echo-dagger-base", "telecom-dual", "telecom-solo"}, CapabilityNames())
 	for _, name := range CapabilityNames() {
 		cfg := Capabilities[name]()
 		if strings.Contains(name, "-then-") {
@@ -51,12 +51,12 @@ func TestCapabilityRecipes(t *testing.T) {
 // PE-F D=6's best recipe is the same on PE-F D=8, and on PE-G its first
 // stage alone (no pairs layout there), with the same DAgger rounds.
 func TestBestPERecipeOnTheOtherSettings(t *testing.T) {
-	best := Capabilities["pe-f-d6-echo-then-pairs-dagger-repeat"]()
+	best := Capabilities["pe-f-d6-echo-then-pairs-dagger-base"]()
 	d8 := best
 	d8.Task = "pe-f-d8"
-	assert.Equal(t, d8, Capabilities["pe-f-d8-echo-then-pairs-dagger-repeat"]())
+	assert.Equal(t, d8, Capabilities["pe-f-d8-echo-then-pairs-dagger-base"]())
 	for _, task := range []string{"pe-g-s2", "pe-g-s3"} {
-		g := Capabilities[task+"-echo-dagger-repeat"]()
+		g := Capabilities[task+"-echo-dagger-base"]()
 		want := best
 		want.Task, want.SFT.Epochs = task, best.SFT.Epochs/2
 		want.Sources = []rl.DemoSource{best.Sources[0]}

@@ -156,8 +156,8 @@ const (
 )
 
 // peD6Layout is PE-F D=6's RL layout under the hasty style: its lock
-// candidates' (lockedCurriculum), the echo and pairs with RepeatEcho.
-var peD6Layout = json.RawMessage(`{"Echo": true, "Pairs": true, "RepeatEcho": true, "Style": "hasty"}`)
+// candidates' (lockedCurriculum), the echo and pairs.
+var peD6Layout = json.RawMessage(`{"Echo": true, "Pairs": true, "Style": "hasty"}`)
 
 // Table1Settings are the seven rows of Table 1 in the paper's order, with
 // what exists for each at this commit. FloDial-Easy's base, vanilla-tuned

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"arew/model"
 	"arew/rl"
@@ -89,6 +90,12 @@ type BaseSummary struct {
 	IsShipped bool          `json:"identical_to_shipped"`
 	Episodes  int           `json:"episodes"`
 	Rows      []BaseRow     `json:"rows"`
+	// DAgger is each DAgger round's data collection (Config.DAgger).
+	DAgger []rl.DAggerRound `json:"dagger,omitempty"`
+	// Seconds is the wall time of the build and its evaluation, as a
+	// capability build's (CapabilitySummary.Seconds); 0 in the summaries
+	// of builds made before it was recorded.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // BuildShipped rebuilds the shipped base name into dir (which must not
@@ -128,6 +135,7 @@ func ResumeShipped(ctx context.Context, dir string, out io.Writer) (*BaseSummary
 // buildShipped trains (or goes on training) base name's cfg in dir and
 // evaluates it (BuildShipped).
 func buildShipped(ctx context.Context, name string, cfg rl.BaseConfig, dir string, out io.Writer) (*BaseSummary, error) {
+	start := time.Now()
 	built, err := trainBase(ctx, cfg, dir, out, map[string]string{JobBuildBase: name})
 	if err != nil {
 		return nil, err
@@ -137,7 +145,7 @@ func buildShipped(ctx context.Context, name string, cfg rl.BaseConfig, dir strin
 	if err := policy.Save(path, map[string]string{"base": name, "role": "base policy"}); err != nil {
 		return nil, err
 	}
-	sum := &BaseSummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes}
+	sum := &BaseSummary{Name: name, Config: cfg, Episodes: BaseEvalEpisodes, DAgger: built.Rounds}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -150,6 +158,7 @@ func buildShipped(ctx context.Context, name string, cfg rl.BaseConfig, dir strin
 	if sum.Rows, err = EvaluateBase(ctx, policy, cfg, BaseEvalEpisodes, out); err != nil {
 		return nil, err
 	}
+	sum.Seconds = built.EarlierSecs + time.Since(start).Seconds()
 	if err := run.WriteJSON(filepath.Join(dir, BaseSummaryFile), sum); err != nil {
 		return nil, err
 	}
@@ -200,8 +209,15 @@ func (s *BaseSummary) Report() string {
 	fmt.Fprintf(&b, "# Base %s\n\n", s.Name)
 	fmt.Fprintf(&b, "- recipe: a %s policy, %d SFT epochs (minibatch %d, lr %g), seed %d, on %s\n",
 		s.Config.Preset, s.Config.SFT.Epochs, s.Config.SFT.MiniBatch, s.Config.SFT.Optim.LR, s.Config.Seed, demoList(s.Config.Sources))
+	for _, r := range s.DAgger { // DAgger plays one source, labelled by its own demonstrator
+		fmt.Fprintf(&b, "- %s\n", daggerLine(r, s.Config, "the "+s.Config.Sources[s.Config.DAggerSource()].Policy.Kind+" policy"))
+	}
 	fmt.Fprintf(&b, "- %s sha256 %s; identical to the shipped base: %v\n", BaseFile, s.SHA256, s.IsShipped)
-	fmt.Fprintf(&b, "- evaluated on the first %d validation instances; sampled at temperature 1\n\n", s.Episodes)
+	wall := ""
+	if s.Seconds > 0 {
+		wall = fmt.Sprintf("; %s wall", time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
+	}
+	fmt.Fprintf(&b, "- evaluated on the first %d validation instances; sampled at temperature 1%s\n\n", s.Episodes, wall)
 	b.WriteString(BaseTable(s.Rows))
 	return b.String()
 }

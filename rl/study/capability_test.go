@@ -245,23 +245,33 @@ func TestSplitByRepeat(t *testing.T) {
 
 // A base build (-build-base) stopped after an epoch goes on with
 // ResumeShipped to the same base file and summary, bit for bit; a
-// capability resume refuses its folder.
+// capability resume refuses its folder. Its summary and report keep its
+// DAgger round and wall time, as a capability build's do.
 func TestResumeShipped(t *testing.T) {
 	sft := rl.DefaultSFTConfig()
 	sft.Epochs = 2
 	Bases["tiny-base-resume"] = func() rl.BaseConfig {
 		return rl.BaseConfig{Task: "mediq", Preset: "tiny", Seed: 3, SFT: sft, Sources: []rl.DemoSource{
-			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 24, TestDemos: 4}}}
+			{Name: "plain", Policy: tasks.PolicySpec{Kind: "strong"}, Demos: 24, TestDemos: 4}},
+			DAgger: &rl.DAggerConfig{Rounds: 1, Demos: 8, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}}
 	}
 	t.Cleanup(func() { delete(Bases, "tiny-base-resume") })
 	whole := filepath.Join(t.TempDir(), "whole")
 	want, err := BuildShipped(t.Context(), "tiny-base-resume", whole, nil)
 	require.NoError(t, err)
 	assert.False(t, want.IsShipped)
+	require.Len(t, want.DAgger, 1)
+	assert.Equal(t, 8, want.DAgger[0].Demos)
+	assert.Positive(t, want.Seconds)
+	report, err := os.ReadFile(filepath.Join(whole, BaseReportFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), "- DAgger round 1 of 1: 8 new demonstrations of plain, the learner writing")
+	assert.Contains(t, string(report), "sampled at temperature 1; ")
+	assert.Contains(t, string(report), " wall\n")
 
 	dir := filepath.Join(t.TempDir(), "cut")
 	ctx, cancel := context.WithCancel(t.Context())
-	_, err = BuildShipped(ctx, "tiny-base-resume", dir, cancelAfter{"base SFT epoch 1/2", cancel})
+	_, err = BuildShipped(ctx, "tiny-base-resume", dir, cancelAfter{"base SFT epoch 1/3", cancel})
 	cancel()
 	require.ErrorIs(t, err, run.ErrInterrupted)
 	job, name, err := BuildOf(dir)

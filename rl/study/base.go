@@ -70,20 +70,32 @@ func (s *study) placeBase() error {
 
 // buildBase makes the base when the config asks for one: rl.NewBase, then
 // its SFT epochs with a line each (and one rl.BaseEpoch per line of
-// <dir>/base-sft.jsonl), saved as <dir>/base.safetensors.
+// <dir>/base-sft.jsonl), saved as <dir>/base.safetensors. It keeps a
+// checkpoint set after every epoch in <dir>/StudyBaseCheckpointDir, from
+// which a resumed study's build goes on, bitwise; the set is removed once
+// the base is saved.
 func (s *study) buildBase(ctx context.Context) error {
-	b, err := trainBase(ctx, *s.cfg.Base.Build, s.dir, s.out, nil)
+	setDir := filepath.Join(s.dir, StudyBaseCheckpointDir)
+	b, err := trainBase(ctx, *s.cfg.Base.Build, s.dir, setDir, s.out, map[string]string{"study": s.cfg.Name})
 	if err != nil {
 		return err
 	}
 	s.base = filepath.Join(s.dir, BaseFile)
-	return b.Policy.Save(s.base, map[string]string{"study": s.cfg.Name, "role": "base policy"})
+	if err := b.Policy.Save(s.base, map[string]string{"study": s.cfg.Name, "role": "base policy"}); err != nil {
+		return err
+	}
+	return os.RemoveAll(setDir)
 }
 
-// BaseCheckpointDir is where a build that keeps checkpoints (a capability
-// or base build, not a study's) holds its latest checkpoint set, inside
-// its folder.
-const BaseCheckpointDir = "base-checkpoint"
+// BaseCheckpointDir is where a capability or base build holds its latest
+// checkpoint set, inside its folder; StudyBaseCheckpointDir is where a
+// study's own base build holds its own, inside the study's folder (a
+// folder name of its own, so that -resume does not take the study for a
+// build).
+const (
+	BaseCheckpointDir      = "base-checkpoint"
+	StudyBaseCheckpointDir = "base-build-checkpoint"
+)
 
 // The jobs whose builds keep a checkpoint set: the manifest's info names
 // the recipe under the job's key, by which -resume knows how to go on.
@@ -141,13 +153,12 @@ type builtBase struct {
 	EarlierSecs float64
 }
 
-// trainBase runs a base build into dir (its base-sft.jsonl). With info
-// (not nil) it keeps a checkpoint set of the build (rl.Base's state, info
-// in its manifest) in <dir>/base-checkpoint after every epoch, and when
-// that folder already holds one it goes on from it: the log is cut back
-// to the set's epochs and the build continues bitwise
-// (rl.TestBaseResumeIsBitwise). Without info it keeps nothing.
-func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer, info map[string]string) (*builtBase, error) {
+// trainBase runs a base build into dir (its base-sft.jsonl). It keeps a
+// checkpoint set of the build (rl.Base's state, info and the config's
+// hash in its manifest) in setDir after every epoch, and when that folder
+// already holds one it goes on from it: the log is cut back to the set's
+// epochs and the build continues bitwise (rl.TestBaseResumeIsBitwise).
+func trainBase(ctx context.Context, cfg rl.BaseConfig, dir, setDir string, out io.Writer, info map[string]string) (*builtBase, error) {
 	start := time.Now()
 	b, err := rl.NewBase(ctx, cfg)
 	if ctx.Err() != nil {
@@ -158,14 +169,9 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 	}
 	defer b.Close()
 	built := &builtBase{Policy: b.Policy}
-	logPath, setDir := filepath.Join(dir, BaseSFTFile), filepath.Join(dir, BaseCheckpointDir)
 	var log *run.JSONL
-	if info != nil {
-		if info, err = withConfigHash(info, cfg); err == nil {
-			log, err = resumeBase(b, logPath, setDir, info, built)
-		}
-	} else {
-		log, err = run.CreateJSONL(logPath)
+	if info, err = withConfigHash(info, cfg); err == nil {
+		log, err = resumeBase(b, filepath.Join(dir, BaseSFTFile), setDir, info, built)
 	}
 	if err != nil {
 		return nil, err
@@ -191,12 +197,10 @@ func trainBase(ctx context.Context, cfg rl.BaseConfig, dir string, out io.Writer
 		if err := log.Write(newBaseRecord(m)); err != nil {
 			return nil, err
 		}
-		if info != nil {
-			i := maps.Clone(info)
-			i["seconds"] = strconv.FormatFloat(built.EarlierSecs+time.Since(start).Seconds(), 'f', 1, 64)
-			if err := run.SaveState(setDir, b, i); err != nil {
-				return nil, fmt.Errorf("study: base: %w", err)
-			}
+		i := maps.Clone(info)
+		i["seconds"] = strconv.FormatFloat(built.EarlierSecs+time.Since(start).Seconds(), 'f', 1, 64)
+		if err := run.SaveState(setDir, b, i); err != nil {
+			return nil, fmt.Errorf("study: base: %w", err)
 		}
 		if r := m.DAgger; r != nil {
 			built.Rounds = append(built.Rounds, *r)

@@ -136,7 +136,7 @@ func ResumeShipped(ctx context.Context, dir string, out io.Writer) (*BaseSummary
 // evaluates it (BuildShipped).
 func buildShipped(ctx context.Context, name string, cfg rl.BaseConfig, dir string, out io.Writer) (*BaseSummary, error) {
 	start := time.Now()
-	built, err := trainBase(ctx, cfg, dir, out, map[string]string{JobBuildBase: name})
+	built, err := trainBase(ctx, cfg, dir, filepath.Join(dir, BaseCheckpointDir), out, map[string]string{JobBuildBase: name})
 	if err != nil {
 		return nil, err
 	}

@@ -224,7 +224,7 @@ func ResumeCapability(ctx context.Context, dir string, out io.Writer) (*Capabili
 // and evaluates it (BuildCapability).
 func buildCapability(ctx context.Context, name string, cfg rl.BaseConfig, dir string, out io.Writer) (*CapabilitySummary, error) {
 	start := time.Now()
-	built, err := trainBase(ctx, cfg, dir, out, map[string]string{JobCapability: name})
+	built, err := trainBase(ctx, cfg, dir, filepath.Join(dir, BaseCheckpointDir), out, map[string]string{JobCapability: name})
 	if err != nil {
 		return nil, err
 	}

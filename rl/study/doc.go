@@ -53,9 +53,11 @@
 // checkpoint set (run.ContinuesRL, run.Resume: the logs cut back to the
 // set's update, bitwise, since the trainer's state is its weights, moments
 // and update counter, rl/trainer_state.go), any other run is done again
-// from the start, a base the study built is reused, and the files end as
-// one uninterrupted Run would have left them, wall times aside
-// (TestResumeContinuesACutRunBitwise).
+// from the start, a base the study built is reused, a base build cut
+// short goes on from the set it keeps after every epoch in
+// base-build-checkpoint/ (removed once the base is saved), and the files
+// end as one uninterrupted Run would have left them, wall times aside
+// (TestResumeContinuesACutRunBitwise, TestResumeContinuesACutBaseBuild).
 //
 // # The summary
 //

@@ -307,6 +307,32 @@ func TestResumeContinuesACutRunBitwise(t *testing.T) {
 	assert.ErrorAs(t, err, &input, "nothing to resume")
 }
 
+// A study stopped inside its own base build goes on from the build's
+// checkpoint set when resumed: the same base file and summary as the
+// uninterrupted study, and the set is gone once the base is saved.
+func TestResumeContinuesACutBaseBuild(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cut")
+	c := small()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Run(ctx, c, dir, cancelAfter{"base SFT epoch 1/2", cancel})
+	require.ErrorIs(t, err, run.ErrInterrupted)
+	require.FileExists(t, filepath.Join(dir, StudyBaseCheckpointDir, run.ManifestFile))
+	assert.NoFileExists(t, filepath.Join(dir, BaseFile))
+
+	var log bytes.Buffer
+	sum, err := Resume(context.Background(), c, dir, &log)
+	require.NoError(t, err, log.String())
+	assert.Equal(t, "complete", sum.Status)
+	assert.Contains(t, log.String(), "== base: resuming after epoch 1 of 2")
+	assert.NoDirExists(t, filepath.Join(dir, StudyBaseCheckpointDir))
+
+	whole := smallStudy(t)
+	assert.Equal(t, readFile(t, whole, BaseFile), readFile(t, dir, BaseFile), "the base, byte for byte")
+	assert.Equal(t, untimedFile(t, filepath.Join(whole, BaseSFTFile)), untimedFile(t, filepath.Join(dir, BaseSFTFile)))
+	assert.Equal(t, string(readFile(t, whole, SummaryFile)), string(readFile(t, dir, SummaryFile)), "resumed = uninterrupted")
+}
+
 // A cut run whose checkpoint set was changed is refused with the way out
 // named, before anything of the run is written.
 func TestResumeRefusesABadSet(t *testing.T) {

@@ -540,3 +540,55 @@ func (c CriticConfig) Validate() error {
 	}
 	return nil
 }
+
+// SamplerConfig is how the policy picks its tokens during a rollout: with
+// temperature and optional top-k (the paper trains at temperature 1.0), or
+// greedily (evaluation). Whatever the rule, the recorded log-prob is log π
+// at temperature 1 (model.Sampler), the PPO ratio's denominator.
+type SamplerConfig struct {
+	Temperature float64 `json:"temperature"` // > 0 unless greedy; default 1
+	TopK        int     `json:"top_k"`       // 0 keeps every token
+	Greedy      bool    `json:"greedy"`
+}
+
+func (s SamplerConfig) sampler() *model.Sampler {
+	return &model.Sampler{Temperature: s.Temperature, TopK: s.TopK, Greedy: s.Greedy}
+}
+
+// RolloutConfig configures the rollout workers.
+type RolloutConfig struct {
+	// Workers is the number of goroutines playing episodes, each with its
+	// own KV-cache decoder; 0 means GOMAXPROCS. Results do not depend on it.
+	Workers int `json:"workers"`
+	// Slots is how many episodes one worker advances in lockstep: each
+	// decoder call feeds the pending tokens of all of them as one batch.
+	Slots int `json:"slots"`
+	// MaxLen caps an episode's token stream (prompt, agent turns,
+	// observations); 0 means min(task.MaxTokens(), model context). An
+	// episode that would pass it is truncated: see Roller.Play.
+	MaxLen  int           `json:"max_len"`
+	Sampler SamplerConfig `json:"sampler"`
+}
+
+// DefaultRolloutConfig samples at temperature 1 with 16 lockstep episodes
+// per worker and one worker per CPU.
+func DefaultRolloutConfig() RolloutConfig {
+	return RolloutConfig{Slots: 16, Sampler: SamplerConfig{Temperature: 1}}
+}
+
+// Validate reports the first bad field.
+func (c RolloutConfig) Validate() error {
+	if c.Workers < 0 {
+		return fmt.Errorf("rollout: workers must be ≥ 0 (0 = one per CPU), got %d", c.Workers)
+	}
+	if c.Slots < 1 {
+		return fmt.Errorf("rollout: slots must be ≥ 1, got %d", c.Slots)
+	}
+	if c.MaxLen < 0 {
+		return fmt.Errorf("rollout: max_len must be ≥ 0 (0 = the task's bound), got %d", c.MaxLen)
+	}
+	if err := c.Sampler.sampler().Validate(); err != nil {
+		return fmt.Errorf("rollout: %w", err)
+	}
+	return nil
+}

@@ -122,3 +122,59 @@ func demonstrations(ctx context.Context, task tasks.Task, policy tasks.Policy, n
 	}
 	return out, nil
 }
+
+// PlayScripted plays a scripted policy on instance index of split and
+// records the episode as a trajectory (log-probs 0): the demonstrations
+// that SFT warm starts and imitation learning train on. Each turn ends with
+// EOT, as a policy must learn to emit it — unless the action fills the
+// turn's MaxTokens, where a rollout ends the turn without EOT, and so does
+// the demonstration.
+func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index int, rng *rand.Rand) (*Trajectory, error) {
+	return playDemo(task, policy, nil, split, index, rng)
+}
+
+// playDemo is PlayScripted with noise (nil: none): a turn the noise takes
+// is played by its policy and recorded as context, not as the agent's.
+func playDemo(task tasks.Task, policy tasks.Policy, noise *noisePlay, split tasks.Split, index int, rng *rand.Rand) (*Trajectory, error) {
+	ep, err := task.NewEpisode(split, index)
+	if err != nil {
+		return nil, err
+	}
+	rec := newRecorder(ep)
+	for turns := 0; !ep.Done(); turns++ {
+		if turns > 10000 {
+			return nil, fmt.Errorf("play scripted %s: episode did not end", task.Name())
+		}
+		turn := ep.Next()
+		agent := !noise.takes(turn)
+		var action []tasks.Token
+		var err error
+		if agent {
+			action, err = policy.Act(ep, rng)
+		} else {
+			action, err = noise.act(ep, turn, rec.tr.Tokens)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
+		}
+		obs, st, err := ep.Step(action)
+		if err != nil {
+			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
+		}
+		toks := append([]tasks.Token(nil), action...)
+		if len(toks) < turn.MaxTokens {
+			toks = append(toks, tasks.EOT)
+		}
+		if agent {
+			rec.act(toks, nil, nil, st)
+		} else {
+			rec.observe(toks)
+		}
+		rec.observe(obs)
+	}
+	tr := rec.finish(ep)
+	if len(tr.Tokens) > task.MaxTokens() {
+		return nil, fmt.Errorf("play scripted %s: %d tokens exceed the task's bound %d", task.Name(), len(tr.Tokens), task.MaxTokens())
+	}
+	return tr, nil
+}

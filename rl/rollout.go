@@ -13,58 +13,6 @@ import (
 	"arew/tasks"
 )
 
-// SamplerConfig is how the policy picks its tokens during a rollout: with
-// temperature and optional top-k (the paper trains at temperature 1.0), or
-// greedily (evaluation). Whatever the rule, the recorded log-prob is log π
-// at temperature 1 (model.Sampler), the PPO ratio's denominator.
-type SamplerConfig struct {
-	Temperature float64 `json:"temperature"` // > 0 unless greedy; default 1
-	TopK        int     `json:"top_k"`       // 0 keeps every token
-	Greedy      bool    `json:"greedy"`
-}
-
-func (s SamplerConfig) sampler() *model.Sampler {
-	return &model.Sampler{Temperature: s.Temperature, TopK: s.TopK, Greedy: s.Greedy}
-}
-
-// RolloutConfig configures the rollout workers.
-type RolloutConfig struct {
-	// Workers is the number of goroutines playing episodes, each with its
-	// own KV-cache decoder; 0 means GOMAXPROCS. Results do not depend on it.
-	Workers int `json:"workers"`
-	// Slots is how many episodes one worker advances in lockstep: each
-	// decoder call feeds the pending tokens of all of them as one batch.
-	Slots int `json:"slots"`
-	// MaxLen caps an episode's token stream (prompt, agent turns,
-	// observations); 0 means min(task.MaxTokens(), model context). An
-	// episode that would pass it is truncated: see Roller.Play.
-	MaxLen  int           `json:"max_len"`
-	Sampler SamplerConfig `json:"sampler"`
-}
-
-// DefaultRolloutConfig samples at temperature 1 with 16 lockstep episodes
-// per worker and one worker per CPU.
-func DefaultRolloutConfig() RolloutConfig {
-	return RolloutConfig{Slots: 16, Sampler: SamplerConfig{Temperature: 1}}
-}
-
-// Validate reports the first bad field.
-func (c RolloutConfig) Validate() error {
-	if c.Workers < 0 {
-		return fmt.Errorf("rollout: workers must be ≥ 0 (0 = one per CPU), got %d", c.Workers)
-	}
-	if c.Slots < 1 {
-		return fmt.Errorf("rollout: slots must be ≥ 1, got %d", c.Slots)
-	}
-	if c.MaxLen < 0 {
-		return fmt.Errorf("rollout: max_len must be ≥ 0 (0 = the task's bound), got %d", c.MaxLen)
-	}
-	if err := c.Sampler.sampler().Validate(); err != nil {
-		return fmt.Errorf("rollout: %w", err)
-	}
-	return nil
-}
-
 // EpisodeSpec names one episode to play: an instance of a split, and the
 // group (prompt) it belongs to for GRPO's baseline.
 type EpisodeSpec struct {
@@ -635,60 +583,4 @@ func (r *recorder) finish(ep tasks.Episode) *Trajectory {
 	r.tr.Reward = m.Reward
 	r.tr.Measures = m
 	return r.tr
-}
-
-// PlayScripted plays a scripted policy on instance index of split and
-// records the episode as a trajectory (log-probs 0): the demonstrations
-// that SFT warm starts and imitation learning train on. Each turn ends with
-// EOT, as a policy must learn to emit it — unless the action fills the
-// turn's MaxTokens, where a rollout ends the turn without EOT, and so does
-// the demonstration.
-func PlayScripted(task tasks.Task, policy tasks.Policy, split tasks.Split, index int, rng *rand.Rand) (*Trajectory, error) {
-	return playDemo(task, policy, nil, split, index, rng)
-}
-
-// playDemo is PlayScripted with noise (nil: none): a turn the noise takes
-// is played by its policy and recorded as context, not as the agent's.
-func playDemo(task tasks.Task, policy tasks.Policy, noise *noisePlay, split tasks.Split, index int, rng *rand.Rand) (*Trajectory, error) {
-	ep, err := task.NewEpisode(split, index)
-	if err != nil {
-		return nil, err
-	}
-	rec := newRecorder(ep)
-	for turns := 0; !ep.Done(); turns++ {
-		if turns > 10000 {
-			return nil, fmt.Errorf("play scripted %s: episode did not end", task.Name())
-		}
-		turn := ep.Next()
-		agent := !noise.takes(turn)
-		var action []tasks.Token
-		var err error
-		if agent {
-			action, err = policy.Act(ep, rng)
-		} else {
-			action, err = noise.act(ep, turn, rec.tr.Tokens)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
-		}
-		obs, st, err := ep.Step(action)
-		if err != nil {
-			return nil, fmt.Errorf("play scripted %s: %w", task.Name(), err)
-		}
-		toks := append([]tasks.Token(nil), action...)
-		if len(toks) < turn.MaxTokens {
-			toks = append(toks, tasks.EOT)
-		}
-		if agent {
-			rec.act(toks, nil, nil, st)
-		} else {
-			rec.observe(toks)
-		}
-		rec.observe(obs)
-	}
-	tr := rec.finish(ep)
-	if len(tr.Tokens) > task.MaxTokens() {
-		return nil, fmt.Errorf("play scripted %s: %d tokens exceed the task's bound %d", task.Name(), len(tr.Tokens), task.MaxTokens())
-	}
-	return tr, nil
 }

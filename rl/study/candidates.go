@@ -84,7 +84,7 @@ func init() {
 // layout under the hasty style; the DAgger rounds play the careful
 // source, and their aggregate keeps the hasty demonstrations.
 func lockedCurriculum(qBT float64) rl.BaseConfig {
-	c := Capabilities["pe-f-d6-echo-then-pairs-dagger-base"]()
+	c := peD6Best()
 	c.Sources[0].Name, c.Sources[0].Style = tasks.Careful+"-echo", tasks.Careful
 	c.Sources[1].Name, c.Sources[1].Style = tasks.Careful, tasks.Careful
 	hasty := rl.LockedRecipe{Layout: c.Sources[1].TaskConfig, Locked: 8192, TestDemos: 300, QAS: LockQAS, QBT: qBT}.Sources()[1]

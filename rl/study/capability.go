@@ -68,18 +68,16 @@ var Capabilities = map[string]func() rl.BaseConfig{
 	"pe-f-d6-echo-then-pairs-dagger-repeat-decay": func() rl.BaseConfig {
 		return withDecay(withDAgger(echoThenPairs("pe-f-d6", echoRepeat, echoPairsRepeat)))
 	},
-	"pe-f-d6-echo-then-pairs-dagger-base": func() rl.BaseConfig {
-		return onBase(withDAgger(echoThenPairs("pe-f-d6", echo, echoPairs)))
-	},
-	"pe-f-d8-echo-pairs": func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
-	"pe-f-d8-echo":       func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
-	"pe-g-s2-echo":       func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
-	"pe-g-s3-echo":       func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
-	"mediq":              func() rl.BaseConfig { return capability("mediq", nil, 32768) },
-	"flodial-easy":       func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
-	"flodial-hard":       func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
-	"telecom-solo":       func() rl.BaseConfig { return capability("telecom-solo", nil, 32768) },
-	"telecom-dual":       func() rl.BaseConfig { return capability("telecom-dual", nil, 32768) },
+	"pe-f-d6-echo-then-pairs-dagger-base": peD6Best,
+	"pe-f-d8-echo-pairs":                  func() rl.BaseConfig { return capability("pe-f-d8", echoPairs, 16384) },
+	"pe-f-d8-echo":                        func() rl.BaseConfig { return capability("pe-f-d8", echo, 16384) },
+	"pe-g-s2-echo":                        func() rl.BaseConfig { return capability("pe-g-s2", echo, 16384) },
+	"pe-g-s3-echo":                        func() rl.BaseConfig { return capability("pe-g-s3", echo, 16384) },
+	"mediq":                               func() rl.BaseConfig { return capability("mediq", nil, 32768) },
+	"flodial-easy":                        func() rl.BaseConfig { return capability("flodial-easy", echo, 32768) },
+	"flodial-hard":                        func() rl.BaseConfig { return capability("flodial-hard", echo, 32768) },
+	"telecom-solo":                        func() rl.BaseConfig { return capability("telecom-solo", nil, 32768) },
+	"telecom-dual":                        func() rl.BaseConfig { return capability("telecom-dual", nil, 32768) },
 }
 
 // PE's layout options (tasks/pe doc, "Layout options"): the pairs layout
@@ -109,6 +107,11 @@ func withDAgger(c rl.BaseConfig) rl.BaseConfig {
 	c.DAgger = &rl.DAggerConfig{Rounds: 4, Demos: 8192, Share: 0.5, Epochs: 1, Sampler: rl.SamplerConfig{Temperature: 1}}
 	return c
 }
+
+// peD6Best is pe-f-d6-echo-then-pairs-dagger-base, PE-F D=6's best
+// recipe (docs/arew.md §8, step 3, "PE-F D=6"), on which its lock
+// candidates are built (lockedCurriculum).
+func peD6Best() rl.BaseConfig { return onBase(withDAgger(echoThenPairs("pe-f-d6", echo, echoPairs))) }
 
 // onBase is c on the base model preset (4 layers of width 128) in place
 // of small.
